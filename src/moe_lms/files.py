@@ -1,0 +1,30 @@
+"""File output at the edge: every file is written atomically, so an interrupted run never leaves half a file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename."""
+    write_atomic_stream(path, lambda out: out.write(data))
+
+
+def write_atomic_stream(path: Path, produce: Callable[[BinaryIO], object]) -> None:
+    """Let ``produce`` stream into a temporary file, then rename it over ``path`` (nothing is left on failure)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            produce(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

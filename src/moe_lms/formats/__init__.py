@@ -1,0 +1,59 @@
+"""Formats: each one module that owns everything about its format; they meet the rest only at the model.
+
+A format registers a :class:`Format` here; the CLI reads this registry and nothing else, so adding a format is
+one module plus one line in ``_REGISTERED``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from typing import BinaryIO
+
+from ..model import Bank
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    locales: tuple[str, ...]  # which of the bank's locales to export, in this order
+    include_drafts: bool = False
+    multilang: bool = False  # Moodle: one question carrying every locale
+
+    @classmethod
+    def for_bank(cls, bank: Bank, locales: tuple[str, ...] = (), **kwargs: bool) -> ExportOptions:
+        unknown = [loc for loc in locales if loc not in bank.locales]
+        if unknown:
+            raise ValueError(f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)})")
+        return cls(locales=locales or bank.locales, **kwargs)
+
+
+Writer = Callable[[Bank, ExportOptions, BinaryIO], None]
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    description: str
+    suffix: str  # default output file is <bank-id><suffix>
+    write: Writer  # streams the export into a binary file object
+
+    def dump(self, bank: Bank, options: ExportOptions) -> bytes:
+        buf = io.BytesIO()
+        self.write(bank, options, buf)
+        return buf.getvalue()
+
+
+# format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
+_REGISTERED: dict[str, str] = {}
+
+
+def names() -> list[str]:
+    return list(_REGISTERED)
+
+
+def get(name: str) -> Format:
+    fmt = import_module(f"{__name__}.{_REGISTERED[name]}").FORMAT
+    assert isinstance(fmt, Format)
+    return fmt

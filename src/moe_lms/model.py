@@ -1,0 +1,219 @@
+"""The question-bank model: the single source of truth every format reads and writes.
+
+It knows nothing of any output format. Text fields hold the source-locale text (Markdown);
+translations live in ``Bank.translations`` keyed by locale and by each string's stable path
+(see :func:`strings`), which is also the ``msgctxt`` of the PO files.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from enum import StrEnum
+from typing import Annotated, Literal, NoReturn
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
+
+ID_PATTERN = r"^[a-z][a-z0-9-]*$"
+ID_MAX_LENGTH = 48
+
+# XML 1.0 Char production minus the C0 controls that HTML also forbids; everything we export is XML or HTML.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def clean_text(value: str) -> str:
+    """NFC-normalise, and reject text that XML 1.0 cannot carry or that is empty."""
+    bad = _XML_ILLEGAL.search(value)
+    if bad:
+        raise ValueError(
+            f"contains U+{ord(bad.group()):04X} at character {bad.start() + 1}, which XML 1.0 cannot carry"
+        )
+    if not value.strip():
+        raise ValueError("text is empty")
+    return unicodedata.normalize("NFC", value)
+
+
+Markdown = Annotated[
+    StrictStr,
+    AfterValidator(clean_text),
+    Field(description="Markdown text in the bank's source locale; inline HTML is sanitised on export."),
+]
+Identifier = Annotated[
+    str,
+    Field(
+        pattern=ID_PATTERN,
+        max_length=ID_MAX_LENGTH,
+        description="Stable id: lowercase letter, then lowercase letters, digits and hyphens. "
+        "It becomes QTI identifiers, Moodle idnumbers and Canvas markers, so never reuse or rename it.",
+    ),
+]
+LocaleTag = Annotated[
+    str,
+    Field(pattern=r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", description="Locale tag as Babel reads it: en, ur, vi, pt_BR"),
+]
+
+
+def _refuse_duplicates(noun: str, field: str, ids: list[str]) -> None:
+    """Raise for the first id used twice; ``loc`` in the context points a reader at its second use."""
+    seen: set[str] = set()
+    for index, item_id in enumerate(ids):
+        if item_id in seen:
+            raise PydanticCustomError(
+                "duplicate_id",
+                "{noun} id '{id}' is used more than once",
+                {"noun": noun, "id": item_id, "loc": (field, index, "id")},
+            )
+        seen.add(item_id)
+
+
+def _choices_error(message: str) -> NoReturn:
+    raise PydanticCustomError("answer_key", message, {"loc": ("choices",)})
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Kind(StrEnum):
+    SINGLE = "single"
+    MULTIPLE = "multiple"
+    TRUE_FALSE = "true-false"
+
+
+class Choice(Frozen):
+    id: Identifier
+    text: Markdown
+    correct: StrictBool = False
+    explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
+
+
+class Question(Frozen):
+    id: Identifier
+    kind: Kind = Kind.SINGLE
+    points: StrictInt | StrictFloat = Field(default=1.0, gt=0, le=1000)
+    shuffle: StrictBool = Field(default=True, description="Whether the LMS may shuffle the choices.")
+    stem: Markdown
+    explanation: Markdown = Field(description="General explanation, shown after answering whatever was chosen.")
+    choices: tuple[Choice, ...]
+    tags: tuple[Identifier, ...] = ()
+
+    @model_validator(mode="after")
+    def _answer_key(self) -> Question:
+        if len(self.choices) < 2:
+            _choices_error(f"has {len(self.choices)} choice(s); a question needs at least 2")
+        _refuse_duplicates("choice", "choices", [c.id for c in self.choices])
+        correct = [c.id for c in self.choices if c.correct]
+        if self.kind is Kind.SINGLE and len(correct) != 1:
+            _choices_error(
+                f"a single-answer question needs exactly one correct choice, found {len(correct)}"
+                + (f" ({', '.join(correct)})" if correct else "")
+            )
+        if self.kind is Kind.MULTIPLE and not correct:
+            _choices_error("a multiple-answer question needs at least one correct choice, found 0")
+        if self.kind is Kind.TRUE_FALSE and (len(self.choices) != 2 or len(correct) != 1):
+            _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
+        return self
+
+    @property
+    def correct_choices(self) -> tuple[Choice, ...]:
+        return tuple(c for c in self.choices if c.correct)
+
+
+class Feedback(Frozen):
+    """Overall feedback messages, for LMSs that show one after an answer is graded."""
+
+    correct: Markdown = "Your answer is correct."
+    partially_correct: Markdown = "Your answer is partially correct."
+    incorrect: Markdown = "Your answer is incorrect."
+
+
+class Translation(Frozen):
+    """One string's translation, as a translator left it."""
+
+    text: str
+    source: str = Field(description="The source text it translates (the PO msgid); differs from the bank's when stale.")
+    draft: StrictBool = Field(default=False, description="Needs review (PO `fuzzy`).")
+
+
+class Bank(Frozen):
+    id: Identifier
+    title: Markdown
+    intro: Markdown | None = None
+    source_locale: LocaleTag = "en"
+    target_locales: tuple[LocaleTag, ...] = ()
+    tags: tuple[Identifier, ...] = ()
+    feedback: Feedback = Feedback()
+    questions: tuple[Question, ...]
+    translations: SkipJsonSchema[dict[LocaleTag, dict[str, Translation]]] = Field(default_factory=dict, exclude=True)
+
+    @model_validator(mode="after")
+    def _ids_and_locales(self) -> Bank:
+        _refuse_duplicates("question", "questions", [q.id for q in self.questions])
+        if not self.questions:
+            raise ValueError("a bank needs at least one question")
+        if self.source_locale in self.target_locales:
+            raise ValueError(f"source locale {self.source_locale!r} is also listed in target_locales")
+        if len(set(self.target_locales)) != len(self.target_locales):
+            raise ValueError("target_locales lists a locale more than once")
+        unknown = sorted(set(self.translations) - set(self.target_locales))
+        if unknown:
+            raise ValueError(f"translations for {', '.join(unknown)}, which target_locales does not list")
+        return self
+
+    @property
+    def locales(self) -> tuple[str, ...]:
+        """Every locale the bank is delivered in, source first."""
+        return (self.source_locale, *self.target_locales)
+
+    def question(self, question_id: str) -> Question:
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        raise KeyError(question_id)
+
+
+StringField = Literal["stem", "explanation", "text"]
+
+
+def strings(bank: Bank) -> Iterator[tuple[str, str]]:
+    """Every learner-facing string as (stable path, source text), in bank order.
+
+    The path is the string's identity across translations: ``title``, ``intro``, ``feedback/correct``,
+    ``<question>/stem``, ``<question>/explanation``, ``<question>/choices/<choice>/text`` and ``…/explanation``.
+    """
+    yield "title", bank.title
+    if bank.intro is not None:
+        yield "intro", bank.intro
+    yield "feedback/correct", bank.feedback.correct
+    yield "feedback/partially_correct", bank.feedback.partially_correct
+    yield "feedback/incorrect", bank.feedback.incorrect
+    for q in bank.questions:
+        yield from question_strings(q)
+
+
+def question_strings(q: Question) -> Iterator[tuple[str, str]]:
+    yield f"{q.id}/stem", q.stem
+    yield f"{q.id}/explanation", q.explanation
+    for c in q.choices:
+        yield f"{q.id}/choices/{c.id}/text", c.text
+        yield f"{q.id}/choices/{c.id}/explanation", c.explanation
+
+
+def path_of(question: Question, field: StringField, choice: Choice | None = None) -> str:
+    """The stable path of one string of a question (or of one of its choices)."""
+    if choice is None:
+        return f"{question.id}/{field}"
+    return f"{question.id}/choices/{choice.id}/{field}"

@@ -1,0 +1,70 @@
+"""One Markdown renderer and one HTML sanitiser for every format.
+
+Bank text is Markdown (CommonMark, inline HTML allowed); what leaves moe-lms is HTML that passed an
+allow-list, so a question can never carry a script into an LMS.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+import nh3
+from markdown_it import MarkdownIt
+
+ALLOWED_TAGS = frozenset(
+    {
+        "p", "br", "strong", "em", "b", "i", "u", "s", "sub", "sup", "code", "pre", "kbd", "blockquote",
+        "ul", "ol", "li", "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr",
+        "h3", "h4", "h5", "h6", "img", "bdi", "bdo",
+    }
+)  # fmt: skip
+ALLOWED_ATTRIBUTES = {
+    "*": {"lang", "dir", "title"},
+    "a": {"href"},
+    "img": {"src", "alt", "width", "height"},
+    "ol": {"start"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan"},
+}
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+
+_md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
+
+# Text with none of these can only render to itself, escaped, so it skips the Markdown parser (the hot path
+# of large banks). A property test checks both paths agree.
+_MARKDOWN_SYNTAX = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]|^\s|\s$|^[-+=>]|^\d+[.)]|  ")
+
+
+def sanitize(fragment: str) -> str:
+    """Allow-list HTML sanitising (nh3, i.e. ammonia)."""
+    return nh3.clean(
+        fragment,
+        tags=set(ALLOWED_TAGS),
+        attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items()},
+        url_schemes=set(URL_SCHEMES),
+        link_rel="noopener noreferrer",
+    )
+
+
+@lru_cache(maxsize=4096)
+def render_block(markdown: str) -> str:
+    """Markdown to sanitised HTML block content (paragraphs, lists …), no trailing newline."""
+    if not _MARKDOWN_SYNTAX.search(markdown):
+        return f"<p>{html.escape(markdown, quote=False)}</p>"
+    return sanitize(_md.render(markdown)).strip()
+
+
+@lru_cache(maxsize=4096)
+def render_inline(markdown: str) -> str:
+    """Markdown to sanitised inline HTML (no wrapping paragraph), for choices and titles."""
+    if not _MARKDOWN_SYNTAX.search(markdown):
+        return html.escape(markdown, quote=False)
+    return sanitize(_md.renderInline(markdown)).strip()
+
+
+def plain_text(markdown: str) -> str:
+    """The text a learner reads, without markup: for names, titles and plain-text formats."""
+    rendered = render_inline(markdown)
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered))
