@@ -197,3 +197,13 @@ def export(
         err.print(f"wrote {target} ({fmt.description}, {len(bank.questions)} questions)", markup=False)
     for locale in options.locales:
         err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+
+
+@main.group("import")
+def import_() -> None:
+    """Read a file from another tool or LMS into a bank directory."""
+
+
+@main.group()
+def push() -> None:
+    """Send a bank straight into an LMS."""
