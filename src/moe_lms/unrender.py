@@ -1,0 +1,85 @@
+"""HTML back to Markdown, for importers: the inverse of :func:`text.render_block` / :func:`text.render_inline`.
+
+Banks keep Markdown, LMS files carry HTML. The Markdown an importer keeps is one that text.py renders back to the
+same sanitised HTML, so what learners see survives import and re-export byte for byte. Candidates are tried from
+the most readable to the least: the plain text (the common case), the text with Markdown syntax escaped,
+markdownify's conversion, and the sanitised HTML itself (Markdown allows inline HTML).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+
+from markdownify import markdownify
+
+from .text import render_block, render_inline, sanitize
+
+_PARAGRAPH = re.compile(r"<p>([^<]*)</p>")
+_TAG = re.compile(r"<[^>]+>")
+# Markdown syntax characters that plain text may contain; escaping them with a backslash is always valid CommonMark.
+_SOME_SYNTAX = re.compile(r"([\\`*_\[\]<>&!|~#])")
+_ALL_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# Editors (Moodle's Atto and TinyMCE) mark every paragraph left-to-right; it says nothing in an LTR text.
+_LTR_PARAGRAPH = re.compile(r'<p dir="ltr">')
+
+
+def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = False) -> str:
+    """Markdown whose rendering is ``fragment`` (sanitised), or the closest readable text when none is found.
+
+    ``inline`` for text rendered with render_inline (choices, titles). ``tidy`` drops editor noise first (a
+    paragraph around a choice, ``dir="ltr"`` on paragraphs): for files moe-lms did not write.
+    """
+    target = sanitize(fragment).strip()
+    if tidy:
+        target = _LTR_PARAGRAPH.sub("<p>", target)
+        single = _single_paragraph(target) if inline else None
+        if single is not None:
+            target = single
+    if not target:
+        return ""
+    render = render_inline if inline else render_block
+    fallback: str | None = None
+    for candidate in _candidates(target, inline):
+        rendered = render(candidate)
+        if rendered == target:
+            return candidate
+        if fallback is None and candidate and _words(rendered) == _words(target):
+            fallback = candidate
+    return fallback if fallback is not None else target
+
+
+def _candidates(target: str, inline: bool) -> Iterator[str]:
+    literal = _literal(target, inline)
+    if literal is not None:
+        yield literal
+        yield _SOME_SYNTAX.sub(r"\\\1", literal)
+        yield _ALL_PUNCTUATION.sub(r"\\\1", literal)
+    for escape_misc in (False, True):
+        yield markdownify(
+            target,
+            heading_style="ATX",
+            bullets="-",
+            newline_style="backslash",
+            escape_misc=escape_misc,
+        ).strip()
+    yield target
+
+
+def _literal(target: str, inline: bool) -> str | None:
+    """The text of HTML that is nothing but text (in one paragraph, for block text)."""
+    if inline:
+        return None if "<" in target else html.unescape(target)
+    match = _PARAGRAPH.fullmatch(target)
+    return html.unescape(match.group(1)) if match else None
+
+
+def _single_paragraph(target: str) -> str | None:
+    if target.startswith("<p>") and target.endswith("</p>") and target.count("<p>") == 1:
+        return target[3:-4].strip()
+    return None
+
+
+def _words(fragment: str) -> list[str]:
+    return html.unescape(_TAG.sub(" ", fragment)).split()
