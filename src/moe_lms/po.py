@@ -301,7 +301,7 @@ def _read_po_lines(text: str) -> list[PoEntry]:
     return entries
 
 
-class _Catalog(Catalog):  # type: ignore[misc]
+class _Catalog(Catalog):
     """Babel's catalog minus the Generated-By header, which would change the file with every Babel release."""
 
     def _headers(self) -> list[tuple[str, str]]:
