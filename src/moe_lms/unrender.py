@@ -31,6 +31,7 @@ def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = Fals
     ``inline`` for text rendered with render_inline (choices, titles). ``tidy`` drops editor noise first (a
     paragraph around a choice, ``dir="ltr"`` on paragraphs): for files moe-lms did not write.
     """
+    fragment = fragment.strip()
     target = sanitize(fragment).strip()
     if tidy:
         target = _LTR_PARAGRAPH.sub("<p>", target)
@@ -41,12 +42,14 @@ def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = Fals
         return ""
     render = render_inline if inline else render_block
     fallback: str | None = None
-    for candidate in _candidates(target, inline):
-        rendered = render(candidate)
-        if rendered == target:
-            return candidate
-        if fallback is None and candidate and _words(rendered) == _words(target):
-            fallback = candidate
+    # HTML text.py wrote is matched as it is; other HTML as the sanitiser leaves it.
+    for goal in dict.fromkeys((fragment, target) if not tidy else (target,)):
+        for candidate in _candidates(goal, inline):
+            rendered = render(candidate)
+            if rendered == goal:
+                return candidate
+            if fallback is None and candidate and _words(rendered) == _words(target):
+                fallback = candidate
     return fallback if fallback is not None else target
 
 
