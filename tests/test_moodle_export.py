@@ -191,7 +191,9 @@ def test_markup_characters_and_cdata_terminators_give_a_well_formed_file() -> No
     q = bank.questions[0].model_copy(update={"stem": nasty, "explanation": nasty})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     root = parse(export(bank, "en"))
-    assert text_of(questions(root)[0], "questiontext") == "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
+    assert (
+        text_of(questions(root)[0], "questiontext") == "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
+    )
     assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty}/English"
 
 

@@ -232,10 +232,12 @@ def test_the_locale_of_a_file_that_does_not_say_can_be_given() -> None:
 
 
 def test_multilang_spans_in_a_file_from_moodle_become_translations() -> None:
-    data = """<quiz><question type="multichoice"><name><text>Q</text></name>
-    <questiontext><text><![CDATA[<span lang="en" class="multilang">Yes?</span><span lang="de" class="multilang">Ja?</span>]]></text></questiontext>
+    stem = '<span lang="en" class="multilang">Yes?</span><span lang="de" class="multilang">Ja?</span>'
+    yes = '<span class="multilang" lang="en">yes</span> <span class="multilang" lang="de">ja</span>'
+    data = f"""<quiz><question type="multichoice"><name><text>Q</text></name>
+    <questiontext><text><![CDATA[{stem}]]></text></questiontext>
     <generalfeedback><text>Because.</text></generalfeedback>
-    <answer fraction="100"><text><![CDATA[<span class="multilang" lang="en">yes</span> <span class="multilang" lang="de">ja</span>]]></text><feedback><text>Right.</text></feedback></answer>
+    <answer fraction="100"><text><![CDATA[{yes}]]></text><feedback><text>Right.</text></feedback></answer>
     <answer fraction="0"><text>no</text><feedback><text>Wrong.</text></feedback></answer>
     </question></quiz>""".encode()
     bank = load(data).bank

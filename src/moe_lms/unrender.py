@@ -18,11 +18,13 @@ from .text import render_block, render_inline, sanitize
 
 _PARAGRAPH = re.compile(r"<p>([^<]*)</p>")
 _TAG = re.compile(r"<[^>]+>")
+_TAG_OR_TEXT = re.compile(r"<[^>]*>|[^<]+")
 # Markdown syntax characters that plain text may contain; escaping them with a backslash is always valid CommonMark.
 _SOME_SYNTAX = re.compile(r"([\\`*_\[\]<>&!|~#])")
 _ALL_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # Editors (Moodle's Atto and TinyMCE) mark every paragraph left-to-right; it says nothing in an LTR text.
 _LTR_PARAGRAPH = re.compile(r'<p dir="ltr">')
+_EDGE_SPACE = re.compile(r"[ \t]+(?=\n)|(?<=\n)[ \t]+|^[ \t]+|[ \t]+$")
 
 
 def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = False) -> str:
@@ -45,10 +47,12 @@ def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = Fals
     # HTML text.py wrote is matched as it is; other HTML as the sanitiser leaves it.
     for goal in dict.fromkeys((fragment, target) if not tidy else (target,)):
         for candidate in _candidates(goal, inline):
+            if not candidate.strip():  # (the renderer's fast path turns "" into "<p></p>"; a bank has no blank text)
+                continue
             rendered = render(candidate)
             if rendered == goal:
                 return candidate
-            if fallback is None and candidate and _words(rendered) == _words(target):
+            if fallback is None and _words(rendered) == _words(target):
                 fallback = candidate
     return fallback if fallback is not None else target
 
@@ -59,15 +63,33 @@ def _candidates(target: str, inline: bool) -> Iterator[str]:
         yield literal
         yield _SOME_SYNTAX.sub(r"\\\1", literal)
         yield _ALL_PUNCTUATION.sub(r"\\\1", literal)
+        if _EDGE_SPACE.search(literal):
+            yield _keep_spaces(_ALL_PUNCTUATION.sub(r"\\\1", literal))
     for escape_misc in (False, True):
-        yield markdownify(
-            target,
-            heading_style="ATX",
-            bullets="-",
-            newline_style="backslash",
-            escape_misc=escape_misc,
-        ).strip()
+        try:
+            yield markdownify(
+                target,
+                heading_style="ATX",
+                bullets="-",
+                newline_style="backslash",
+                escape_misc=escape_misc,
+            ).strip()
+        except RecursionError:  # markdownify recurses per nesting level; deeply nested HTML stays HTML
+            break
     yield target
+    # Inline HTML inside Markdown text: its text between tags is Markdown, so escape it there.
+    escaped = "".join(
+        part if part.startswith("<") else _ALL_PUNCTUATION.sub(r"\\\1", html.unescape(part))
+        for part in _TAG_OR_TEXT.findall(target)
+    )
+    yield escaped
+    if _EDGE_SPACE.search(escaped):
+        yield _keep_spaces(escaped)
+
+
+def _keep_spaces(markdown: str) -> str:
+    """Spaces Markdown would drop (at line ends and starts) written as character references, which it keeps."""
+    return _EDGE_SPACE.sub(lambda m: "".join(f"&#{ord(ch)};" for ch in m.group()), markdown)
 
 
 def _literal(target: str, inline: bool) -> str | None:

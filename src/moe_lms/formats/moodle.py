@@ -40,7 +40,7 @@ from pydantic import ValidationError
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text
 from ..problems import Problem, ProblemsFound, Severity
-from ..text import plain_text, render_block, render_inline
+from ..text import render_block, render_inline
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, parse_untrusted
 from . import ExportOptions, Format
@@ -77,6 +77,7 @@ _WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2})\s*>')
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
 _MARKUP = re.compile(r"[<>&]")
+_TAG = re.compile(r"<[^>]*>")
 _TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)">)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
 
 
@@ -316,13 +317,18 @@ def _category_segment(name: str) -> str:
     return escaped
 
 
+def _visible(rendered: str) -> str:
+    """The text of rendered HTML, for plain-text fields. From the HTML, not the Markdown: an import keeps the HTML."""
+    return html.unescape(_TAG.sub("", rendered))
+
+
 def _short(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _category(bank: Bank, texts: _Texts) -> etree._Element:
-    path = "$course$/" + _category_segment(plain_text(bank.title))
+    path = "$course$/" + _category_segment(_visible(render_inline(bank.title)))
     if texts.multilang:
         idnumber = f"{bank.id}-{MULTILANG_SUFFIX}"
     else:
@@ -340,7 +346,7 @@ def _question(bank: Bank, q: Question, texts: _Texts, fractions: tuple[str, ...]
     first = texts.views[0]
     idnumber = q.id if texts.multilang else f"{q.id}-{first.locale}"
     element = etree.Element("question", type="multichoice")
-    name = f"{q.id}: {_short(plain_text(first.stem(q).text), _NAME_LENGTH)}"
+    name = f"{q.id}: {_short(_visible(render_block(first.stem(q).text)), _NAME_LENGTH)}"
     _set_text(element, "name", name, "the stem")
     _set_text(
         element, "questiontext", texts.html("the stem", lambda v: v.stem(q), render_block), "the stem", format="html"
@@ -940,7 +946,7 @@ class _Importer:
         if title is None:
             title = _Piece(_plain_markdown(_root_category_name(self.categories) or "Imported questions"), True)
         values: dict[str, object] = {
-            "id": bank_id or _slug(plain_text(title.markdown)) or "imported-bank",
+            "id": bank_id or _slug(_visible(render_inline(title.markdown))) or "imported-bank",
             "title": title.markdown,
             "source_locale": source,
             "target_locales": tuple(locales[1:]),
