@@ -46,7 +46,9 @@ class Format:
 
 
 # format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
-_REGISTERED: dict[str, str] = {}
+_REGISTERED: dict[str, str] = {
+    "canvas": "canvas",
+}
 
 
 def names() -> list[str]:
