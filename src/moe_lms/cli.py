@@ -360,15 +360,12 @@ def push_canvas(
         desired = list(canvas_format.desired_quizzes(bank, options, engine_name))
         pusher = canvas_sync.Pusher(client, course, engine_name)
         try:
-            observed = pusher.observe(bank.id, options.locales)
+            the_plan = pusher.plan(desired, bank.locales, prune=prune, publish=publish)
         except canvas_client.NotFound as exc:
             hint = " (is New Quizzes enabled there?)" if engine_name == "new-quizzes" else ""
             raise canvas_client.CanvasError(
                 f"course {course} not found at {client.base_url}{hint}, or the token's user cannot see it: {exc}"
             ) from None
-        the_plan = canvas_sync.plan(
-            desired, observed, engine=engine_name, known_locales=bank.locales, prune=prune, publish=publish
-        )
         _print_canvas_plan(the_plan, course)
         if dry_run:
             out.print("dry run: nothing was changed", markup=False)

@@ -241,11 +241,8 @@ def desired_quiz(bank: Bank, locale: str, engine: Engine, *, include_drafts: boo
         }
     else:
         questions = tuple(_new_quizzes_item(view, q, i) for i, q in enumerate(bank.questions, start=1))
-        fields = {
-            "title": plain_text(view.title.text),
-            "instructions": intro,
-            "points_possible": float(sum(q.points for q in bank.questions)),
-        }
+        # No points_possible: New Quizzes totals its items' points itself.
+        fields = {"title": plain_text(view.title.text), "instructions": intro}
     digest = fingerprint(engine, [(d.key, d.fingerprint) for d in questions])
     return DesiredQuiz(bank.id, locale, engine, fingerprint(engine, fields), digest, fields, questions)
 

@@ -340,6 +340,14 @@ class Pusher:
             observed.append(RemoteQuiz(quiz_id, marker, bool(quiz.get("published")), questions))
         return observed
 
+    def plan(
+        self, desired: Sequence[DesiredQuiz], known_locales: Collection[str], *, prune: bool, publish: bool
+    ) -> Plan:
+        """Read the course, then plan: the whole of a --dry-run."""
+        bank_ids = {d.bank_id for d in desired}
+        observed = [r for bank_id in bank_ids for r in self.observe(bank_id, [d.locale for d in desired])]
+        return plan(desired, observed, engine=self.api.name, known_locales=known_locales, prune=prune, publish=publish)
+
     # -- writing --------------------------------------------------------------------------------------------
 
     def _write(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:

@@ -79,6 +79,7 @@ class RetryPolicy:
     attempts: int = 8  # tries per request, the first included
     base_delay: float = 0.5  # seconds; doubles per try
     max_delay: float = 30.0
+    drain_rate: float = 10.0  # units per second Canvas's rate-limit bucket drains: how long a low budget takes to refill
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         """Exponential backoff with "equal jitter": half fixed, half random, so clients that failed together spread."""
@@ -105,15 +106,15 @@ class Budget:
     """How many requests may be in flight, following the rate-limit budget Canvas reports.
 
     Canvas reserves ``RESERVE`` per request in flight from a bucket whose high-water mark is ~600 and that drains
-    at ``DRAIN`` per second; allowing one request per ``RESERVE`` of what remains (beyond one reserve of margin)
+    at ``drain_rate`` per second; allowing one request per ``RESERVE`` of what remains (beyond one reserve of margin)
     keeps clear of the mark, and below one reserve the client waits for the bucket to drain.
     """
 
     RESERVE = 50.0
-    DRAIN = 10.0
 
-    def __init__(self, limit: int, stop: threading.Event) -> None:
+    def __init__(self, limit: int, stop: threading.Event, drain_rate: float = 10.0) -> None:
         self.max = max(1, limit)
+        self.drain_rate = drain_rate
         self.allowed = self.max
         self.in_flight = 0
         self._not_before = 0.0
@@ -142,7 +143,7 @@ class Budget:
         with self._cond:
             self.allowed = max(1, min(self.max, int((remaining - self.RESERVE) // self.RESERVE)))
             if remaining < self.RESERVE:  # let the bucket drain before the next request
-                self._not_before = time.monotonic() + (self.RESERVE - remaining) / self.DRAIN
+                self._not_before = time.monotonic() + (self.RESERVE - remaining) / self.drain_rate
             self._cond.notify_all()
 
     def throttled(self, pause: float) -> None:
@@ -206,7 +207,7 @@ class CanvasClient:
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
         self._stop = threading.Event()
-        self.budget = Budget(self.concurrency, self._stop)
+        self.budget = Budget(self.concurrency, self._stop, self.retry.drain_rate)
         self._local = threading.local()
 
     # -- plumbing ---------------------------------------------------------------------------------------------
