@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from canvas_server import Canvas
-
 from moe_lms.model import Bank, Choice, Kind, Question, Translation, strings
+from tests.canvas_server import Canvas
 
 
 def make_bank(questions: int = 6, *, locales: tuple[str, ...] = ("ur", "vi"), bank_id: str = "ep-demo") -> Bank:

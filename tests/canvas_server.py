@@ -236,27 +236,65 @@ class LogEntry:
 
 
 QUIZ_FIELDS = {
-    "title", "description", "quiz_type", "assignment_group_id", "time_limit", "shuffle_answers", "hide_results",
-    "show_correct_answers", "show_correct_answers_last_attempt", "show_correct_answers_at", "hide_correct_answers_at",
-    "allowed_attempts", "scoring_policy", "one_question_at_a_time", "cant_go_back", "access_code", "ip_filter",
-    "due_at", "lock_at", "unlock_at", "one_time_results", "only_visible_to_overrides", "points_possible",
-}  # fmt: skip
+    "title",
+    "description",
+    "quiz_type",
+    "assignment_group_id",
+    "time_limit",
+    "shuffle_answers",
+    "hide_results",
+    "show_correct_answers",
+    "show_correct_answers_last_attempt",
+    "show_correct_answers_at",
+    "hide_correct_answers_at",
+    "allowed_attempts",
+    "scoring_policy",
+    "one_question_at_a_time",
+    "cant_go_back",
+    "access_code",
+    "ip_filter",
+    "due_at",
+    "lock_at",
+    "unlock_at",
+    "one_time_results",
+    "only_visible_to_overrides",
+    "points_possible",
+}
 QUIZ_TYPES = {"practice_quiz", "assignment", "graded_survey", "survey"}
 QUESTION_FIELDS = (
-    "question_name", "question_text", "question_type", "quiz_group_id", "points_possible", "correct_comments",
-    "incorrect_comments", "neutral_comments", "correct_comments_html", "incorrect_comments_html",
-    "neutral_comments_html", "text_after_answers",
-)  # fmt: skip
+    "question_name",
+    "question_text",
+    "question_type",
+    "quiz_group_id",
+    "points_possible",
+    "correct_comments",
+    "incorrect_comments",
+    "neutral_comments",
+    "correct_comments_html",
+    "incorrect_comments_html",
+    "neutral_comments_html",
+    "text_after_answers",
+)
 CHOICE_TYPES = {"multiple_choice_question", "multiple_answers_question"}
 
 
 class Canvas:
     """The application: routes, state, faults. Thread-safe behind one lock (the work per request is tiny)."""
 
-    def __init__(self, *, tokens: set[str] | None = None, readonly_tokens: set[str] | None = None,
-                 courses: tuple[str, ...] = ("1",), faults: Faults | None = None, bucket: Bucket | None = None,
-                 upload_mode: str = "redirect", quota: int = 50_000_000, polls_to_finish: int = 2,
-                 leak_token_in_errors: bool = False, max_per_page: int = 100) -> None:  # fmt: skip
+    def __init__(
+        self,
+        *,
+        tokens: set[str] | None = None,
+        readonly_tokens: set[str] | None = None,
+        courses: tuple[str, ...] = ("1",),
+        faults: Faults | None = None,
+        bucket: Bucket | None = None,
+        upload_mode: str = "redirect",
+        quota: int = 50_000_000,
+        polls_to_finish: int = 2,
+        leak_token_in_errors: bool = False,
+        max_per_page: int = 100,
+    ) -> None:
         self.tokens = tokens if tokens is not None else {TOKEN}
         self.readonly_tokens = readonly_tokens or set()
         self.courses = {c: Course() for c in courses}
@@ -349,10 +387,15 @@ class Canvas:
             except HttpError as exc:
                 status, payload, headers = exc.status, exc.body, exc.headers
                 if self.leak_token_in_errors and status == 400:
-                    payload = {"errors": [{"message": f"bad request (Authorization: {h.headers.get('Authorization')})"}]}
+                    payload = {
+                        "errors": [{"message": f"bad request (Authorization: {h.headers.get('Authorization')})"}]
+                    }
             remaining = self.bucket.finish()
-            headers = {"X-Request-Cost": f"{self.bucket.cost:.4f}", "X-Rate-Limit-Remaining": f"{remaining:.4f}",
-                       **headers}  # fmt: skip
+            headers = {
+                "X-Request-Cost": f"{self.bucket.cost:.4f}",
+                "X-Rate-Limit-Remaining": f"{remaining:.4f}",
+                **headers,
+            }
             drop = subject and faults.roll(faults.drop_rate)
         with self.lock:
             self.log.append(LogEntry(req.method, req.path, "dropped" if drop else status, "Authorization" in h.headers))
@@ -380,11 +423,9 @@ class Canvas:
         h.wfile.write(data)
 
     def dispatch(self, req: Request) -> tuple[int, Any, dict[str, str]]:
-        for method, pattern, handler in self.routes:
-            m = pattern.match(req.path)
-            if m and method == req.method:
-                break
-        else:
+        matches = ((h, p.match(req.path)) for method, p, h in self.routes if method == req.method)
+        handler, m = next(((h, m) for h, m in matches if m), (None, None))
+        if handler is None or m is None:
             raise not_found()  # includes PATCH on classic and PUT on New Quizzes: no such route
         args = m.groupdict()
         if req.path.startswith("/api/") and "/create_success" not in req.path:
@@ -413,7 +454,8 @@ class Canvas:
         if token in self.readonly_tokens:
             if req.method in WRITES:
                 raise HttpError(
-                    401, {"status": "unauthorized", "errors": [{"message": "user not authorized to perform that action"}]}
+                    401,
+                    {"status": "unauthorized", "errors": [{"message": "user not authorized to perform that action"}]},
                 )
             return
         if token not in self.tokens:
@@ -457,14 +499,27 @@ class Canvas:
         if not isinstance(params, dict):
             raise HttpError(400, {"errors": {"quiz": [{"attribute": "quiz", "type": "blank", "message": "blank"}]}})
         if "quiz_type" in params and params["quiz_type"] not in QUIZ_TYPES:
-            raise HttpError(400, {"errors": {"invalid_quiz_type": [{"attribute": "invalid_quiz_type",
-                                                                    "type": "Quiz type is not valid",
-                                                                    "message": "Quiz type is not valid"}]}})  # fmt: skip
+            raise HttpError(
+                400,
+                {
+                    "errors": {
+                        "invalid_quiz_type": [
+                            {
+                                "attribute": "invalid_quiz_type",
+                                "type": "Quiz type is not valid",
+                                "message": "Quiz type is not valid",
+                            }
+                        ]
+                    }
+                },
+            )
         for key, value in params.items():
             if key in QUIZ_FIELDS:  # other keys are silently ignored
                 quiz[key] = truthy(value) if key == "shuffle_answers" and not isinstance(value, bool) else value
         if not quiz["published"]:
-            quiz["points_possible"] = sum(q["points_possible"] for q in self.courses[course].classic_questions(quiz["id"]))
+            quiz["points_possible"] = sum(
+                q["points_possible"] for q in self.courses[course].classic_questions(quiz["id"])
+            )
         if "published" in params:
             if truthy(params["published"]):
                 quiz["published"] = True  # publishing snapshots the questions students see
@@ -480,10 +535,19 @@ class Canvas:
 
     def create_quiz(self, req: Request, course: str) -> Any:
         quiz_id = self.new_id()
-        quiz = {"id": quiz_id, "title": "Unnamed Quiz", "description": "", "quiz_type": "assignment",
-                "shuffle_answers": False, "show_correct_answers": True, "allowed_attempts": 1,
-                "scoring_policy": "keep_highest", "published": False, "points_possible": 0.0,
-                "html_url": f"{self.base_url}/courses/{course}/quizzes/{quiz_id}"}  # fmt: skip
+        quiz = {
+            "id": quiz_id,
+            "title": "Unnamed Quiz",
+            "description": "",
+            "quiz_type": "assignment",
+            "shuffle_answers": False,
+            "show_correct_answers": True,
+            "allowed_attempts": 1,
+            "scoring_policy": "keep_highest",
+            "published": False,
+            "points_possible": 0.0,
+            "html_url": f"{self.base_url}/courses/{course}/quizzes/{quiz_id}",
+        }
         self._set_quiz_fields(course, quiz, req.params.get("quiz"))
         self.courses[course].quizzes[quiz_id] = quiz
         self.courses[course].questions[quiz_id] = {}
@@ -550,8 +614,10 @@ class Canvas:
         answers, used = [], set()
         for a in raw:
             text = self._check_length(a.get("answer_text", a.get("text", "")), MAX_TEXT)
-            html = a.get("answer_html") if question_type == "multiple_answers_question" else a.get(
-                "answer_html", a.get("html")
+            html = (
+                a.get("answer_html")
+                if question_type == "multiple_answers_question"
+                else a.get("answer_html", a.get("html"))
             )
             self._check_length(html, MAX_TEXT)
             comments = self._check_length(a.get("answer_comment", a.get("comments", "")), MAX_TEXT)
@@ -561,8 +627,16 @@ class Canvas:
             while answer_id == 0 or answer_id in used:
                 answer_id = self._answer_ids.randint(0, 9999)
             used.add(answer_id)
-            answers.append({"id": answer_id, "text": text or "", "html": html or "", "comments": comments or "",
-                            "comments_html": comments_html or "", "weight": 100.0 if int(weight) == 100 else weight})  # fmt: skip
+            answers.append(
+                {
+                    "id": answer_id,
+                    "text": text or "",
+                    "html": html or "",
+                    "comments": comments or "",
+                    "comments_html": comments_html or "",
+                    "weight": 100.0 if int(weight) == 100 else weight,
+                }
+            )
         if answers and not any(a["weight"] == 100 for a in answers):
             answers[0]["weight"] = 100.0  # set_correct_if_none
         return answers
@@ -591,10 +665,19 @@ class Canvas:
         questions = self.courses[course].questions[found["id"]]
         question_id = self.new_id()
         position = max((q["position"] for q in questions.values()), default=0) + 1  # question[position] is ignored
-        question = {"id": question_id, "quiz_id": found["id"], "quiz_group_id": None,
-                    "assessment_question_id": self.new_id(), "position": position, "question_name": "Question",
-                    "variables": None, "formulas": None, "matches": None,
-                    "matching_answer_incorrect_matches": None, **data}  # fmt: skip
+        question = {
+            "id": question_id,
+            "quiz_id": found["id"],
+            "quiz_group_id": None,
+            "assessment_question_id": self.new_id(),
+            "position": position,
+            "question_name": "Question",
+            "variables": None,
+            "formulas": None,
+            "matches": None,
+            "matching_answer_incorrect_matches": None,
+            **data,
+        }
         question["position"] = position
         questions[question_id] = question
         if not found["published"]:
@@ -647,9 +730,19 @@ class Canvas:
 
     def nq_create(self, req: Request, course: str) -> Any:
         quiz_id = str(self.new_id())  # the assignment id, as a string
-        quiz = {"id": quiz_id, "title": "", "instructions": "", "assignment_group_id": None, "points_possible": None,
-                "due_at": None, "lock_at": None, "unlock_at": None, "published": False, "grading_type": "points",
-                "quiz_settings": None}  # fmt: skip
+        quiz = {
+            "id": quiz_id,
+            "title": "",
+            "instructions": "",
+            "assignment_group_id": None,
+            "points_possible": None,
+            "due_at": None,
+            "lock_at": None,
+            "unlock_at": None,
+            "published": False,
+            "grading_type": "points",
+            "quiz_settings": None,
+        }
         self._set_nq_fields(quiz, req.params.get("quiz"))
         self.courses[course].new_quizzes[quiz_id] = quiz
         self.courses[course].items[quiz_id] = {}
@@ -675,7 +768,12 @@ class Canvas:
         params = req.params.get("assignment") or {}
         if "published" in params:
             quiz["published"] = truthy(params["published"])
-        return {"id": int(assignment), "name": quiz["title"], "published": quiz["published"], "is_quiz_lti_assignment": True}
+        return {
+            "id": int(assignment),
+            "name": quiz["title"],
+            "published": quiz["published"],
+            "is_quiz_lti_assignment": True,
+        }
 
     def _validate_item(self, item: dict[str, Any]) -> None:
         if item.get("entry_type") != "Item":
@@ -720,9 +818,17 @@ class Canvas:
         items = self.courses[course].items[quiz]
         item_id = str(self.new_id())
         position = int(raw.get("position") or max((i["position"] for i in items.values()), default=0) + 1)
-        item = {"id": item_id, "position": position, "points_possible": float(raw.get("points_possible") or 1),
-                "entry_type": "Item", "entry_editable": True, "stimulus_quiz_entry_id": None, "status": "mutable",
-                "properties": {}, "entry": copy.deepcopy(raw["entry"])}  # fmt: skip
+        item = {
+            "id": item_id,
+            "position": position,
+            "points_possible": float(raw.get("points_possible") or 1),
+            "entry_type": "Item",
+            "entry_editable": True,
+            "stimulus_quiz_entry_id": None,
+            "status": "mutable",
+            "properties": {},
+            "entry": copy.deepcopy(raw["entry"]),
+        }
         items[item_id] = item
         return item
 
@@ -778,18 +884,31 @@ class Canvas:
             raise HttpError(400, {"message": "File upload or url is required"})
         migration_id, progress_id = self.new_id(), self.new_id()
         migration: dict[str, Any] = {
-            "id": migration_id, "migration_type": "qti_converter", "migration_type_title": "QTI",
+            "id": migration_id,
+            "migration_type": "qti_converter",
+            "migration_type_title": "QTI",
             "workflow_state": "pre_processing",
             "progress_url": f"{self.base_url}/api/v1/progress/{progress_id}",
             "migration_issues_url": f"{self.base_url}/api/v1/courses/{course}/content_migrations/{migration_id}"
             "/migration_issues",
-            "migration_issues_count": 0, "settings": settings,
-            "_course": course, "_progress": {"id": progress_id, "context_id": migration_id,
-                                             "context_type": "ContentMigration", "tag": "content_migration",
-                                             "completion": 0, "workflow_state": "queued", "message": None,
-                                             "url": None},
-            "_polls": 0, "_issues": [], "_file": None, "_confirmed": False,
-        }  # fmt: skip
+            "migration_issues_count": 0,
+            "settings": settings,
+            "_course": course,
+            "_progress": {
+                "id": progress_id,
+                "context_id": migration_id,
+                "context_type": "ContentMigration",
+                "tag": "content_migration",
+                "completion": 0,
+                "workflow_state": "queued",
+                "message": None,
+                "url": None,
+            },
+            "_polls": 0,
+            "_issues": [],
+            "_file": None,
+            "_confirmed": False,
+        }
         if isinstance(pre, dict):
             if int(pre.get("size") or 0) > self.quota:
                 migration["pre_attachment"] = {"error": True, "message": "file size exceeds quota"}
@@ -799,9 +918,12 @@ class Canvas:
                 migration["_upload_key"] = key
                 migration["pre_attachment"] = {
                     "upload_url": f"{self.base_url}/files_api/upload/{key}",
-                    "upload_params": {"filename": pre.get("name", "upload.zip"), "content_type": "application/zip",
-                                      "key": f"attachments/{migration_id}/{pre.get('name')}",
-                                      "x-amz-signature": uuid.uuid4().hex},  # fmt: skip
+                    "upload_params": {
+                        "filename": pre.get("name", "upload.zip"),
+                        "content_type": "application/zip",
+                        "key": f"attachments/{migration_id}/{pre.get('name')}",
+                        "x-amz-signature": uuid.uuid4().hex,
+                    },
                     "file_param": "file",
                 }
         self.courses[course].migrations[migration_id] = migration
@@ -812,7 +934,9 @@ class Canvas:
 
     def migration_issues(self, req: Request, course: str, migration: str) -> Any:
         found = self._migration(course, migration)
-        return self.paginate(req, [{"id": i, "description": d, "issue_type": "error"} for i, d in enumerate(found["_issues"], 1)])
+        return self.paginate(
+            req, [{"id": i, "description": d, "issue_type": "error"} for i, d in enumerate(found["_issues"], 1)]
+        )
 
     def _by_upload_key(self, key: str) -> dict[str, Any]:
         for course in self.courses.values():
@@ -823,8 +947,9 @@ class Canvas:
 
     def upload(self, req: Request, key: str) -> Any:
         if "Authorization" in req.headers:  # S3 refuses a request with a second, foreign auth mechanism
-            raise HttpError(400, "<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed"
-                                 "</Message></Error>")  # fmt: skip
+            raise HttpError(
+                400, "<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>"
+            )
         migration = self._by_upload_key(key)
         expected = migration["pre_attachment"]["upload_params"]
         sent = {k: v for k, v in req.body.items()}
@@ -885,14 +1010,22 @@ class Canvas:
             root = manifest.getroot() if hasattr(manifest, "getroot") else manifest
             namespaces = {v for el in root.iter() for v in (el.nsmap or {}).values()}
             schema = " ".join(t.text or "" for t in root.iter() if isinstance(t.tag, str) and t.tag.endswith("schema"))
-            qti2 = any(re.match(r"http://www\.imsglobal\.org/xsd/(imsqti_v2p[01]|qti/qtiv2p[01])", ns) for ns in namespaces)
+            qti2 = any(
+                re.match(r"http://www\.imsglobal\.org/xsd/(imsqti_v2p[01]|qti/qtiv2p[01])", ns) for ns in namespaces
+            )
             if not (qti2 or re.search(r"QTIv2\.", schema)):
-                migration["_issues"].append("QTI 1.2 or an unrecognised version: only QTI 2.0/2.1 manifests convert here")
+                migration["_issues"].append(
+                    "QTI 1.2 or an unrecognised version: only QTI 2.0/2.1 manifests convert here"
+                )
             else:
                 for resource in root.iter():
-                    if isinstance(resource.tag, str) and resource.tag.endswith("resource"):
-                        if (resource.get("type") or "").startswith("imsqti_item_xmlv2p"):
-                            items.append(resource.get("identifier") or "")
+                    kind = resource.get("type") or ""
+                    if (
+                        isinstance(resource.tag, str)
+                        and resource.tag.endswith("resource")
+                        and kind.startswith("imsqti_item_xmlv2p")
+                    ):
+                        items.append(resource.get("identifier") or "")
                 if not items:
                     migration["_issues"].append("the package has no QTI 2 items")
         if items:

@@ -7,7 +7,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from canvas_helpers import make_bank
 from click.testing import CliRunner
 
 from moe_lms import formats, loader
@@ -15,6 +14,7 @@ from moe_lms.cli import main
 from moe_lms.formats import canvas
 from moe_lms.model import Kind
 from moe_lms.problems import ProblemsFound
+from tests.canvas_helpers import make_bank
 
 
 def test_the_export_is_json_with_classic_and_new_quizzes_bodies_per_locale_and_byte_identical() -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from canvas_helpers import make_bank
-
 from moe_lms.formats import canvas
 from moe_lms.formats.canvas import DesiredQuiz, QuestionMarker, QuizMarker
 from moe_lms.lms.canvas import Action, RemoteQuestion, RemoteQuiz, plan
+from tests.canvas_helpers import make_bank
 
 BANK = make_bank(5)
 LOCALES = BANK.locales
@@ -16,8 +15,15 @@ def desired(engine: canvas.Engine = "classic", bank=BANK, locale: str = "ur") ->
     return canvas.desired_quiz(bank, locale, engine)
 
 
-def remote(d: DesiredQuiz, *, published: bool = False, shown: str | None = None, quiz_id: str = "10",
-           questions: list[RemoteQuestion] | None = None, fingerprint: str | None = None) -> RemoteQuiz:  # fmt: skip
+def remote(
+    d: DesiredQuiz,
+    *,
+    published: bool = False,
+    shown: str | None = None,
+    quiz_id: str = "10",
+    questions: list[RemoteQuestion] | None = None,
+    fingerprint: str | None = None,
+) -> RemoteQuiz:
     """The quiz as a complete earlier push left it (or as given)."""
     if questions is None:
         questions = [
@@ -126,7 +132,9 @@ def test_editing_a_published_quiz_without_publish_keeps_the_record_of_what_stude
 
 def test_new_quizzes_publish_through_the_assignment_once() -> None:
     d = desired("new-quizzes")
-    assert plan([d], [remote(d)], engine="new-quizzes", known_locales=LOCALES, publish=True).quizzes[0].publish_assignment
+    assert (
+        plan([d], [remote(d)], engine="new-quizzes", known_locales=LOCALES, publish=True).quizzes[0].publish_assignment
+    )
     done = plan([d], [remote(d, published=True)], engine="new-quizzes", known_locales=LOCALES, publish=True)
     assert done.writes == 0
 

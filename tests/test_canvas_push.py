@@ -7,14 +7,21 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from canvas_helpers import make_bank
-from canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults
 
 from moe_lms.formats import ExportOptions
-from moe_lms.formats.canvas import ENGINES, Engine, desired_quiz, desired_quizzes, read_question_marker, read_quiz_marker
+from moe_lms.formats.canvas import (
+    ENGINES,
+    Engine,
+    desired_quiz,
+    desired_quizzes,
+    read_question_marker,
+    read_quiz_marker,
+)
 from moe_lms.lms.canvas import Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, RetryPolicy
 from moe_lms.model import Bank
+from tests.canvas_helpers import make_bank
+from tests.canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 BANK = make_bank(12)
@@ -27,8 +34,16 @@ def app() -> Iterator[Canvas]:
         yield canvas
 
 
-def push(app: Canvas, bank: Bank = BANK, engine: Engine = "classic", *, locales: tuple[str, ...] = (),
-         prune: bool = False, publish: bool = False, on_write: Any = None) -> tuple[Plan, Outcome, CanvasClient]:  # fmt: skip
+def push(
+    app: Canvas,
+    bank: Bank = BANK,
+    engine: Engine = "classic",
+    *,
+    locales: tuple[str, ...] = (),
+    prune: bool = False,
+    publish: bool = False,
+    on_write: Any = None,
+) -> tuple[Plan, Outcome, CanvasClient]:
     client = CanvasClient(app.base_url, TOKEN, retry=FAST, seed=3)
     pusher = Pusher(client, "1", engine, on_write=on_write)
     desired = list(desired_quizzes(bank, ExportOptions.for_bank(bank, locales), engine))
@@ -57,7 +72,9 @@ def assert_course_holds(app: Canvas, bank: Bank, engine: Engine, locales: tuple[
                 for key in ("question_text", "question_type", "neutral_comments_html", "points_possible"):
                     assert got[key] == body[key]
                 assert [a["weight"] for a in got["answers"]] == [a["answer_weight"] for a in body["answers"]]
-                assert [a["comments_html"] for a in got["answers"]] == [a["answer_comment_html"] for a in body["answers"]]
+                assert [a["comments_html"] for a in got["answers"]] == [
+                    a["answer_comment_html"] for a in body["answers"]
+                ]
                 assert [a["html"] for a in got["answers"]] == [a["answer_html"] for a in body["answers"]]
         else:
             items = course.items_in_order(quiz["id"])
@@ -84,7 +101,7 @@ def test_a_first_push_creates_one_quiz_per_locale_with_every_question_its_key_an
 def test_a_second_push_of_an_unchanged_bank_makes_no_write_request(app: Canvas, engine: Engine) -> None:
     push(app, engine=engine)
     before = len(app.log)
-    the_plan, outcome, client = push(app, engine=engine)
+    the_plan, outcome, _ = push(app, engine=engine)
     assert the_plan.writes == 0 and outcome.unchanged == 3 * len(BANK.questions)
     assert [e for e in app.log[before:] if e.write] == []
 

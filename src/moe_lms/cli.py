@@ -271,7 +271,7 @@ def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Out
 
 def _push_via_qti(
     client: canvas_client.CanvasClient, bank: Bank, options: formats.ExportOptions, course: str, engine: str,
-    dry_run: bool,
+    dry_run: bool, poll: canvas_sync.PollPolicy,
 ) -> None:  # fmt: skip
     if "qti21" not in formats.names():
         raise click.UsageError("--via qti needs the QTI 2.1 exporter, which this moe-lms does not have")
@@ -285,7 +285,7 @@ def _push_via_qti(
             out.print(f"would upload {filename} ({len(package)} bytes) into question bank {bank_name!r}", markup=False)
             continue
         migration = canvas_sync.import_qti(
-            client, course, package, filename, bank_name=bank_name, new_quizzes=engine == "new-quizzes"
+            client, course, package, filename, bank_name=bank_name, new_quizzes=engine == "new-quizzes", poll=poll
         )
         out.print(f"{locale}: content migration {migration.id} {migration.state}: {bank_name!r}", markup=False)
         for issue in migration.issues:
@@ -329,7 +329,7 @@ def _push_via_qti(
     type=click.FloatRange(0, 60),
     default=0.5,
     hidden=True,
-    help="First retry's backoff in seconds (doubles per retry).",
+    help="First retry's backoff and first progress poll, in seconds.",
 )
 def push_canvas(
     base_url: str, course: str, bank_dir: Path | None, locales: tuple[str, ...], dry_run: bool, prune: bool,
@@ -354,7 +354,8 @@ def push_canvas(
     engine_name: canvas_format.Engine = "classic" if engine == "classic" else "new-quizzes"
     try:
         if via == "qti":
-            _push_via_qti(client, bank, options, course, engine_name, dry_run)
+            poll = canvas_sync.PollPolicy(first=retry_delay)
+            _push_via_qti(client, bank, options, course, engine_name, dry_run, poll)
             _canvas_summary(client)
             return
         desired = list(canvas_format.desired_quizzes(bank, options, engine_name))
