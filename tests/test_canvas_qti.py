@@ -15,7 +15,7 @@ from moe_lms.lms.canvas import PollPolicy, import_qti
 from moe_lms.lms.canvas_client import CanvasClient, CanvasError, RetryPolicy
 
 from .canvas_server import TOKEN, Canvas, CanvasServer, Faults
-from .conftest import SHIPPED_BANK_DIR
+from .conftest import SHIPPED_BANK_DIR as BANK_DIR
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 QUICK = PollPolicy(first=0.001, longest=0.01)
@@ -99,7 +99,19 @@ def test_push_via_qti_uploads_one_package_per_locale(app: Canvas, monkeypatch: p
         monkeypatch.setattr(formats, "names", lambda: [*real_names(), "qti21"])
     result = CliRunner().invoke(
         main,
-        ["push", "canvas", "--base-url", app.base_url, "--course", "1", "--via", "qti", str(SHIPPED_BANK_DIR)],
+        [
+            "push",
+            "canvas",
+            "--base-url",
+            app.base_url,
+            "--course",
+            "1",
+            "--via",
+            "qti",
+            "--retry-delay",
+            "0.001",
+            str(SHIPPED_BANK_DIR),
+        ],
         env={"CANVAS_TOKEN": TOKEN},
     )
     assert result.exit_code == 0, result.output
