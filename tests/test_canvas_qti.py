@@ -15,7 +15,7 @@ from moe_lms.lms.canvas import PollPolicy, import_qti
 from moe_lms.lms.canvas_client import CanvasClient, CanvasError, RetryPolicy
 
 from .canvas_server import TOKEN, Canvas, CanvasServer, Faults
-from .conftest import SHIPPED_BANK_DIR as BANK_DIR
+from .conftest import SHIPPED_BANK_DIR
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 QUICK = PollPolicy(first=0.001, longest=0.01)
