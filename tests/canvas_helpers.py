@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+import io
+import zipfile
 
 from moe_lms.model import Bank, Choice, Kind, Question, Translation, strings
-from tests.canvas_server import Canvas
 
 
 def make_bank(questions: int = 6, *, locales: tuple[str, ...] = ("ur", "vi"), bank_id: str = "ep-demo") -> Bank:
@@ -45,7 +45,18 @@ def make_bank(questions: int = 6, *, locales: tuple[str, ...] = ("ur", "vi"), ba
     return bank.model_copy(update={"translations": translations})
 
 
-def classic_state(app: Canvas, course: str = "1") -> dict[str, Any]:
-    """locale-free view of the course: quiz title -> [(question name, answers)] in order."""
-    c = app.course(course)
-    return {q["title"]: c.classic_questions(q["id"]) for q in c.quizzes.values()}
+def stand_in_package(items: int, namespace: str = "http://www.imsglobal.org/xsd/imsqti_v2p1") -> bytes:
+    """The shape Canvas's converter looks at: a manifest with a QTI 2.1 namespace and item resources."""
+    resources = "".join(
+        f'<resource identifier="item-{n}" type="imsqti_item_xmlv2p1" href="items/item-{n}.xml"/>' for n in range(items)
+    )
+    manifest = (
+        f'<manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:qti="{namespace}" identifier="m">'
+        f"<organizations/><resources>{resources}</resources></manifest>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as package:
+        package.writestr("imsmanifest.xml", manifest)
+        for n in range(items):
+            package.writestr(f"items/item-{n}.xml", "<assessmentItem/>")
+    return buffer.getvalue()

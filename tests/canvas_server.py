@@ -1043,6 +1043,8 @@ class Canvas:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    wbufsize = 1 << 16  # headers and body leave in one write (flushed after each request)
     server: _Server
 
     def _any(self) -> None:

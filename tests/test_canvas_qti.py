@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
 from collections.abc import Iterator
 
 import pytest
@@ -14,28 +12,12 @@ from moe_lms.cli import main
 from moe_lms.lms.canvas import PollPolicy, import_qti
 from moe_lms.lms.canvas_client import CanvasClient, CanvasError, RetryPolicy
 
+from .canvas_helpers import stand_in_package
 from .canvas_server import TOKEN, Canvas, CanvasServer, Faults
 from .conftest import SHIPPED_BANK_DIR
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 QUICK = PollPolicy(first=0.001, longest=0.01)
-
-
-def stand_in_package(items: int, namespace: str = "http://www.imsglobal.org/xsd/imsqti_v2p1") -> bytes:
-    """The shape Canvas's converter looks at: a manifest with a QTI 2.1 namespace and item resources."""
-    resources = "".join(
-        f'<resource identifier="item-{n}" type="imsqti_item_xmlv2p1" href="items/item-{n}.xml"/>' for n in range(items)
-    )
-    manifest = (
-        f'<manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:qti="{namespace}" identifier="m">'
-        f"<organizations/><resources>{resources}</resources></manifest>"
-    )
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as package:
-        package.writestr("imsmanifest.xml", manifest)
-        for n in range(items):
-            package.writestr(f"items/item-{n}.xml", "<assessmentItem/>")
-    return buffer.getvalue()
 
 
 @pytest.fixture

@@ -368,6 +368,8 @@ def push_canvas(
                 f"course {course} not found at {client.base_url}{hint}, or the token's user cannot see it: {exc}"
             ) from None
         _print_canvas_plan(the_plan, course)
+        for locale in options.locales:
+            err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
         if dry_run:
             out.print("dry run: nothing was changed", markup=False)
             _canvas_summary(client)

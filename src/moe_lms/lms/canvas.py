@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import requests
+
 from ..formats.canvas import (
     DesiredQuestion,
     DesiredQuiz,
@@ -563,9 +565,7 @@ def _upload(
             last = f"{response.status_code} {client.redact(response.text[:200])}"
             if response.status_code < 500 and response.status_code != 400:
                 break  # a refusal, not a hiccup; a 400 can be a repeated confirmation, checked above
-        except CanvasError:
-            raise
-        except Exception as exc:  # requests' connection errors: the outcome is unknown
+        except requests.RequestException as exc:  # a lost connection: the outcome is unknown
             last = client.redact(f"{type(exc).__name__}: {exc}")
     if file_arrived():
         return

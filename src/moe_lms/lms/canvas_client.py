@@ -79,7 +79,7 @@ class RetryPolicy:
     attempts: int = 8  # tries per request, the first included
     base_delay: float = 0.5  # seconds; doubles per try
     max_delay: float = 30.0
-    drain_rate: float = 10.0  # units per second Canvas's rate-limit bucket drains: how long a low budget takes to refill
+    drain_rate: float = 10.0  # per second, as Canvas's rate-limit bucket drains: how fast a low budget refills
 
     def delay(self, attempt: int, rng: random.Random) -> float:
         """Exponential backoff with "equal jitter": half fixed, half random, so clients that failed together spread."""
