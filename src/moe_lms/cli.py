@@ -180,12 +180,19 @@ def export(
 ) -> None:
     """Export a bank to a file an LMS imports."""
     fmt = formats.get(format_name)
+    if fmt.one_locale_per_file and len(locales) > 1:
+        raise click.UsageError(
+            f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
+        )
     bank = load_or_exit(_bank_dir(bank_dir))
+    if fmt.one_locale_per_file and not locales:
+        locales = (bank.source_locale,)
     try:
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    target = output or Path(f"{bank.id}{fmt.suffix}")
+    default_name = f"{bank.id}.{locales[0]}{fmt.suffix}" if fmt.one_locale_per_file else f"{bank.id}{fmt.suffix}"
+    target = output or Path(default_name)
     try:
         if str(target) == "-":
             fmt.write(bank, options, sys.stdout.buffer)
