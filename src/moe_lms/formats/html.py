@@ -51,6 +51,7 @@ class Chrome:
     finished: str
     score: str
     start_over: str
+    score_rule: str
     languages: str
     noscript: str
     untranslated: str
@@ -75,6 +76,7 @@ CHROME = {
         finished="Quiz finished",
         score="Your score: {score} of {total} points ({percent})",
         start_over="Start over",
+        score_rule="Each question counts with its first check.",
         languages="Languages",
         noscript="JavaScript is off: choose your answers, then open “Answers and explanations” under each "
         "question to check them.",
@@ -98,6 +100,7 @@ CHROME = {
         finished="کوئز مکمل",
         score="آپ کا اسکور: {total} میں سے {score} پوائنٹس ({percent})",
         start_over="دوبارہ شروع کریں",
+        score_rule="ہر سوال کی پہلی جانچ شمار ہوتی ہے۔",
         languages="زبانیں",
         noscript="جاوا اسکرپٹ بند ہے: اپنے جوابات منتخب کریں، پھر ہر سوال کے نیچے “جوابات اور وضاحتیں” کھول کر"
         " انہیں جانچیں۔",
@@ -121,6 +124,7 @@ CHROME = {
         finished="Hoàn thành bài kiểm tra",
         score="Điểm của bạn: {score}/{total} điểm ({percent})",
         start_over="Làm lại",
+        score_rule="Mỗi câu chỉ tính lần kiểm tra đầu tiên.",
         languages="Ngôn ngữ",
         noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự "
         "kiểm tra.",
@@ -339,6 +343,7 @@ class _Page:
         return E.section(
             self.ui("h2", self.chrome.finished, id="score-h"),
             self.ui("p", "", **{"class": "score-text"}),
+            self.ui("p", self.chrome.score_rule, **{"class": "score-rule"}),
             E.button(self.ui("span", self.chrome.start_over), type="button", **{"class": "start-over"}),
             {
                 "id": "score",

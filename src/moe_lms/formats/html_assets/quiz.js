@@ -58,10 +58,20 @@
     score.focus();
   }
 
+  function clearMarks(form) {
+    inputs(form).forEach(function (i) { i.closest(".choice").classList.remove("is-right", "is-wrong"); });
+    var result = form.querySelector(".result");
+    result.replaceChildren();
+    result.hidden = true;
+  }
+
+  /* Grade the chosen answer and explain each chosen choice. A learner may change the answer and check
+     again to learn; the score keeps each question's first check. */
   function check(form) {
     var boxes = inputs(form);
     var chosen = boxes.filter(function (i) { return i.checked; });
     var nudge = form.querySelector(".nudge");
+    clearMarks(form);
     if (!chosen.length) {
       nudge.textContent = template('[data-label="choose-first"]').textContent;
       boxes[0].focus();
@@ -70,26 +80,25 @@
     nudge.textContent = "";
     var share = fraction(form);
     var verdict = share === 1 ? "correct" : share === 0 ? "incorrect" : "partially_correct";
+    var first = form.dataset.state !== "checked";
     form.dataset.state = "checked";
-    form.dataset.earned = String(share * Number(form.dataset.points));
-
-    boxes.forEach(function (i) {
-      var choice = i.closest(".choice");
-      var right = i.dataset.correct === "true";
-      choice.classList.toggle("is-right", right && (i.checked || verdict !== "correct"));
-      choice.classList.toggle("is-wrong", !right && i.checked);
-      choice.classList.toggle("is-missed", right && !i.checked);
-      i.disabled = true;
+    if (first) {
+      form.dataset.earned = String(share * Number(form.dataset.points));
+    }
+    chosen.forEach(function (i) {
+      i.closest(".choice").classList.add(i.dataset.correct === "true" ? "is-right" : "is-wrong");
     });
 
     var result = form.querySelector(".result");
     result.className = "result " + verdict;
-    result.replaceChildren(template('[data-verdict="' + verdict + '"]'));
-    result.firstChild.removeAttribute("data-verdict");
+    var verdictNode = template('[data-verdict="' + verdict + '"]');
+    verdictNode.removeAttribute("data-verdict");
+    result.append(verdictNode);
     chosen.forEach(function (i) {
       var entry = form.querySelector('.key-list li[data-choice="' + i.value + '"]');
       var block = doc.createElement("div");
-      block.className = "chosen";
+      block.className = "chosen " + (i.dataset.correct === "true" ? "right" : "wrong");
+      block.dataset.choice = i.value;
       var label = template('[data-label="your-choice"]');
       label.removeAttribute("data-label");
       label.className = "chosen-label";
@@ -101,10 +110,10 @@
     });
     result.append(form.querySelector(".general").cloneNode(true));
     result.hidden = false;
-    form.querySelector(".actions").hidden = true;
     form.querySelector("details.key").hidden = false;
     result.focus();
-    if (updateProgress() === forms.length) {
+    var done = updateProgress();
+    if (first && done === forms.length) {
       showScore();
     }
   }
@@ -114,14 +123,8 @@
       form.reset();
       delete form.dataset.state;
       delete form.dataset.earned;
-      inputs(form).forEach(function (i) {
-        i.disabled = false;
-        i.closest(".choice").classList.remove("is-right", "is-wrong", "is-missed");
-      });
-      var result = form.querySelector(".result");
-      result.replaceChildren();
-      result.hidden = true;
-      form.querySelector(".actions").hidden = false;
+      clearMarks(form);
+      form.querySelector(".nudge").textContent = "";
       var key = form.querySelector("details.key");
       key.open = false;
       key.hidden = true;
@@ -134,6 +137,7 @@
   forms.forEach(function (form) {
     form.querySelector(".actions").hidden = false;
     form.querySelector("details.key").hidden = true;
+    form.addEventListener("change", function () { clearMarks(form); });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       check(form);
