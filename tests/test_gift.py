@@ -8,7 +8,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sample_bank import sample_bank
 
 from moe_lms.cli import main
 from moe_lms.formats import ExportOptions, get
@@ -17,6 +16,7 @@ from moe_lms.loader import save_bank
 from moe_lms.locales import resolve
 from moe_lms.model import Bank, Choice, Question
 from moe_lms.text import render_block, render_inline
+from sample_bank import sample_bank
 
 GIFT = get("gift")
 
@@ -54,11 +54,11 @@ def test_a_single_answer_question_marks_the_right_choice_with_equals_and_each_ch
     lines = block.splitlines()
     assert lines[0].startswith("::ep-distributes::[html]<p>What does <strong>expert parallelism</strong>")
     assert lines[0].endswith("{")
-    assert lines[1] == "\t~[html]Full copies of the model#[html]<p>That is data parallelism, not expert parallelism.</p>"
-    assert lines[2].startswith("\t=[html]The feed-forward experts")
-    assert lines[4] == (
-        "\t####[html]<p>Expert parallelism shards the experts of an MoE layer across GPUs.</p>"
+    assert (
+        lines[1] == "\t~[html]Full copies of the model#[html]<p>That is data parallelism, not expert parallelism.</p>"
     )
+    assert lines[2].startswith("\t=[html]The feed-forward experts")
+    assert lines[4] == ("\t####[html]<p>Expert parallelism shards the experts of an MoE layer across GPUs.</p>")
     assert lines[5] == "}"
 
 

@@ -10,13 +10,13 @@ import lxml.html
 import pytest
 from click.testing import CliRunner
 from lxml.html import HtmlElement
-from sample_bank import sample_bank
 
 from moe_lms.cli import main
 from moe_lms.formats import ExportOptions, get
 from moe_lms.formats.html import render
 from moe_lms.loader import save_bank
 from moe_lms.model import Bank
+from sample_bank import sample_bank
 
 HTML = get("html")
 
@@ -96,10 +96,14 @@ def test_urdu_pages_are_right_to_left_with_a_nastaliq_font_stack() -> None:
 
 def test_text_that_falls_back_to_the_source_says_its_real_language_and_direction() -> None:
     doc = page(sample_bank(), "ur")
-    [explanation] = doc.xpath("//form[@id='q-ep-distributes']//li[@data-choice='c']//div[contains(@class, 'choice-explanation')]")
+    [explanation] = doc.xpath(
+        "//form[@id='q-ep-distributes']//li[@data-choice='c']//div[contains(@class, 'choice-explanation')]"
+    )
     assert (explanation.get("lang"), explanation.get("dir")) == ("en", "ltr")
     assert "fallback" in explanation.get("class")
-    translated = doc.xpath("//form[@id='q-ep-distributes']//li[@data-choice='b']//div[contains(@class, 'choice-explanation')]")[0]
+    translated = doc.xpath(
+        "//form[@id='q-ep-distributes']//li[@data-choice='b']//div[contains(@class, 'choice-explanation')]"
+    )[0]
     assert translated.get("lang") is None  # in the page's language
     assert "English" in doc.xpath("string(//footer)")
 
@@ -139,6 +143,8 @@ def test_export_html_writes_the_source_locale_page_by_default(tmp_path: Path, mo
 def test_export_html_in_one_locale_to_a_named_file(tmp_path: Path) -> None:
     save_bank(sample_bank(), tmp_path / "bank")
     target = tmp_path / "quiz.html"
-    result = CliRunner().invoke(main, ["export", "--format", "html", str(tmp_path / "bank"), "--locale", "ur", "-o", str(target)])
+    result = CliRunner().invoke(
+        main, ["export", "--format", "html", str(tmp_path / "bank"), "--locale", "ur", "-o", str(target)]
+    )
     assert result.exit_code == 0, result.output
     assert lxml.html.parse(str(target)).getroot().get("dir") == "rtl"

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sample_bank import sample_bank
 
 from moe_lms.formats.html import page_name, render
+from sample_bank import sample_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"

@@ -56,7 +56,11 @@ def split_weights(count: int, question_id: str) -> list[str]:
                         best = (spread, [high] * n_high + [low] * (count - n_high))
     if best is None:
         raise ProblemsFound(
-            [Problem("", None, f"{count} choices cannot share 100% in grades Moodle accepts", f"question '{question_id}'")]
+            [
+                Problem(
+                    "", None, f"{count} choices cannot share 100% in grades Moodle accepts", f"question '{question_id}'"
+                )
+            ]
         )
     return best[1]
 
@@ -242,7 +246,7 @@ def _question(lines: Sequence[str], first_line: int) -> GiftQuestion | None:
             if _WEIGHT.match(flat):
                 end = flat.index("%", 1)
                 weight, raw = float(flat[1:end]), raw[end + 1 :]
-        answer_text, feedback = (_split(raw, "#", limit=2) + [[]])[:2]
+        answer_text, feedback = [*_split(raw, "#", limit=2), []][:2]
         answers.append(GiftAnswer(_text(answer_text, text_format)[0], weight, _text(feedback, text_format)[0]))
     if len(answers) < 2:
         raise GiftSyntaxError(first_line, "a multiple-choice question needs at least 2 answers")

@@ -126,8 +126,7 @@ CHROME = {
         start_over="Làm lại",
         score_rule="Mỗi câu chỉ tính lần kiểm tra đầu tiên.",
         languages="Ngôn ngữ",
-        noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự "
-        "kiểm tra.",
+        noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự kiểm tra.",
         untranslated="Chưa được dịch",
         fallback_note="{count} đoạn văn trên trang này chưa được dịch và được hiển thị bằng {language}.",
         letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
@@ -378,7 +377,8 @@ def render(bank: Bank, locale: str, *, include_drafts: bool = False, siblings: S
     view = resolve(bank, locale, include_drafts=include_drafts)
     page = _Page(view, siblings)
     document = page.document()
-    return lxml.html.tostring(document, doctype="<!DOCTYPE html>", encoding="utf-8", method="html") + b"\n"
+    markup: bytes = lxml.html.tostring(document, doctype="<!DOCTYPE html>", encoding="utf-8", method="html")
+    return markup + b"\n"
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
