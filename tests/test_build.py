@@ -132,8 +132,8 @@ def test_the_readme_says_which_file_to_take_for_each_language_and_how_to_import_
     rows = [line for line in readme.splitlines() if line.startswith("| ") and "`" in line]
     assert [row.split("`")[1] for row in rows] == ["en", "ur", "vi"]
     assert "[`sample-quiz.ur.html`](sample-quiz.ur.html)" in rows[1]
-    assert "اردو (Urdu" in rows[1]
-    assert "12 of 27 texts translated; the rest in English" in rows[1]
+    assert "اردو (Urdu), `ur`" in rows[1]
+    assert "12 of 27 texts reviewed; the rest in English" in rows[1]
     assert "## Take the quiz in a browser" in readme
     if "moodle" in formats.names():
         assert "Question bank" in readme and "Moodle XML format" in readme

@@ -113,7 +113,7 @@ def _translation_note(bank: Bank, locale: str, include_drafts: bool) -> str:
         return "source"
     cov = coverage(bank, locale)
     used = cov[Status.REVIEWED] + (cov[Status.DRAFT] if include_drafts else 0)
-    note = f"{used} of {cov.total} texts translated"
+    note = f"{used} of {cov.total} texts {'translated' if include_drafts else 'reviewed'}"
     if used < cov.total:
         note += f"; the rest in {locale_info(bank.source_locale).english_name}"
     return note
@@ -139,7 +139,8 @@ def readme(shelf: Plan) -> str:
     ]
     for locale in bank.locales:
         info = locale_info(locale)
-        cells = [f"{info.name} ({info.english_name}, `{locale}`)", _translation_note(bank, locale, include_drafts)]
+        names = info.name if info.name == info.english_name else f"{info.name} ({info.english_name})"
+        cells = [f"{names}, `{locale}`", _translation_note(bank, locale, include_drafts)]
         cells += [_link(shelf.file(kind.format_name, locale)) for kind in kinds]
         lines.append("| " + " | ".join(cells) + " |")
     multilang = shelf.file("moodle", None)
@@ -148,12 +149,6 @@ def readme(shelf: Plan) -> str:
         lines += [
             f"All languages in one Moodle file: {_link(multilang)}. Each learner then sees the question in their own "
             "Moodle language; it needs Moodle's *Multi-language content* filter (see below).",
-            "",
-        ]
-    if any(locale_info(loc).rtl for loc in bank.locales):
-        lines += [
-            "Right-to-left languages are marked right-to-left inside each text, so they read correctly in a course "
-            "whose language is left-to-right.",
             "",
         ]
     drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."
@@ -190,8 +185,8 @@ def _instructions(shelf: Plan) -> list[str]:
             "Moodle lists the questions it read. Click **Continue**.",
             "6. To use them in a quiz: open the quiz, **Questions → Add → from question bank**, and pick the category.",
             "",
-            "Prefer Moodle XML; GIFT keeps the texts, per-choice feedback, the explanation and the grades, but not "
-            "the question ids, so a re-import makes new questions.",
+            "GIFT keeps the texts, per-choice feedback, the explanation and the grades, but not the question ids, so "
+            "a re-import makes new questions" + ("; prefer Moodle XML." if "moodle" in present else "."),
             "",
         ]
         if shelf.file("moodle", None):
