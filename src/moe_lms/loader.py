@@ -140,6 +140,11 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
             message = err["msg"].removeprefix("Value error, ")
             if kind == "value_error":
                 message = f"{name}: {message}"
+        elif kind == "string_pattern_mismatch":
+            message = (
+                f"{name}: {err['input']!r} is not a valid id (a lowercase letter, then lowercase letters, digits "
+                "and hyphens: it becomes QTI identifiers, Moodle idnumbers and Canvas markers)"
+            )
         else:
             message = f"{name}: {err['msg']}"
         collector.add(loc, message, _where(raw_questions, loc))
@@ -334,7 +339,8 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
             continue
         catalog, found = read_catalog(path, bank, locale, known)
         problems.extend(found)
-        translations[locale] = catalog
+        if catalog:
+            translations[locale] = catalog
     return bank.model_copy(update={"translations": translations}), problems
 
 

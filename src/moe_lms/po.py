@@ -111,7 +111,7 @@ def _collect(entries: Iterable[PoEntry]) -> PoFile:
 
 def parse_header(msgstr: str) -> dict[str, str]:
     header: dict[str, str] = {}
-    for raw in msgstr.splitlines():
+    for raw in msgstr.split("\n"):
         key, sep, value = raw.partition(":")
         if sep:
             header[key.strip()] = value.strip()
@@ -158,6 +158,13 @@ class _NotCommonShape(Exception):
 
 
 def _parse_chunk(text: str, line: int) -> Iterator[PoEntry]:
+    try:
+        yield from _parse_chunk_fast(text, line)
+    except PoSyntaxError:  # the line parser names the exact line of the problem
+        raise _NotCommonShape from None
+
+
+def _parse_chunk_fast(text: str, line: int) -> Iterator[PoEntry]:
     pos, end = 0, len(text)
     while True:
         m = _ENTRY.match(text, pos)
@@ -189,8 +196,10 @@ def _parse_chunk(text: str, line: int) -> Iterator[PoEntry]:
         previous: str | None = None
         notes: list[str] = []
         if comments:
-            for raw in comments.splitlines():
+            for raw in comments.split("\n"):
                 raw = raw.strip()
+                if not raw:
+                    continue
                 if raw.startswith("#,"):
                     flags.extend(f.strip() for f in raw[2:].split(",") if f.strip())
                 elif not raw.startswith("#|"):
@@ -241,7 +250,7 @@ def _read_po_lines(text: str) -> list[PoEntry]:
             raise PoSyntaxError(start, "entry has no msgid")
         fields, previous, flags, comments, start, obsolete, current = {}, {}, [], [], 0, False, None
 
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):  # not splitlines(): U+0085 is text in PO
         line = raw.strip()
         if not line:
             finish()
@@ -292,7 +301,7 @@ def _read_po_lines(text: str) -> list[PoEntry]:
     return entries
 
 
-class _Catalog(Catalog):  # type: ignore[misc]
+class _Catalog(Catalog):
     """Babel's catalog minus the Generated-By header, which would change the file with every Babel release."""
 
     def _headers(self) -> list[tuple[str, str]]:
