@@ -11,7 +11,8 @@ from click.testing import CliRunner, Result
 from moe_lms import formats, shelf
 from moe_lms.cli import main
 from moe_lms.loader import save_bank
-from sample_bank import sample_bank
+
+from .sample_bank import sample_bank
 
 
 @pytest.fixture

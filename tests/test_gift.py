@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from moe_lms.loader import save_bank
 from moe_lms.locales import resolve
 from moe_lms.model import Bank, Choice, Question
 from moe_lms.text import render_block, render_inline
-from sample_bank import sample_bank
+
+from .sample_bank import sample_bank
+from .strategies import banks
 
 GIFT = get("gift")
 
@@ -172,6 +175,40 @@ def test_any_text_survives_a_round_trip_through_the_reader(
 def test_escaping_then_reading_gives_back_the_trimmed_text(text: str) -> None:
     [question] = parse(f"::n::[html]{escape(text)} {{=a ~b}}")
     assert question.text == text.replace("\r\n", "\n").replace("\r", "\n").strip(" \t\n\r\0\x0b")
+
+
+def _unwrapped(field: str) -> str:
+    """A field without the element that marks its language, if it has one."""
+    match = re.fullmatch(r'<(div|span) lang="[^"]+" dir="(?:ltr|rtl)">(.*)</\1>', field, re.DOTALL)
+    return match.group(2) if match else field
+
+
+@settings(max_examples=40, deadline=None)
+@given(banks())
+def test_every_bank_in_every_locale_reads_back_question_by_question(bank: Bank) -> None:
+    for locale in bank.locales:
+        view = resolve(bank, locale)
+        parsed = parse(export(bank, locale))
+        assert [g.name for g in parsed] == [q.id for q in bank.questions]
+        for g, q in zip(parsed, bank.questions, strict=True):
+            assert _unwrapped(g.text) == render_block(view.stem(q).text)
+            assert _unwrapped(g.general_feedback) == render_block(view.explanation(q).text)
+            assert [_unwrapped(a.text) for a in g.answers] == [
+                render_inline(view.choice_text(q, c).text) for c in q.choices
+            ]
+            assert [_unwrapped(a.feedback) for a in g.answers] == [
+                render_block(view.choice_explanation(q, c).text) for c in q.choices
+            ]
+            weights = [a.weight for a in g.answers]
+            if q.kind == "multiple":
+                assert not g.single
+                assert sum(w for w in weights if w > 0) == pytest.approx(100, abs=1e-3)
+                assert sum(w for w in weights if w < 0) == pytest.approx(
+                    -100 if len(q.correct_choices) < len(q.choices) else 0, abs=1e-3
+                )
+            else:
+                assert g.single
+                assert weights == [100.0 if c.correct else 0.0 for c in q.choices]
 
 
 # --- the command ---------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
 from lxml.html import HtmlElement
 
 from moe_lms.cli import main
@@ -16,7 +17,9 @@ from moe_lms.formats import ExportOptions, get
 from moe_lms.formats.html import render
 from moe_lms.loader import save_bank
 from moe_lms.model import Bank
-from sample_bank import sample_bank
+
+from .sample_bank import sample_bank
+from .strategies import banks
 
 HTML = get("html")
 
@@ -148,3 +151,15 @@ def test_export_html_in_one_locale_to_a_named_file(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert lxml.html.parse(str(target)).getroot().get("dir") == "rtl"
+
+
+@settings(max_examples=40, deadline=None)
+@given(banks())
+def test_any_bank_makes_a_page_per_locale_with_one_labelled_input_per_choice(bank: Bank) -> None:
+    for locale in bank.locales:
+        doc = page(bank, locale, siblings=bank.locales)
+        assert doc.get("lang") == locale.replace("_", "-")
+        assert doc.get("dir") == ("rtl" if locale in ("ur", "ar") else "ltr")
+        assert len(doc.xpath("//fieldset//input")) == sum(len(q.choices) for q in bank.questions)
+        assert len(doc.xpath("//script")) == 1
+        assert len(doc.xpath("//details[@class='key']//li")) == sum(len(q.choices) for q in bank.questions)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from moe_lms.formats.html import page_name, render
-from sample_bank import sample_bank
+
+from .sample_bank import sample_bank
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
