@@ -55,7 +55,9 @@ def test_a_single_answer_question_marks_the_right_choice_with_equals_and_each_ch
     text = export(sample_bank())
     block = text.split("// question: ep-distributes\n")[1].split("\n\n")[0]
     lines = block.splitlines()
-    assert lines[0].startswith("::ep-distributes::[html]<p>What does <strong>expert parallelism</strong>")
+    assert lines[0].startswith(
+        r"::ep-distributes\: What does expert parallelism distribute across GPUs?::[html]<p>What does <strong>"
+    )
     assert lines[0].endswith("{")
     assert (
         lines[1] == "\t~[html]Full copies of the model#[html]<p>That is data parallelism, not expert parallelism.</p>"
@@ -66,13 +68,13 @@ def test_a_single_answer_question_marks_the_right_choice_with_equals_and_each_ch
 
 
 def test_true_false_questions_keep_their_choice_text_as_multiple_choice() -> None:
-    [question] = [q for q in parse(export(sample_bank())) if q.name == "ep-router"]
+    [question] = [q for q in parse(export(sample_bank())) if q.name.startswith("ep-router:")]
     assert question.single
     assert [(a.text, a.weight) for a in question.answers] == [("True", 100.0), ("False", 0.0)]
 
 
 def test_multiple_answer_weights_come_from_moodles_list_right_ones_sum_to_100_wrong_ones_to_minus_100() -> None:
-    [question] = [q for q in parse(export(sample_bank())) if q.name == "ep-costs"]
+    [question] = [q for q in parse(export(sample_bank())) if q.name.startswith("ep-costs:")]
     assert not question.single
     assert [a.weight for a in question.answers] == [50.0, 50.0, -100.0]
 
@@ -93,6 +95,15 @@ def test_urdu_text_is_marked_right_to_left_and_fallbacks_carry_their_real_langua
     text = export(sample_bank(), "ur")
     assert r'<div lang\="ur" dir\="rtl"><p>ماہرین کی متوازیت' in text
     assert r'#[html]<div lang\="en" dir\="ltr"><p>Splitting heads is tensor parallelism.</p></div>' in text
+
+
+def test_questions_go_to_the_category_the_moodle_xml_export_uses() -> None:
+    assert "\n$CATEGORY: $course$/Expert parallelism for MoE serving/اردو\n\n" in export(sample_bank(), "ur")
+
+
+def test_a_slash_in_the_bank_title_is_doubled_in_the_category_path() -> None:
+    text = export(sample_bank(title="Input/output"))
+    assert "$CATEGORY: $course$/Input//output/English\n" in text
 
 
 def test_the_export_is_byte_identical_each_time() -> None:
@@ -159,7 +170,7 @@ def test_any_text_survives_a_round_trip_through_the_reader(
     [question] = parse(export(bank))
     view = resolve(bank, "en")
     q = bank.questions[0]
-    assert question.name == "q"
+    assert question.name.startswith("q: ")
     assert question.text_format == "html"
     assert question.text == render_block(view.stem(q).text)
     assert [a.text for a in question.answers] == [render_inline(view.choice_text(q, c).text) for c in q.choices]
@@ -189,7 +200,7 @@ def test_every_bank_in_every_locale_reads_back_question_by_question(bank: Bank) 
     for locale in bank.locales:
         view = resolve(bank, locale)
         parsed = parse(export(bank, locale))
-        assert [g.name for g in parsed] == [q.id for q in bank.questions]
+        assert [g.name.split(": ")[0] for g in parsed] == [q.id for q in bank.questions]
         for g, q in zip(parsed, bank.questions, strict=True):
             assert _unwrapped(g.text) == render_block(view.stem(q).text)
             assert _unwrapped(g.general_feedback) == render_block(view.explanation(q).text)

@@ -2,7 +2,8 @@
 
 Every text field is HTML (``[html]``) from :mod:`moe_lms.text`, escaped the way Moodle's exporter escapes it:
 ``\\`` first, then ``~ = # { } :`` each behind a backslash, and newlines as ``\\n``. Each question is one block
-of lines (blank lines separate questions in GIFT), named ``::<question id>::`` so re-imports line up.
+of lines (blank lines separate questions in GIFT), named ``::<question id>: <stem>::`` like the Moodle XML export,
+under the same ``$CATEGORY``.
 Single-answer and true/false questions are multiple choice with one ``=`` answer (a GIFT ``{T}`` question
 would lose the choices' text and explanations); multiple-answer questions give each choice a ``%weight%`` from
 the list of grades Moodle accepts, summing to 100% over the correct choices and to -100% over the wrong ones.
@@ -18,7 +19,7 @@ from typing import BinaryIO
 from ..locales import LocalizedView, Resolved, resolve
 from ..model import Bank, Kind, Question
 from ..problems import Problem, ProblemsFound
-from ..text import render_block, render_inline
+from ..text import plain_text, render_block, render_inline
 from . import ExportOptions, Format
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
@@ -32,6 +33,7 @@ MOODLE_GRADES = (
     "100", "90", "83.33333", "80", "75", "70", "66.66667", "60", "50", "40", "33.33333", "30", "25", "20",
     "16.66667", "14.28571", "12.5", "11.11111", "10", "5",
 )  # fmt: skip
+NAME_LENGTH = 80  # characters of the stem in a question's name
 _WEIGHT = re.compile(r"^%-*([0-9]{1,2})\.?([0-9]*)%")  # Moodle's $giftanswerweightregex
 
 
@@ -79,10 +81,32 @@ def _field(resolved: Resolved, view: LocalizedView, *, block: bool) -> str:
     return "[html]" + escape(rendered)
 
 
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def question_name(view: LocalizedView, question: Question) -> str:
+    """``<question id>: <start of the stem>``, as the Moodle XML export names questions; the id comes first so a
+    reader can line questions up again."""
+    return f"{question.id}: {_short(plain_text(view.stem(question).text), NAME_LENGTH)}"
+
+
+def category(view: LocalizedView) -> str:
+    """``$course$/<bank title>/<language>``, the category the Moodle XML export uses, so both imports land together.
+
+    Moodle reads this line without unescaping: a category name only doubles '/' (Moodle's path separator)."""
+    segments = []
+    for name in (plain_text(view.bank.title), view.info.name):
+        name = _short(name.replace("\\", " "), 255).replace("/", "//")
+        segments.append(f" {name}" if name.startswith("/") else f"{name} " if name.endswith("/") else name)
+    return "$course$/" + "/".join(segments)
+
+
 def question_lines(view: LocalizedView, question: Question) -> Iterator[str]:
     """The GIFT lines of one question."""
     yield f"// question: {question.id}"
-    yield f"::{escape(question.id)}::{_field(view.stem(question), view, block=True)}{{"
+    yield f"::{escape(question_name(view, question))}::{_field(view.stem(question), view, block=True)}{{"
     if question.kind is Kind.MULTIPLE:
         right = iter(split_weights(len(question.correct_choices), question.id))
         wrong_count = len(question.choices) - len(question.correct_choices)
@@ -101,7 +125,8 @@ def question_lines(view: LocalizedView, question: Question) -> Iterator[str]:
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """One locale per file: the first of ``options.locales``."""
     view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
-    out.write(f"// {bank.id} ({view.locale}), exported by moe-lms as Moodle GIFT\n".encode())
+    out.write(f"// {bank.id} ({view.locale}), exported by moe-lms as Moodle GIFT\n\n".encode())
+    out.write(f"$CATEGORY: {category(view)}\n".encode())
     for question in bank.questions:
         out.write(b"\n")
         out.write("".join(line + "\n" for line in question_lines(view, question)).encode())
@@ -205,8 +230,12 @@ def _text(tokens: _Tokens, default_format: str) -> tuple[str, str]:
         name = "".join(tokens[1:end]) if end != -1 else ""
         if name in ("html", "moodle", "plain", "markdown"):
             text_format, tokens = name, tokens[end + 1 :]
-    plain = "".join(_ESCAPES[t[1]] if len(t) == 2 else t for t in tokens)
-    return plain.strip(_PHP_TRIM), text_format
+    return _plain(tokens), text_format
+
+
+def _plain(tokens: _Tokens) -> str:
+    """Escapes undone and the ends trimmed, as Moodle's escapedchar_post and trim() leave a field."""
+    return "".join(_ESCAPES[t[1]] if len(t) == 2 else t for t in tokens).strip(_PHP_TRIM)
 
 
 def _question(lines: Sequence[str], first_line: int) -> GiftQuestion | None:
@@ -217,7 +246,7 @@ def _question(lines: Sequence[str], first_line: int) -> GiftQuestion | None:
     if "".join(tokens[:2]) == "::":
         end = _find(tokens, "::", 2)
         if end != -1:
-            name = _text(tokens[2:end], "plain")[0]
+            name = _plain(tokens[2:end])
             tokens = _strip(tokens[end + 2 :])
     start, finish = _find(tokens, "{"), _find(tokens, "}")
     if start == -1 or finish == -1 or finish < start:
