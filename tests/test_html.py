@@ -108,7 +108,7 @@ def test_text_that_falls_back_to_the_source_says_its_real_language_and_direction
         "//form[@id='q-ep-distributes']//li[@data-choice='b']//div[contains(@class, 'choice-explanation')]"
     )[0]
     assert translated.get("lang") is None  # in the page's language
-    assert "English" in doc.xpath("string(//footer)")
+    assert "انگریزی" in doc.xpath("string(//footer)")  # "English", in Urdu
 
 
 def test_a_locale_without_page_words_of_its_own_shows_english_ones_marked_as_english() -> None:

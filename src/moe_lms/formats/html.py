@@ -18,6 +18,7 @@ from importlib import resources
 from typing import BinaryIO
 
 import lxml.html
+from babel import Locale
 from babel.numbers import format_decimal
 from lxml.html import HtmlElement
 from lxml.html.builder import E
@@ -57,6 +58,7 @@ class Chrome:
     untranslated: str
     fallback_note: str
     letters: tuple[str, ...]
+    lowercase_language_names: bool = False  # mid-sentence, as Vietnamese writes "tiếng Anh"
 
 
 CHROME = {
@@ -81,7 +83,7 @@ CHROME = {
         noscript="JavaScript is off: choose your answers, then open “Answers and explanations” under each "
         "question to check them.",
         untranslated="Not translated yet",
-        fallback_note="{count} texts on this page are not translated yet; they are shown in {language}.",
+        fallback_note="{count} texts on this page have no reviewed translation yet; they are shown in {language}.",
         letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
     ),
     "ur": Chrome(
@@ -105,7 +107,7 @@ CHROME = {
         noscript="جاوا اسکرپٹ بند ہے: اپنے جوابات منتخب کریں، پھر ہر سوال کے نیچے “جوابات اور وضاحتیں” کھول کر"
         " انہیں جانچیں۔",
         untranslated="ابھی ترجمہ نہیں ہوا",
-        fallback_note="اس صفحے کی {count} تحریروں کا ابھی ترجمہ نہیں ہوا؛ وہ {language} میں دکھائی گئی ہیں۔",
+        fallback_note="اس صفحے کی {count} تحریروں کا ابھی نظرِ ثانی شدہ ترجمہ نہیں؛ وہ {language} میں دکھائی گئی ہیں۔",
         letters=("الف", "ب", "ج", "د", "ہ", "و", "ز", "ح", "ط", "ی", "ک", "ل", "م", "ن", "س", "ع", "ف", "ص", "ق", "ر"),
     ),
     "vi": Chrome(
@@ -128,8 +130,9 @@ CHROME = {
         languages="Ngôn ngữ",
         noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự kiểm tra.",
         untranslated="Chưa được dịch",
-        fallback_note="{count} đoạn văn trên trang này chưa được dịch và được hiển thị bằng {language}.",
+        fallback_note="{count} đoạn văn trên trang này chưa có bản dịch đã duyệt nên được hiển thị bằng {language}.",
         letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        lowercase_language_names=True,
     ),
 }
 
@@ -192,6 +195,13 @@ class _Page:
         """An element holding the page's own words, marked when they are not in the page's language."""
         element = E(tag, text, **attrs)
         return self._mark(element, self.chrome_info, fallback=False)
+
+    def language_name(self, tag: str) -> str:
+        """A language's name in the words of the page's own text ("tiếng Anh", "انگریزی")."""
+        name = Locale.parse(self.chrome.lang).languages.get(tag.split("_")[0])
+        if not name:
+            return locale_info(tag).english_name
+        return str(name)[:1].lower() + str(name)[1:] if self.chrome.lowercase_language_names else str(name)
 
     def number(self, value: int) -> str:
         return str(format_decimal(value, locale=self.view.locale))
@@ -357,8 +367,9 @@ class _Page:
     def footer(self) -> HtmlElement:
         footer = E.footer({"class": "colophon"})
         if self.view.fallbacks:  # every string of the bank is on the page
-            source = self.view.source_info
-            note = self.chrome.fallback_note.format(count=self.number(len(self.view.fallbacks)), language=source.name)
+            note = self.chrome.fallback_note.format(
+                count=self.number(len(self.view.fallbacks)), language=self.language_name(self.view.bank.source_locale)
+            )
             footer.append(self.ui("p", note))
         footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))
         return footer
