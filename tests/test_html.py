@@ -162,4 +162,4 @@ def test_any_bank_makes_a_page_per_locale_with_one_labelled_input_per_choice(ban
         assert doc.get("dir") == ("rtl" if locale in ("ur", "ar") else "ltr")
         assert len(doc.xpath("//fieldset//input")) == sum(len(q.choices) for q in bank.questions)
         assert len(doc.xpath("//script")) == 1
-        assert len(doc.xpath("//details[@class='key']//li")) == sum(len(q.choices) for q in bank.questions)
+        assert len(doc.xpath("//ol[@class='key-list']/li")) == sum(len(q.choices) for q in bank.questions)
