@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -20,6 +21,7 @@ from typing import BinaryIO
 import lxml.html
 from babel import Locale
 from babel.numbers import format_decimal
+from lxml import etree
 from lxml.html import HtmlElement
 from lxml.html.builder import E
 
@@ -374,22 +376,36 @@ class _Page:
         footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))
         return footer
 
-    def document(self) -> HtmlElement:
-        questions = [self.question(n, q) for n, q in enumerate(self.view.bank.questions, start=1)]
-        header = self.header()
-        main = E.main(*questions, self.score(), self.templates(), id="quiz")
-        body = E.body(header, main, self.footer(), E.script(SCRIPT))
-        html = E.html(self.head(), body, lang=self.info.lang, dir=self.info.direction)
-        return html
+    def stream(self, out: BinaryIO) -> None:
+        """Write the page question by question, so memory stays flat however large the bank."""
+        with etree.htmlfile(out, encoding="utf-8") as xf:
+            xf.write_doctype("<!DOCTYPE html>")
+            with xf.element("html", lang=self.info.lang, dir=self.info.direction):
+                xf.write(self.head())
+                with xf.element("body"):
+                    xf.write(self.header())
+                    with xf.element("main", id="quiz"):
+                        for number, q in enumerate(self.view.bank.questions, start=1):
+                            xf.write(self.question(number, q))
+                        xf.write(self.score())
+                        xf.write(self.templates())
+                    xf.write(self.footer())
+                    xf.write(E.script(SCRIPT))
+        out.write(b"\n")
+
+
+def stream(
+    bank: Bank, locale: str, out: BinaryIO, *, include_drafts: bool = False, siblings: Sequence[str] = ()
+) -> None:
+    """Write the page for ``locale``; ``siblings`` (locales, current one included) get a language switcher."""
+    _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
 
 
 def render(bank: Bank, locale: str, *, include_drafts: bool = False, siblings: Sequence[str] = ()) -> bytes:
-    """The page for ``locale``; ``siblings`` (locales, current one included) get a language switcher."""
-    view = resolve(bank, locale, include_drafts=include_drafts)
-    page = _Page(view, siblings)
-    document = page.document()
-    markup: bytes = lxml.html.tostring(document, doctype="<!DOCTYPE html>", encoding="utf-8", method="html")
-    return markup + b"\n"
+    """The page for ``locale`` as bytes (see :func:`stream`)."""
+    buffer = io.BytesIO()
+    stream(bank, locale, buffer, include_drafts=include_drafts, siblings=siblings)
+    return buffer.getvalue()
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
@@ -397,7 +413,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     to its sibling pages ``<bank-id>.<locale>.html`` (the layout ``moe-lms build`` writes), listed in bank order."""
     chosen = set(options.locales)
     siblings = [loc for loc in bank.locales if loc in chosen] if len(chosen) > 1 else []
-    out.write(render(bank, options.locales[0], include_drafts=options.include_drafts, siblings=siblings))
+    stream(bank, options.locales[0], out, include_drafts=options.include_drafts, siblings=siblings)
 
 
 FORMAT = Format(
