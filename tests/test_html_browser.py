@@ -126,6 +126,13 @@ def test_a_learner_sees_why_a_wrong_answer_is_wrong_then_gets_it_right_and_reads
     assert page.locator(".progress-text").inner_text() == "3 of 3 checked"
     page.screenshot(path=ARTIFACTS / "html-en-finished.png", full_page=True)
 
+    score.get_by_role("button", name="Start over").click()
+    assert not score.is_visible()
+    assert not result.is_visible()
+    assert page.locator("input:checked").count() == 0
+    assert page.locator(".progress-text").inner_text() == "0 of 3 checked"
+    assert page.evaluate("document.activeElement.id") == "q-ep-distributes-a"
+
 
 def test_every_choices_explanation_can_be_revealed_after_checking(browse) -> None:  # type: ignore[no-untyped-def]
     page = browse("en")

@@ -163,7 +163,10 @@ def translations_update(bank_dir: Path | None) -> None:
 @main.command()
 @click.option("--format", "format_name", required=True, type=click.Choice(formats.names()), help="Output format.")
 @bank_argument
-@click.option("--locale", "locales", multiple=True, help="Locale to export (repeatable); default: every locale.")
+@click.option(
+    "--locale", "locales", multiple=True,
+    help="Locale to export (repeatable); default: every locale. html and gift: one locale, default the source.",
+)  # fmt: skip
 @click.option("--include-drafts", is_flag=True, help="Use draft (fuzzy) translations instead of the source text.")
 @click.option("--multilang", is_flag=True, help="Moodle: one question per bank question with every locale in it.")
 @click.option(
