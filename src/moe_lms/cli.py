@@ -17,7 +17,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from . import __version__, formats, loader
-from .files import write_atomic_stream
+from .files import write_atomic, write_atomic_stream
 from .formats import canvas as canvas_format
 from .lms import canvas as canvas_sync
 from .lms import canvas_client
@@ -169,7 +169,10 @@ def translations_update(bank_dir: Path | None) -> None:
 @main.command()
 @click.option("--format", "format_name", required=True, type=click.Choice(formats.names()), help="Output format.")
 @bank_argument
-@click.option("--locale", "locales", multiple=True, help="Locale to export (repeatable); default: every locale.")
+@click.option(
+    "--locale", "locales", multiple=True,
+    help="Locale to export (repeatable); default: every locale. html and gift: one locale, default the source.",
+)  # fmt: skip
 @click.option("--include-drafts", is_flag=True, help="Use draft (fuzzy) translations instead of the source text.")
 @click.option("--multilang", is_flag=True, help="Moodle: one question per bank question with every locale in it.")
 @click.option(
@@ -186,12 +189,19 @@ def export(
 ) -> None:
     """Export a bank to a file an LMS imports."""
     fmt = formats.get(format_name)
+    if fmt.one_locale_per_file and len(locales) > 1:
+        raise click.UsageError(
+            f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
+        )
     bank = load_or_exit(_bank_dir(bank_dir))
+    if fmt.one_locale_per_file and not locales:
+        locales = (bank.source_locale,)
     try:
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    target = output or Path(f"{bank.id}{fmt.suffix}")
+    default_name = f"{bank.id}.{locales[0]}{fmt.suffix}" if fmt.one_locale_per_file else f"{bank.id}{fmt.suffix}"
+    target = output or Path(default_name)
     try:
         if str(target) == "-":
             fmt.write(bank, options, sys.stdout.buffer)
@@ -391,3 +401,86 @@ def push_canvas(
     except KeyboardInterrupt:
         err.print("interrupted: run the same command again to complete the push", markup=False)
         sys.exit(130)
+
+
+# --- build: the ready-to-import shelf (exporters/) ----------------------------------------------------------------
+
+
+def _default_shelf(bank_dir: Path | None) -> Path:
+    """exporters/ at the top of the checkout for the shipped bank, else in the current folder."""
+    if bank_dir is None:
+        return shipped_bank_dir().resolve().parents[1] / "exporters"
+    return Path("exporters")
+
+
+def _shown(path: Path) -> str:
+    """A path as short as it can be said: relative to the current folder when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _is_shelf_file(path: Path) -> bool:
+    return path.is_file() and not path.name.startswith(".")
+
+
+@main.command()
+@bank_argument
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+    help="Folder of the shelf; default exporters/ at the top of the checkout.",
+)  # fmt: skip
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every file that differs from a fresh build.")
+@click.option("--include-drafts", is_flag=True, help="Use draft (fuzzy) translations instead of the source text.")
+def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_drafts: bool) -> None:
+    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and
+    HTML, one Moodle file with every locale, and a README saying which file to take and how to import it."""
+    from . import shelf
+
+    directory = _bank_dir(bank_dir)
+    bank = load_or_exit(directory)
+    folder = out_dir or _default_shelf(bank_dir)
+    plan = shelf.plan(bank, include_drafts=include_drafts)
+    if plan.skipped:
+        err.print(
+            f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
+            markup=False,
+        )
+    expected = set(plan.filenames)
+    present = {p.name for p in folder.iterdir() if _is_shelf_file(p)} if folder.is_dir() else set()
+    problems: list[Problem] = []
+    written = unchanged = 0
+    try:
+        for name, data in shelf.build(plan):
+            target = folder / name
+            old = target.read_bytes() if name in present else None
+            if old == data:
+                unchanged += 1
+            elif check:
+                what = "is missing" if old is None else "differs from a fresh build"
+                problems.append(Problem(_shown(target), None, what))
+            else:
+                write_atomic(target, data)
+                written += 1
+    except ProblemsFound as exc:
+        _fail(exc.problems)
+    for name in sorted(present - expected):
+        target = folder / name
+        if check:
+            problems.append(Problem(_shown(target), None, "is extra: a fresh build does not make it"))
+        elif name.startswith(f"{bank.id}."):
+            target.unlink()
+            err.print(f"removed {_shown(target)} (a fresh build does not make it)", markup=False)
+        else:
+            err.print(f"left {_shown(target)} alone: not a file moe-lms makes", markup=False)
+    if check:
+        if problems:
+            _print_problems(problems)
+            err.print(f"{_shown(folder)} is stale: run moe-lms build and commit the result.", markup=False)
+            sys.exit(EXIT_PROBLEMS)
+        out.print(f"{_shown(folder)}: all {unchanged} files are up to date", markup=False)
+        return
+    out.print(f"{_shown(folder)}: {written} written, {unchanged} unchanged", markup=False)
+    for locale in bank.target_locales:
+        out.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
