@@ -76,7 +76,7 @@ def check_base_url(base_url: str) -> str:
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    attempts: int = 8  # tries per request, the first included
+    attempts: int = 10  # tries per request, the first included
     base_delay: float = 0.5  # seconds; doubles per try
     max_delay: float = 30.0
     drain_rate: float = 10.0  # per second, as Canvas's rate-limit bucket drains: how fast a low budget refills
