@@ -49,6 +49,7 @@ class Format:
 
 # format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
 _REGISTERED: dict[str, str] = {
+    "canvas": "canvas",
     "gift": "gift",
     "html": "html",
 }
