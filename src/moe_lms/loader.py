@@ -43,16 +43,16 @@ def _display(path: Path) -> str:
 class _YamlLines:
     """Finds the line of a node by its path, composing the document only when first asked."""
 
-    def __init__(self, text: str) -> None:
-        self._text = text
+    def __init__(self, path: Path) -> None:
+        self._path = path  # read again only if an error needs a line: a large bank's text is not kept
         self._root: yaml.Node | None = None
         self._failed = False
 
     def root(self) -> yaml.Node | None:
         if self._root is None and not self._failed:
             try:
-                self._root = yaml.compose(self._text, Loader=yaml.CSafeLoader)
-            except yaml.YAMLError:
+                self._root = yaml.compose(self._path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+            except (yaml.YAMLError, OSError, UnicodeDecodeError):
                 self._failed = True
         return self._root
 
@@ -175,10 +175,12 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return None, [Problem(file, line, f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded")]
-    lines = _YamlLines(text)
+    del data
+    lines = _YamlLines(path)
     collector = _Collector(file, lines)
     try:
         raw = yaml_rs.loads(text, parse_datetime=False)
+        del text
     except yaml_rs.YAMLDecodeError as exc:
         message = str(exc).strip()
         where = re.search(r"line (\d+), column (\d+)", message)
