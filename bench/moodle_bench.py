@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -92,6 +93,49 @@ def run_text2qti(quiz_files: list[str]) -> dict[str, float]:
 # --- preparing the inputs --------------------------------------------------------------------------------------
 
 
+def make_bank(questions: int, markdown_every: int = 10) -> Any:
+    """bankgen's bank, but with every text unique (a real bank repeats nothing, so the renderer's cache never helps)
+    and the stem and explanation of every ``markdown_every``-th question carrying Markdown (`code`, **bold**),
+    which takes the full parser (0: none)."""
+    from bankgen import _sentence, _translate
+    from moe_lms.model import Bank, Translation, strings
+
+    def text(seed: int, length: int, tag: str, markdown: bool = False) -> str:
+        words = _sentence(seed, length)
+        return f"{words} `{tag}` and **more**." if markdown else f"{words} ({tag})."
+
+    qs = []
+    for i in range(questions):
+        marked = markdown_every > 0 and i % markdown_every == 0
+        qs.append(
+            {
+                "id": f"q{i:05d}",
+                "stem": text(i, 12, f"question {i}", marked) + "?",
+                "explanation": text(i + 1, 20, f"explanation {i}", marked),
+                "tags": ["generated"],
+                "choices": [
+                    {
+                        "id": "abcd"[j],
+                        "text": text(i + j, 6, f"{i}{'abcd'[j]}"),
+                        "correct": j == i % 4,
+                        "explanation": text(i * 3 + j, 18, f"why {i}{'abcd'[j]}"),
+                    }
+                    for j in range(4)
+                ],
+            }
+        )
+    header = {"id": "generated", "title": f"Generated bank of {questions}", "target_locales": LOCALES[1:]}
+    bank = Bank.model_validate({**header, "questions": qs})
+    translations = {
+        locale: {
+            path: Translation(text=_translate(locale, source), source=source, draft=n % 3 == 0)
+            for n, (path, source) in enumerate(strings(bank))
+        }
+        for locale in LOCALES[1:]
+    }
+    return bank.model_copy(update={"translations": translations})
+
+
 def text2qti_quiz(bank_dir: Path, locale: str) -> str:
     """The bank in one locale in text2qti's Markdown format, with the same texts the Moodle export carries."""
     from moe_lms.loader import load_bank
@@ -129,6 +173,9 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--skip-text2qti", action="store_true")
+    parser.add_argument(
+        "--markdown-every", type=int, default=10, help="every Nth question has Markdown in stem and explanation"
+    )
     parser.add_argument("--moe-lms", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--text2qti", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -139,12 +186,14 @@ def main() -> None:
         print(json.dumps(run_text2qti(args.text2qti)))
         return
 
-    from bankgen import write_bank
+    from moe_lms.loader import save_bank
 
     with tempfile.TemporaryDirectory() as tmp:
-        bank_dir = write_bank(Path(tmp) / "bank", args.questions, LOCALES[1:])
+        bank_dir = Path(tmp) / "bank"
+        save_bank(make_bank(args.questions, args.markdown_every), bank_dir)
         sizes = {p.name: p.stat().st_size for p in bank_dir.rglob("*") if p.is_file()}
-        print(f"bank: {args.questions:,} questions x 4 choices, locales {', '.join(LOCALES)}; files " + ", ".join(
+        print(f"bank: {args.questions:,} questions x 4 choices, locales {', '.join(LOCALES)}, every text unique, "
+              f"Markdown in every {args.markdown_every}th question; files " + ", ".join(
             f"{name} {size / 1e6:.1f} MB" for name, size in sorted(sizes.items())
         ))  # fmt: skip
         output = str(Path(tmp) / "out.moodle.xml")

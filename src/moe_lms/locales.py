@@ -8,9 +8,9 @@ language it is, and the view counts what fell back.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, cached_property
 
 from babel import Locale, UnknownLocaleError
 
@@ -110,7 +110,6 @@ class LocalizedView:
     bank: Bank
     locale: str
     include_drafts: bool = False
-    fallbacks: list[str] = field(default_factory=list)  # paths whose source text stands in
 
     def __post_init__(self) -> None:
         self.info = locale_info(self.locale)
@@ -118,8 +117,13 @@ class LocalizedView:
         self._catalog = self.bank.translations.get(self.locale, {})
         self._is_source = self.locale == self.bank.source_locale
         self._lang, self._source_lang = self.info.lang, self.source_info.lang  # read once per string: cached
-        if not self._is_source:
-            self.fallbacks = [p for p, s in strings(self.bank) if not self._usable(self._catalog.get(p), s)]
+
+    @cached_property
+    def fallbacks(self) -> list[str]:
+        """Paths whose source text stands in. Computed when first asked: exporters read strings one by one."""
+        if self._is_source:
+            return []
+        return [p for p, s in strings(self.bank) if not self._usable(self._catalog.get(p), s)]
 
     def _usable(self, t: Translation | None, source: str) -> bool:
         """Whether a translation stands in for ``source`` (the test of _lookup, without building a Resolved)."""
