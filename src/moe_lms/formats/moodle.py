@@ -25,6 +25,7 @@ exactly (export → import → export is byte-identical); files from Moodle get 
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import html
 import re
@@ -460,7 +461,7 @@ class _Questions:
         tags = _question_tags(self.bank, q)
         values += tags
         template = self.template(q.kind, len(q.choices), len(tags))
-        element = template.element.__copy__()  # lxml copies the whole subtree, without copy.deepcopy's dispatch
+        element = copy.copy(template.element)  # lxml's copy of an element is deep: the whole subtree
         nodes = list(element.iter())
         try:
             for position, value in zip(template.slots, values, strict=True):
