@@ -14,6 +14,7 @@ RSS (VmHWM: interpreter, imports and all). Targets (issue 3): at least 10x text2
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -210,6 +211,9 @@ def main() -> None:
         )
         if args.skip_text2qti:
             return
+        if importlib.util.find_spec("text2qti") is None:
+            print("text2qti is not installed: pip install -e '.[bench]' (or run with --skip-text2qti)")
+            sys.exit(1)
         quizzes = []
         for locale in LOCALES:
             path = Path(tmp) / f"quiz-{locale}.md"

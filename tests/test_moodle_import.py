@@ -282,3 +282,18 @@ def test_bad_input_is_an_error_naming_the_line_and_the_problem(data: bytes, line
     (problem,) = result.problems
     assert (problem.file, problem.line, problem.severity) == ("in.xml", line, Severity.ERROR)
     assert message in problem.message
+
+
+def test_multilang_spans_in_an_unknown_language_are_skipped_with_a_warning() -> None:
+    stem = '<span lang="en" class="multilang">Yes?</span><span lang="xx" class="multilang">Xx?</span>'
+    data = f"""<quiz><question type="multichoice"><name><text>Q</text></name>
+    <questiontext><text><![CDATA[{stem}]]></text></questiontext>
+    <generalfeedback><text>Because.</text></generalfeedback>
+    <answer fraction="100"><text>yes</text><feedback><text>Right.</text></feedback></answer>
+    <answer fraction="0"><text>no</text><feedback><text>Wrong.</text></feedback></answer>
+    </question></quiz>""".encode()
+    result = load(data)
+    assert result.bank is not None and result.bank.locales == ("en",)
+    assert [p.message for p in result.problems] == [
+        "multilang spans in language 'xx', which is no locale moe-lms knows; skipped"
+    ]

@@ -79,7 +79,6 @@ _STRICT_MULTILANG_SPAN = re.compile(r'<span(\s+lang="[a-zA-Z0-9_-]+"|\s+class="m
 _WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2})\s*>')
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
-_MARKUP = re.compile(r"[<>&]")
 _TAG = re.compile(r"<[^>]*>")
 _TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)">)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
 
@@ -845,11 +844,17 @@ class _Importer:
         for category in self.categories:
             if category.locale and category.locale not in found:
                 found.append(category.locale)
+        unknown: set[str] = set()
         for text in self._all_texts():
             for code in split_languages(text.body) or {}:
                 locale = locale_from_lang(code)
-                if locale not in found and _known_locale(locale):
+                if locale in found or locale in unknown:
+                    continue
+                if _known_locale(locale):
                     found.append(locale)
+                else:
+                    unknown.add(locale)
+                    self.warn(None, f"multilang spans in language {code!r}, which is no locale moe-lms knows; skipped")
         source = self.requested_locale or (found[0] if found else "en")
         return [source, *(loc for loc in found if loc != source)]
 
