@@ -46,7 +46,9 @@ class Format:
 
 
 # format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
-_REGISTERED: dict[str, str] = {}
+_REGISTERED: dict[str, str] = {
+    "qti21": "qti21",
+}
 
 
 def names() -> list[str]:
