@@ -259,19 +259,19 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         except schemas.SchemaError as exc:
             raise click.UsageError(str(exc)) from None
         if validators is None:
-            err.print(
+            out.print(
                 f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
                 markup=False,
             )
         else:
-            err.print(f"XSD validation: done, against {validators.directory}", markup=False)
+            out.print(f"XSD validation: done, against {validators.directory}", markup=False)
         try:
             problems = qti21.check_package(data, validators, name=str(file))
         except schemas.SchemaError as exc:
             raise click.UsageError(str(exc)) from None
         what = "QTI 2.1 package: " + ("XSD and semantic checks" if validators else "semantic checks only")
     else:
-        err.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
+        out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems, what = _check_moodle(file, data)
     if any(p.severity is Severity.ERROR for p in problems):
         _fail(problems)

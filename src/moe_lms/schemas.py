@@ -18,6 +18,12 @@ CP_XSD = Path("imscp/imscp_v1p1.xsd")
 LOM_XSD = Path("imscp/imsmd_loose_v1p3p2.xsd")
 QTI_METADATA_XSD = Path("qti21/imsqti_metadata_v2p1.xsd")
 REQUIRED = (QTI_XSD, CP_XSD, LOM_XSD, QTI_METADATA_XSD)
+# Where to look when nothing names a folder: beside the current folder (relative, so read at call time), then
+# beside the source tree (a development checkout next to shared/).
+FALLBACKS: tuple[Path, ...] = (
+    Path("..") / "shared" / "schemas",
+    Path(__file__).resolve().parents[2].parent / "shared" / "schemas",
+)
 
 NS_CP = "http://www.imsglobal.org/xsd/imscp_v1p1"
 NS_LOM = "http://ltsc.ieee.org/xsd/LOM"
@@ -42,8 +48,7 @@ def locate(option: Path | None = None) -> Path | None:
             if missing:
                 raise SchemaError(f"{source} names {directory}, which lacks {', '.join(missing)}")
             return directory
-    source_tree = Path(__file__).resolve().parents[2]
-    for candidate in (Path.cwd().parent / "shared" / "schemas", source_tree.parent / "shared" / "schemas"):
+    for candidate in FALLBACKS:
         if candidate.is_dir() and not _missing(candidate):
             return candidate
     return None

@@ -138,6 +138,9 @@ _QTI_HTML = frozenset(
 )  # fmt: skip
 _AS_SPAN = {"u": "moe-u", "s": "moe-s", "bdi": "moe-bdi", "bdo": "moe-bdo"}
 _FROM_SPAN = {v: k for k, v in _AS_SPAN.items()}
+_VOID = frozenset({"br", "hr", "img"})
+# ASCII punctuation Markdown may read as syntax, except & < > which leave as entities (&amp; &lt; &gt;).
+_INLINE_PUNCTUATION = re.compile(r"([!-%'-/:;=?@\[-`{-~])")
 _LENGTH = re.compile(r"^[0-9]+%?$")
 _INTEGER = re.compile(r"^[0-9]+$")
 _LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
@@ -211,8 +214,12 @@ def append_html(parent: etree._Element, fragment: str) -> None:
         _convert(child, parent)
 
 
-def _html_of(container: etree._Element) -> str:
-    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`."""
+def _html_of(container: etree._Element, *, escape_markdown: bool = False) -> str:
+    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`.
+
+    With ``escape_markdown`` the text is backslash-escaped, for HTML that Markdown parses inline (where
+    ``*`` or ``\\`` between tags would otherwise be read as Markdown).
+    """
     holder = etree.Element("div")
     holder.text = container.text
     for child in container:
@@ -220,8 +227,15 @@ def _html_of(container: etree._Element) -> str:
             holder.append(_plain_copy(child))
         elif child.tail:
             _add_text(holder, child.tail)
+    if escape_markdown:
+        for element in holder.iter():
+            if element.text:
+                element.text = _INLINE_PUNCTUATION.sub(r"\\\1", element.text)
+            if element.tail and element is not holder:
+                element.tail = _INLINE_PUNCTUATION.sub(r"\\\1", element.tail)
     parts = [html.escape(holder.text or "", quote=False)]
-    parts.extend(etree.tostring(child, encoding="unicode", method="html") for child in holder)
+    # XML syntax with explicit end tags: the HTML serialiser drops optional ones (</li>), which reparses differently.
+    parts.extend(etree.tostring(child, encoding="unicode") for child in holder)
     return "".join(parts).strip()
 
 
@@ -240,7 +254,7 @@ def _plain_copy(element: etree._Element) -> etree._Element:
     for cls in classes:
         if cls in ("moe-rtl", "moe-ltr"):
             copy.set("dir", cls[4:])
-    copy.text = element.text
+    copy.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
     for child in element:
         if isinstance(child.tag, str):
             copy.append(_plain_copy(child))
@@ -253,10 +267,21 @@ def _plain_copy(element: etree._Element) -> etree._Element:
 # --- export ----------------------------------------------------------------------------------------------------
 
 
-def _title(markdown: str, limit: int = 80) -> str:
-    """A one-line plain-text title (QTI ``title`` attributes are plain text)."""
-    text = " ".join(plain_text(markdown).split())
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _title(markdown: str, limit: int = 256) -> str:
+    """A one-line plain-text title from inline Markdown (QTI ``title`` attributes are plain text)."""
+    return _shorten(plain_text(markdown), limit)
+
+
+def _stem_title(markdown: str, limit: int = 80) -> str:
+    """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
+    scratch = etree.Element(_q("div"))
+    append_html(scratch, render_block(markdown))
+    return _shorten("".join(scratch.itertext()), limit)
 
 
 def _content(
@@ -328,7 +353,7 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
     item = etree.Element(_q("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
     item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     item.set("identifier", item_identifier(q.id, view.locale))
-    item.set("title", _title(view.stem(q).text))
+    item.set("title", _stem_title(view.stem(q).text))
     item.set("adaptive", "false")
     item.set("timeDependent", "false")
     item.set(XML_LANG, lang)
@@ -376,7 +401,7 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
     test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     test.set("identifier", f"{bank.id}-{view.locale}")
-    title = _title(view.title.text, limit=256)
+    title = _title(view.title.text)
     test.set("title", title)
     test.set("toolName", TOOL_NAME)
     test.set("toolVersion", __version__)
@@ -475,7 +500,7 @@ class _ManifestWriter:
         path = item_path(q.id, view.locale)
         with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
             stem = view.stem(q)
-            self.lom(q.id, [(stem.lang, _title(stem.text))], view.info.lang, q.tags)
+            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], view.info.lang, q.tags)
             with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
                 self.leaf(QTI_MD, "timeDependent", "false")
                 self.leaf(QTI_MD, "interactionType", "choiceInteraction")
@@ -1019,7 +1044,7 @@ class _Text:
                     return candidate
         as_html = _html_of(target)
         converted = markdownify(as_html, heading_style="ATX", bullets="-", strip=["div"]).strip()
-        for candidate in (converted, as_html):
+        for candidate in (converted, as_html, _html_of(target, escape_markdown=True)):
             if candidate and renders(candidate):
                 return candidate
         return converted or as_html or (plain or "").strip()
@@ -1103,6 +1128,15 @@ class _ParsedItem:
     explanation: _Text | None
     choices: list[_ParsedChoice]
     tags: tuple[str, ...]
+
+    def texts(self) -> Iterator[_Text]:
+        yield self.stem
+        if self.explanation is not None:
+            yield self.explanation
+        for c in self.choices:
+            yield c.text
+            if c.explanation is not None:
+                yield c.explanation
 
 
 def _number(text: str | None) -> float | int | None:
@@ -1345,10 +1379,14 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
 
     questions: list[Question] = []
     translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    foreign: dict[str, int] = {}  # languages of source-locale strings that are not in the source language
     for qid, versions in groups.items():
         question = _question(qid, versions, source, problems)
         if question is None:
             continue
+        for text in versions[source].texts():
+            if text.lang is not None and not _same_lang(text.lang, locale_info(source).lang):
+                foreign[text.lang] = foreign.get(text.lang, 0) + 1
         questions.append(question)
         for locale, item in versions.items():
             if locale != source:
@@ -1381,6 +1419,17 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
             if test.intro is not None and "intro" in data_ and _same_lang(test.intro.lang, lang):
                 catalog["intro"] = Translation(text=test.intro.markdown(), source=str(data_["intro"]))
     data_["translations"] = translations
+    if foreign:
+        languages = ", ".join(f"{n} in {lang}" for lang, n in foreign.items())
+        problems.append(
+            Problem(
+                name,
+                None,
+                f"the source locale {source} has strings in another language ({languages}): they fell back when the"
+                " package was exported; import a package of every locale to keep the original source",
+                severity=Severity.WARNING,
+            )
+        )
     errors = [p for p in problems if p.severity is Severity.ERROR]
     if errors:
         raise ProblemsFound(problems)
