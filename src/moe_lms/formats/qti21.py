@@ -12,6 +12,7 @@ with limits on file count and sizes, declared and actual.
 
 from __future__ import annotations
 
+import heapq
 import html
 import io
 import itertools
@@ -21,7 +22,9 @@ import struct
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from copy import deepcopy
 from dataclasses import dataclass, field
+from functools import cache
 from typing import IO, TYPE_CHECKING, BinaryIO
 
 import lxml.html
@@ -65,6 +68,7 @@ TEST_TYPE_PREFIX = "imsqti_test_xmlv2p"
 
 MANIFEST = "imsmanifest.xml"
 STYLESHEET = "style/moe-lms.css"
+ITEM_STYLESHEET_HREF = f"../{STYLESHEET}"  # items/ and tests/ are both one folder down
 STYLE_ID = "STYLE"
 TOOL_NAME = "moe-lms"
 LOM_CATALOG = "moe-lms"
@@ -94,7 +98,12 @@ def _q(tag: str) -> str:
 def _sub(
     parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
 ) -> etree._Element:
+    """A structural QTI element on a line of its own, for people reading the XML. Text from Markdown never
+    goes through here (see :func:`append_html`), so it is left exactly as rendered."""
+    if parent.text is None and not len(parent):
+        parent.text = "\n"
     element = etree.SubElement(parent, _q(tag), attrib)
+    element.tail = "\n"
     if text is not None:
         element.text = text
     return element
@@ -206,7 +215,7 @@ def append_html(parent: etree._Element, fragment: str) -> None:
         return
     simple = _ONE_PARAGRAPH.match(fragment)
     if simple:
-        _sub(parent, "p", text=html.unescape(simple.group(1)))
+        etree.SubElement(parent, _q("p")).text = html.unescape(simple.group(1))
         return
     holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
     _add_text(parent, holder.text)
@@ -279,8 +288,12 @@ def _title(markdown: str, limit: int = 256) -> str:
 
 def _stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
+    rendered = render_block(markdown)
+    simple = _ONE_PARAGRAPH.match(rendered)
+    if simple:
+        return _shorten(html.unescape(simple.group(1)), limit)
     scratch = etree.Element(_q("div"))
-    append_html(scratch, render_block(markdown))
+    append_html(scratch, rendered)
     return _shorten("".join(scratch.itertext()), limit)
 
 
@@ -333,6 +346,22 @@ def _response_processing(item: etree._Element, multiple: bool) -> None:
     _base_value(chosen, "identifier", GENERAL_FEEDBACK)
 
 
+@cache
+def _template(name: str) -> etree._Element:
+    """Parts every item shares, built once and deep-copied (in C) into each item: much cheaper than rebuilding
+    them element by element for every item of a large bank."""
+    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    if name == "SCORE":
+        _outcome(holder, "SCORE", "single", "float", "0")
+    elif name == "FEEDBACK":
+        _outcome(holder, "FEEDBACK", "multiple", "identifier", None)
+    elif name == "stylesheet":
+        _sub(holder, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    else:
+        _response_processing(holder, multiple=name == "multiple")
+    return holder[0]
+
+
 def _outcome(item: etree._Element, identifier: str, cardinality: str, base_type: str, default: str | None) -> None:
     declaration = _sub(item, "outcomeDeclaration", {"identifier": identifier, "cardinality": cardinality})
     declaration.set("baseType", base_type)
@@ -373,10 +402,10 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
         for c in q.choices:
             value = q.points / right if c.correct else -q.points / wrong
             _sub(mapping, "mapEntry", {"mapKey": c.id, "mappedValue": _num(value)})
-    _outcome(item, "SCORE", "single", "float", "0")
+    item.append(deepcopy(_template("SCORE")))
     _outcome(item, "MAXSCORE", "single", "float", _num(q.points))
-    _outcome(item, "FEEDBACK", "multiple", "identifier", None)
-    _sub(item, "stylesheet", {"href": posixpath.relpath(STYLESHEET, "items"), "type": "text/css"})
+    item.append(deepcopy(_template("FEEDBACK")))
+    item.append(deepcopy(_template("stylesheet")))
 
     body = _sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
     interaction = _sub(body, "choiceInteraction", {"responseIdentifier": "RESPONSE"})
@@ -389,11 +418,11 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
         choice = _sub(interaction, "simpleChoice", {"identifier": c.id})
         _content(choice, view.choice_text(q, c), lang, render_inline, always=False)
 
-    _response_processing(item, multiple)
+    item.append(deepcopy(_template("multiple" if multiple else "single")))
     for c in q.choices:
         _feedback(item, c.id, view.choice_explanation(q, c), lang)
     _feedback(item, GENERAL_FEEDBACK, view.explanation(q), lang)
-    return _line_breaks(item)
+    return item
 
 
 def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
@@ -407,7 +436,7 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     test.set("toolVersion", __version__)
     _outcome(test, "SCORE", "single", "float", "0")
     _outcome(test, "MAXSCORE", "single", "float", "0")
-    _sub(test, "stylesheet", {"href": posixpath.relpath(STYLESHEET, "tests"), "type": "text/css"})
+    _sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
     part = _sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
     _sub(part, "itemSessionControl", {"showFeedback": "true"})
     section = _sub(part, "assessmentSection", {"identifier": "section", "title": title, "visible": "true"})
@@ -422,26 +451,13 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
             "assessmentItemRef",
             {
                 "identifier": item_identifier(q.id, view.locale),
-                "href": posixpath.relpath(item_path(q.id, view.locale), "tests"),
+                "href": f"../{item_path(q.id, view.locale)}",
             },
         )
     processing = _sub(test, "outcomeProcessing")
     for identifier in ("SCORE", "MAXSCORE"):
         _expression(_sub(_set_outcome(processing, identifier), "sum"), "testVariables", variableIdentifier=identifier)
-    return _line_breaks(test)
-
-
-_CONTENT = frozenset(_q(tag) for tag in ("prompt", "simpleChoice", "modalFeedback", "rubricBlock"))
-
-
-def _line_breaks(element: etree._Element) -> etree._Element:
-    """One structural element per line, for people reading the XML; text content is left exactly as rendered."""
-    if element.tag not in _CONTENT and len(element):
-        element.text = "\n"
-        for child in element:
-            child.tail = "\n"
-            _line_breaks(child)
-    return element
+    return test
 
 
 class _ManifestWriter:
@@ -568,36 +584,45 @@ def _entry_info(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def _check_text(bank: Bank, views: dict[str, LocalizedView]) -> None:
-    """Find every string XML cannot carry before writing anything, and name its question and locale."""
-    illegal = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _check_text(bank: Bank, locales: Iterable[str]) -> None:
+    """Find every translation XML cannot carry before writing anything, and name its question and locale.
+    (The bank's own text was checked when it was loaded; translations come from PO files.)"""
     problems = []
-    for locale, view in views.items():
-        for q in bank.questions:
-            strings = [("stem", view.stem(q)), ("explanation", view.explanation(q))]
-            for c in q.choices:
-                strings += [(f"choice {c.id!r} text", view.choice_text(q, c))]
-                strings += [(f"choice {c.id!r} explanation", view.choice_explanation(q, c))]
-            for what, resolved in strings:
-                bad = illegal.search(resolved.text)
-                if bad:
-                    problems.append(
-                        Problem(
-                            item_path(q.id, locale),
-                            None,
-                            f"{what} ({locale}) contains U+{ord(bad.group()):04X}, which XML 1.0 cannot carry",
-                            f"question {q.id!r}",
-                        )
+    for locale in locales:
+        for path, translation in bank.translations.get(locale, {}).items():
+            bad = _XML_ILLEGAL.search(translation.text)
+            if bad:
+                question, _, what = path.partition("/")
+                problems.append(
+                    Problem(
+                        item_path(question, locale) if what else f"locales/{locale}.po",
+                        None,
+                        f"{what or path} ({locale}) contains U+{ord(bad.group()):04X}, which XML 1.0 cannot carry",
+                        f"question {question!r}" if what else None,
                     )
+                )
     if problems:
         raise ProblemsFound(problems)
+
+
+def _in_name_order(bank: Bank, locales: Iterable[str]) -> Iterator[tuple[Question, str]]:
+    """Every (question, locale) in the order of their item file names (zip entries are sorted), merged from one
+    sorted run per locale, so no list of every item is ever held."""
+
+    def run(locale: str) -> Iterator[tuple[Question, str]]:
+        for q in sorted(bank.questions, key=lambda q: item_path(q.id, locale)):
+            yield q, locale
+
+    return heapq.merge(*(run(loc) for loc in locales), key=lambda pair: item_path(pair[0].id, pair[1]))
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
-    items = sorted(((item_path(q.id, loc), q, loc) for loc in views for q in bank.questions), key=lambda t: t[0])
     with zipfile.ZipFile(_Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as package:
 
         def put(name: str, data: bytes) -> None:
@@ -606,7 +631,8 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
 
         with package.open(_entry_info(MANIFEST), "w") as entry:
             _write_manifest(bank, views, entry)
-        for name, q, loc in items:
+        for q, loc in _in_name_order(bank, views):
+            name = item_path(q.id, loc)
             try:
                 item = build_item(q, views[loc])
             except ValueError as exc:  # characters XML cannot carry, reached through HTML entities
