@@ -1121,7 +1121,7 @@ def _slug(value: str) -> str:
     return slug[:ID_MAX_LENGTH].rstrip("-")
 
 
-def _feedback_text(element: etree._Element, inline: bool = False) -> _Text:
+def _feedback_text(element: etree._Element) -> _Text:
     """Our feedback wraps its content in one div that carries language and direction; others' may not."""
     children = [c for c in element if isinstance(c.tag, str)]
     if (
@@ -1131,7 +1131,7 @@ def _feedback_text(element: etree._Element, inline: bool = False) -> _Text:
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text(_without(element, ()), _lang_of(element), inline=inline or element.tag == _q("feedbackInline"))
+    return _Text(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
 
 
 @dataclass
@@ -1306,6 +1306,7 @@ def _plain_markdown(text: str) -> str:
 
 @dataclass
 class _ParsedTest:
+    identifier: str
     locale: str | None
     title: str | None
     intro: _Text | None
@@ -1321,6 +1322,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
     rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
     refs = [resolve_href(resource.path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
     return _ParsedTest(
+        identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
         intro=_Text(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
@@ -1328,9 +1330,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
     )
 
 
-def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[Problem]]:
-    """A bank from a QTI 2.1 package (choice items; each question's items in several languages become one
-    question with translations). Returns the bank and warnings; raises ProblemsFound with every error."""
+def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
     try:
         package = SafeZip(data)
         if MANIFEST not in package.infos:
@@ -1338,15 +1338,16 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
         manifest = package.xml(MANIFEST)
     except (UnsafePackage, UnsafeXmlError) as exc:
         raise ProblemsFound([Problem(name, None, str(exc))]) from None
-    place = f"{name}!/"
-    problems: list[Problem] = []
     if manifest.tag != _cp("manifest"):
-        raise ProblemsFound(
-            [Problem(place + MANIFEST, 1, f"the root element is {_tag(manifest)}, not an IMS CP manifest")]
-        )
-    meta = _bank_metadata(manifest)
-    default_locale = (_locale_of(meta.language) if meta.language else None) or "en"
+        message = f"the root element is {_tag(manifest)}, not an IMS CP manifest"
+        raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", 1, message)])
+    return package, manifest
 
+
+def _read_resources(
+    package: SafeZip, manifest: etree._Element, name: str, default_locale: str, problems: list[Problem]
+) -> tuple[dict[str, _ParsedItem], list[_ParsedTest]]:
+    """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, _ParsedItem] = {}
     tests: list[_ParsedTest] = []
     for resource in _resources(manifest):
@@ -1354,53 +1355,58 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
             continue
         if resource.path is None or resource.path not in package.infos:
-            problems.append(
-                Problem(
-                    place + MANIFEST,
-                    resource.element.sourceline,
-                    f"resource {resource.identifier!r} names no file of the package",
-                )
-            )
+            message = f"resource {resource.identifier!r} names no file of the package"
+            problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
             continue
-        report = _Report(place + resource.path)
+        report = _Report(f"{name}!/{resource.path}")
         try:
             root = package.xml(resource.path)
         except (UnsafePackage, UnsafeXmlError) as exc:
             report.add(None, str(exc))
         else:
-            if is_item:
-                parsed = _parse_item(root, resource, default_locale, report)
-                if parsed is not None:
-                    items[resource.path] = parsed
-            else:
-                test = _parse_test(root, resource, report)
-                if test is not None:
-                    tests.append(test)
+            if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
+                items[resource.path] = item
+            elif not is_item and (test := _parse_test(root, resource, report)) is not None:
+                tests.append(test)
         problems.extend(report.problems)
-
     for test in tests:  # a test without LOM language is in the language of its items
         if test.locale is None:
             test.locale = next((items[p].locale for p in test.items if p in items), None)
+    return items, tests
+
+
+def _group(
+    items: dict[str, _ParsedItem], tests: list[_ParsedTest], problems: list[Problem]
+) -> dict[str, dict[str, _ParsedItem]]:
+    """Items by question and locale, questions in test order (then manifest order for items no test names)."""
     order = [p for t in tests for p in t.items if p in items] + list(items)
     groups: dict[str, dict[str, _ParsedItem]] = {}
     for path in dict.fromkeys(order):
         item = items[path]
         versions = groups.setdefault(item.qid, {})
         if item.locale in versions:
-            problems.append(
-                Problem(
-                    item.path,
-                    None,
-                    f"question {item.qid!r} has two items in {item.locale} (also {versions[item.locale].path})",
-                )
-            )
-            continue
-        versions[item.locale] = item
-    present = list(dict.fromkeys([*(t.locale for t in tests if t.locale), *(i.locale for i in items.values())]))
+            message = f"question {item.qid!r} has two items in {item.locale} (also {versions[item.locale].path})"
+            problems.append(Problem(item.path, None, message))
+        else:
+            versions[item.locale] = item
+    return groups
+
+
+def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[Problem]]:
+    """A bank from a QTI 2.1 package (choice items; each question's items in several languages become one
+    question with translations). Returns the bank and warnings; raises ProblemsFound with every error."""
+    package, manifest = _open(data, name)
+    problems: list[Problem] = []
+    meta = _bank_metadata(manifest)
+    default_locale = (_locale_of(meta.language) if meta.language else None) or "en"
+    items, tests = _read_resources(package, manifest, name, default_locale, problems)
+    groups = _group(items, tests, problems)
     if not groups:
         problems.append(Problem(name, None, "the package has no choice item moe-lms can import"))
         raise ProblemsFound(problems)
+    present = list(dict.fromkeys([*(t.locale for t in tests if t.locale), *(i.locale for i in items.values())]))
     source = default_locale if default_locale in present else present[0]
+    source_lang = locale_info(source).lang
     targets = [loc for loc in present if loc != source]
 
     questions: list[Question] = []
@@ -1410,68 +1416,53 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
         question = _question(qid, versions, source, problems)
         if question is None:
             continue
-        for text in versions[source].texts():
-            if text.lang is not None and not _same_lang(text.lang, locale_info(source).lang):
-                foreign[text.lang] = foreign.get(text.lang, 0) + 1
         questions.append(question)
+        for text in versions[source].texts():
+            if text.lang is not None and not _same_lang(text.lang, source_lang):
+                foreign[text.lang] = foreign.get(text.lang, 0) + 1
         for locale, item in versions.items():
             if locale != source:
                 _translate(question, item, locale, translations[locale], problems)
+    if foreign:
+        languages = ", ".join(f"{n} in {lang}" for lang, n in foreign.items())
+        message = (
+            f"the source locale {source} has strings in another language ({languages}): they fell back when the"
+            " package was exported; import a package of every locale to keep the original source"
+        )
+        problems.append(Problem(name, None, message, severity=Severity.WARNING))
 
     source_test = next((t for t in tests if t.locale == source), None)
     titles = dict(reversed(meta.titles))
-    title = titles.get(locale_info(source).lang) or (source_test.title if source_test else None) or name
-    bank_id = meta.id or (
-        _slug(source_test_id)
-        if (source_test_id := _test_identifier(manifest, package, source))
-        else _slug(posixpath.basename(name).split(".")[0])
-    )
-    data_: dict[str, object] = {
-        "id": _slug(bank_id),
-        "title": _plain_markdown(title),
+    title = _plain_markdown(titles.get(source_lang) or (source_test.title if source_test else None) or name)
+    bank_id = meta.id or (source_test.identifier.removesuffix(f"-{source}") if source_test else None)
+    raw: dict[str, object] = {
+        "id": _slug(bank_id or posixpath.basename(name).split(".")[0]),
+        "title": title,
         "source_locale": source,
         "target_locales": targets,
         "tags": list(meta.tags),
         "questions": questions,
+        "translations": translations,
     }
-    if source_test is not None and source_test.intro is not None:
-        data_["intro"] = source_test.intro.markdown()
+    intro = source_test.intro.markdown() if source_test is not None and source_test.intro is not None else None
+    if intro is not None:
+        raw["intro"] = intro
     for test in tests:
-        if test.locale in translations:
-            lang = locale_info(test.locale).lang
-            catalog = translations[test.locale]
-            if lang in titles and titles[lang] != title:
-                catalog["title"] = Translation(text=_plain_markdown(titles[lang]), source=str(data_["title"]))
-            if test.intro is not None and "intro" in data_ and _same_lang(test.intro.lang, lang):
-                catalog["intro"] = Translation(text=test.intro.markdown(), source=str(data_["intro"]))
-    data_["translations"] = translations
-    if foreign:
-        languages = ", ".join(f"{n} in {lang}" for lang, n in foreign.items())
-        problems.append(
-            Problem(
-                name,
-                None,
-                f"the source locale {source} has strings in another language ({languages}): they fell back when the"
-                " package was exported; import a package of every locale to keep the original source",
-                severity=Severity.WARNING,
-            )
-        )
-    errors = [p for p in problems if p.severity is Severity.ERROR]
-    if errors:
+        if test.locale not in translations:
+            continue
+        lang, catalog = locale_info(test.locale).lang, translations[test.locale]
+        if lang in titles:  # a title that fell back is in the source language, so it has no entry here
+            catalog["title"] = Translation(text=_plain_markdown(titles[lang]), source=title)
+        if intro is not None and test.intro is not None and _same_lang(test.intro.lang, lang):
+            catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
+
+    if any(p.severity is Severity.ERROR for p in problems):
         raise ProblemsFound(problems)
     try:
-        bank = Bank.model_validate(data_)
+        return Bank.model_validate(raw), problems
     except ValidationError as exc:
-        raise ProblemsFound(problems + [Problem(name, None, e["msg"]) for e in exc.errors(include_url=False)]) from None
-    return bank, problems
-
-
-def _test_identifier(manifest: etree._Element, package: SafeZip, locale: str) -> str | None:
-    for resource in _resources(manifest):
-        if resource.kind.startswith(TEST_TYPE_PREFIX) and resource.path in package.infos and resource.path:
-            identifier = package.xml(resource.path).get("identifier", "")
-            return identifier.removesuffix(f"-{locale}")
-    return None
+        errors = [Problem(name, None, e["msg"].removeprefix("Value error, ")) for e in exc.errors(include_url=False)]
+        raise ProblemsFound(problems + errors) from None
 
 
 def _question(qid: str, versions: dict[str, _ParsedItem], source: str, problems: list[Problem]) -> Question | None:
