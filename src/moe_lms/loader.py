@@ -8,8 +8,10 @@ Every problem of a run is collected and reported together.
 from __future__ import annotations
 
 import difflib
+import gc
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,16 +43,16 @@ def _display(path: Path) -> str:
 class _YamlLines:
     """Finds the line of a node by its path, composing the document only when first asked."""
 
-    def __init__(self, text: str) -> None:
-        self._text = text
+    def __init__(self, path: Path) -> None:
+        self._path = path  # read again only if an error needs a line: a large bank's text is not kept
         self._root: yaml.Node | None = None
         self._failed = False
 
     def root(self) -> yaml.Node | None:
         if self._root is None and not self._failed:
             try:
-                self._root = yaml.compose(self._text, Loader=yaml.CSafeLoader)
-            except yaml.YAMLError:
+                self._root = yaml.compose(self._path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+            except (yaml.YAMLError, OSError, UnicodeDecodeError):
                 self._failed = True
         return self._root
 
@@ -138,6 +140,11 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
             message = err["msg"].removeprefix("Value error, ")
             if kind == "value_error":
                 message = f"{name}: {message}"
+        elif kind == "string_pattern_mismatch":
+            message = (
+                f"{name}: {err['input']!r} is not a valid id (a lowercase letter, then lowercase letters, digits "
+                "and hyphens: it becomes QTI identifiers, Moodle idnumbers and Canvas markers)"
+            )
         else:
             message = f"{name}: {err['msg']}"
         collector.add(loc, message, _where(raw_questions, loc))
@@ -168,10 +175,12 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return None, [Problem(file, line, f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded")]
-    lines = _YamlLines(text)
+    del data
+    lines = _YamlLines(path)
     collector = _Collector(file, lines)
     try:
         raw = yaml_rs.loads(text, parse_datetime=False)
+        del text
     except yaml_rs.YAMLDecodeError as exc:
         message = str(exc).strip()
         where = re.search(r"line (\d+), column (\d+)", message)
@@ -193,6 +202,7 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     for index, rq in enumerate(raw_questions):
         try:
             questions.append(Question.model_validate(rq))
+            raw_questions[index] = {"id": rq["id"]}  # free the raw copy as we go; errors need only the id
         except ValidationError as exc:
             _report(collector, exc, ("questions", index), raw_questions)
             valid = False
@@ -211,55 +221,75 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     return bank, []
 
 
-def read_catalog(path: Path, bank: Bank, locale: str) -> tuple[dict[str, Translation], list[Problem]]:
-    """One locale's translations from its PO file, with a problem for every entry that names no string."""
+def read_catalog(
+    path: Path, bank: Bank, locale: str, known: dict[str, tuple[str, str]] | None = None
+) -> tuple[dict[str, Translation], list[Problem]]:
+    """One locale's translations from its PO file, with a problem for every entry that names no string.
+
+    ``known`` maps each string path of the bank to (path, source text); passing it in shares those strings
+    between locales instead of keeping a copy per catalog.
+    """
     file = _display(path)
+    if known is None:
+        known = {p: (p, s) for p, s in strings(bank)}
+    problems: list[Problem] = []
+    catalog: dict[str, Translation] = {}
+    seen: set[str] = set()
     try:
-        parsed = po.read_po(path.read_text(encoding="utf-8"))
+        with path.open(encoding="utf-8") as stream:
+            for index, e in enumerate(po.iter_po(stream)):
+                if index == 0 and e.context is None and e.msgid == "":
+                    language = po.parse_header(e.msgstr).get("Language")
+                    if language and language.replace("-", "_") != locale:
+                        problems.append(
+                            Problem(file, e.line, f"header says Language: {language}, but the file name says {locale}")
+                        )
+                    continue
+                if e.obsolete:
+                    continue
+                problem = _catalog_entry(e, known, catalog, seen, file)
+                if problem is not None:
+                    problems.append(problem)
     except po.PoSyntaxError as exc:
-        return {}, [Problem(file, exc.line, f"PO syntax error: {exc.message}")]
+        return {}, [*problems, Problem(file, exc.line, f"PO syntax error: {exc.message}")]
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [Problem(file, None, f"cannot read: {exc}")]
-    problems: list[Problem] = []
-    language = parsed.header.get("Language")
-    if language and language.replace("-", "_") != locale:
-        problems.append(Problem(file, 1, f"header says Language: {language}, but the file name says {locale}"))
-    known = {p: s for p, s in strings(bank)}
-    catalog: dict[str, Translation] = {}
-    first_line: dict[str, int] = {}
-    for e in parsed.entries:
-        if e.obsolete:
-            continue
-        if e.context is None:
-            problems.append(Problem(file, e.line, f"entry {e.msgid[:40]!r} has no msgctxt (the string's path)"))
-            continue
-        if e.context not in known:
-            hint = difflib.get_close_matches(e.context, known, n=1)
-            problems.append(
-                Problem(
-                    file,
-                    e.line,
-                    f"msgctxt {e.context!r} names no string of the bank"
-                    + (f" (did you mean {hint[0]!r}?)" if hint else ""),
-                    where=_path_where(e.context),
-                )
-            )
-            continue
-        if e.context in first_line:
-            problems.append(
-                Problem(file, e.line, f"msgctxt {e.context!r} appears twice (first at line {first_line[e.context]})")
-            )
-            continue
-        first_line[e.context] = e.line
-        if not e.msgstr:
-            continue
-        try:
-            text = clean_text(e.msgstr)
-        except ValueError as exc:
-            problems.append(Problem(file, e.line, f"msgstr: {exc}", where=_path_where(e.context)))
-            continue
-        catalog[e.context] = Translation.model_construct(text=text, source=e.msgid, draft=e.fuzzy)
     return catalog, problems
+
+
+def _catalog_entry(
+    e: po.PoEntry,
+    known: dict[str, tuple[str, str]],
+    catalog: dict[str, Translation],
+    seen: set[str],
+    file: str,
+) -> Problem | None:
+    """Add one PO entry to the catalog, or say what is wrong with it."""
+    if e.context is None:
+        return Problem(file, e.line, f"entry {e.msgid[:40]!r} has no msgctxt (the string's path)")
+    hit = known.get(e.context)
+    if hit is None:
+        hint = difflib.get_close_matches(e.context, known, n=1)
+        return Problem(
+            file,
+            e.line,
+            f"msgctxt {e.context!r} names no string of the bank" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+            where=_path_where(e.context),
+        )
+    if e.context in seen:
+        return Problem(file, e.line, f"msgctxt {e.context!r} appears more than once", where=_path_where(e.context))
+    seen.add(hit[0])
+    if not e.msgstr:
+        return None
+    key, source = hit
+    if e.msgid != source:  # stale; otherwise share the bank's string instead of keeping a copy
+        source = e.msgid
+    try:
+        text = clean_text(e.msgstr)
+    except ValueError as exc:
+        return Problem(file, e.line, f"msgstr: {exc}", where=_path_where(e.context))
+    catalog[key] = Translation(text, source, e.fuzzy)
+    return None
 
 
 def _path_where(path: str) -> str | None:
@@ -272,12 +302,30 @@ def _path_where(path: str) -> str | None:
     return None
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Loading builds large acyclic trees; the cyclic GC would only rescan them (it doubled load time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     """Load a bank directory, returning every problem found (the bank is None if bank.yaml is unusable)."""
+    with _gc_paused():
+        return _check_bank(directory)
+
+
+def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     bank, problems = read_bank_yaml(directory / BANK_FILE)
     if bank is None:
         return None, problems
     translations: dict[str, dict[str, Translation]] = {}
+    known = {p: (p, s) for p, s in strings(bank)}
     locales_dir = directory / LOCALES_DIR
     for path in sorted(locales_dir.glob("*.po")) if locales_dir.is_dir() else []:
         locale = path.stem
@@ -291,9 +339,10 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
                 )
             )
             continue
-        catalog, found = read_catalog(path, bank, locale)
+        catalog, found = read_catalog(path, bank, locale, known)
         problems.extend(found)
-        translations[locale] = catalog
+        if catalog:
+            translations[locale] = catalog
     return bank.model_copy(update={"translations": translations}), problems
 
 

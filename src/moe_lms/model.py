@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import Annotated, Literal, NoReturn
+from typing import Annotated, Literal, NamedTuple, NoReturn
 
 from pydantic import (
     AfterValidator,
@@ -41,7 +41,7 @@ def clean_text(value: str) -> str:
         raise ValueError(
             f"contains U+{ord(bad.group()):04X} at character {bad.start() + 1}, which XML 1.0 cannot carry"
         )
-    if not value.strip():
+    if not value or value.isspace():
         raise ValueError("text is empty")
     return unicodedata.normalize("NFC", value)
 
@@ -140,12 +140,16 @@ class Feedback(Frozen):
     incorrect: Markdown = "Your answer is incorrect."
 
 
-class Translation(Frozen):
-    """One string's translation, as a translator left it."""
+class Translation(NamedTuple):
+    """One string's translation, as a translator left it.
+
+    A named tuple rather than a model: a large bank has hundreds of thousands of them, and they are only
+    ever built from already-checked PO entries.
+    """
 
     text: str
-    source: str = Field(description="The source text it translates (the PO msgid); differs from the bank's when stale.")
-    draft: StrictBool = Field(default=False, description="Needs review (PO `fuzzy`).")
+    source: str  # the source text it translates (the PO msgid); differs from the bank's when stale
+    draft: bool = False  # needs review (PO ``fuzzy``)
 
 
 class Bank(Frozen):

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TextIO
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
+
+from .locales import locale_info
 
 # Fixed so that the same translations always give byte-identical files (no timestamps in diffs).
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -27,7 +30,7 @@ class PoSyntaxError(ValueError):
         self.message = message
 
 
-@dataclass
+@dataclass(slots=True)
 class PoEntry:
     context: str | None
     msgid: str
@@ -67,10 +70,154 @@ def _unquote(token: str, line: int) -> str:
     return _ESCAPE.sub(unescape, body)
 
 
+_STR = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+_STRS = rf"{_STR}(?:[ \t]*\n[ \t]*{_STR})*"
+# One match per entry, so the regex engine does the per-line work of the common case; anything it cannot
+# match (or an obsolete "#~" block) goes to the line parser, which is also what names a syntax error's line.
+_ENTRY = re.compile(
+    rf"""\s*(?P<comments>(?:[ \t]*\#(?!~)[^\n]*\n)*)
+    [ \t]*(?P<keyword>)(?:msgctxt[ \t]+(?P<ctx>{_STRS})[ \t]*\n)?
+    [ \t]*msgid[ \t]+(?P<id>{_STRS})[ \t]*\n
+    [ \t]*msgstr[ \t]+(?P<str>{_STRS})[ \t]*(?:\n|\Z)""",
+    re.VERBOSE,
+)
+_BLANKS = re.compile(r"\s*")
+_OBSOLETE_BLOCK = re.compile(r"(?:[ \t]*\#~[^\n]*(?:\n|\Z)|[ \t]*\#[^~\n][^\n]*\n)+")
+_PIECE = re.compile(_STR)
+_PREVIOUS_MSGID = re.compile(rf"^[ \t]*\#\|[ \t]*msgid[ \t]+({_STR}(?:[ \t]*\n[ \t]*\#\|[ \t]*{_STR})*)", re.M)
+
+
+def _strings(group: str, line: int) -> str:
+    if group.count('"') == 2:
+        return _unquote(group, line)
+    return "".join(_unquote(piece, line) for piece in _PIECE.findall(group))
+
+
 def read_po(text: str) -> PoFile:
     """Parse PO text; raise PoSyntaxError naming the line of the first syntax error."""
-    entries: list[PoEntry] = []
+    return _collect(iter_po(io.StringIO(text)))
+
+
+def _collect(entries: Iterable[PoEntry]) -> PoFile:
     header: dict[str, str] = {}
+    collected: list[PoEntry] = []
+    for e in entries:
+        if e.context is None and e.msgid == "" and not e.obsolete and not collected and not header:
+            header = parse_header(e.msgstr)
+        else:
+            collected.append(e)
+    return PoFile(header=header, entries=collected)
+
+
+def parse_header(msgstr: str) -> dict[str, str]:
+    header: dict[str, str] = {}
+    for raw in msgstr.split("\n"):
+        key, sep, value = raw.partition(":")
+        if sep:
+            header[key.strip()] = value.strip()
+    return header
+
+
+_CHUNK = 1 << 20
+
+
+def iter_po(stream: TextIO) -> Iterator[PoEntry]:
+    """Stream a PO file's entries (the header entry first, as it stands), reading it a megabyte at a time.
+
+    Memory stays flat however large the catalog. Chunks end at blank lines, which separate PO entries; a chunk
+    the fast path cannot read is handed, with the rest of the file, to the line parser.
+    """
+    pending, line = "", 1
+    while True:
+        chunk = stream.read(_CHUNK)
+        text = pending + chunk
+        cut = text.rfind("\n\n") + 1 if chunk else len(text)
+        if cut <= 0:
+            pending = text
+            continue
+        head, pending = text[:cut], text[cut:]
+        try:
+            parsed = list(_parse_chunk(head, line))  # whole chunk first: a fallback must not repeat entries
+        except _NotCommonShape:
+            try:
+                rest = _read_po_lines(head + pending + stream.read())
+            except PoSyntaxError as exc:
+                raise PoSyntaxError(exc.line + line - 1, exc.message) from None
+            for e in rest:
+                e.line += line - 1
+                yield e
+            return
+        yield from parsed
+        line += head.count("\n")
+        if not chunk:
+            return
+
+
+class _NotCommonShape(Exception):
+    pass
+
+
+def _parse_chunk(text: str, line: int) -> Iterator[PoEntry]:
+    try:
+        yield from _parse_chunk_fast(text, line)
+    except PoSyntaxError:  # the line parser names the exact line of the problem
+        raise _NotCommonShape from None
+
+
+def _parse_chunk_fast(text: str, line: int) -> Iterator[PoEntry]:
+    pos, end = 0, len(text)
+    while True:
+        m = _ENTRY.match(text, pos)
+        if m is None:
+            blank = _BLANKS.match(text, pos)
+            assert blank is not None  # \s* always matches
+            line += text.count("\n", pos, blank.end())
+            pos = blank.end()
+            if pos >= end:
+                return
+            block = _OBSOLETE_BLOCK.match(text, pos)
+            if block is None or "#~" not in block.group():
+                raise _NotCommonShape
+            for e in _read_po_lines(block.group()):
+                e.line += line - 1
+                yield e
+            line += block.group().count("\n")
+            pos = block.end()
+            continue
+        start = line + text.count("\n", pos, m.start("keyword"))
+        comments, ctx, msgid, msgstr = m.group("comments", "ctx", "id", "str")
+        # The common case, one line and no escapes, is a slice; the rest is unquoted properly.
+        msgid = msgid[1:-1] if "\\" not in msgid and "\n" not in msgid else _strings(msgid, start)
+        msgstr = msgstr[1:-1] if "\\" not in msgstr and "\n" not in msgstr else _strings(msgstr, start)
+        if ctx is not None:
+            ctx = ctx[1:-1] if "\\" not in ctx and "\n" not in ctx else _strings(ctx, start)
+        fuzzy = False
+        flags: list[str] = []
+        previous: str | None = None
+        notes: list[str] = []
+        if comments:
+            for raw in comments.split("\n"):
+                raw = raw.strip()
+                if not raw:
+                    continue
+                if raw.startswith("#,"):
+                    flags.extend(f.strip() for f in raw[2:].split(",") if f.strip())
+                elif not raw.startswith("#|"):
+                    notes.append(raw)
+            fuzzy = "fuzzy" in flags
+            if fuzzy:
+                flags.remove("fuzzy")
+            prev = _PREVIOUS_MSGID.search(comments)
+            if prev:
+                previous = "".join(_unquote(p, start) for p in _PIECE.findall(prev.group(1)))
+        yield PoEntry(ctx, msgid, msgstr, start, fuzzy, False, previous, flags, notes)
+        line = start + text.count("\n", m.start("keyword"), m.end())
+        pos = m.end()
+
+
+def _read_po_lines(text: str) -> list[PoEntry]:
+    """The reference reader: line by line, every PO construct we accept, precise line numbers in errors."""
+    entries: list[PoEntry] = []
     # State of the entry being read.
     fields: dict[str, list[str]] = {}
     previous: dict[str, list[str]] = {}
@@ -98,18 +245,12 @@ def read_po(text: str) -> PoFile:
                 flags=[f for f in flags if f != "fuzzy"],
                 comments=comments,
             )
-            if context is None and msgid == "" and not obsolete and not entries and not header:
-                for raw in entry.msgstr.splitlines():
-                    key, sep, value = raw.partition(":")
-                    if sep:
-                        header[key.strip()] = value.strip()
-            else:
-                entries.append(entry)
+            entries.append(entry)
         elif fields or previous:
             raise PoSyntaxError(start, "entry has no msgid")
         fields, previous, flags, comments, start, obsolete, current = {}, {}, [], [], 0, False, None
 
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(text.split("\n"), start=1):  # not splitlines(): U+0085 is text in PO
         line = raw.strip()
         if not line:
             finish()
@@ -126,13 +267,11 @@ def read_po(text: str) -> PoFile:
                 continue
             if "msgid" in fields:
                 finish()
-            start = start or number
             previous[keyword] = current = [_unquote(rest, number)]
             continue
         if line.startswith("#"):
             if "msgid" in fields and "msgstr" in fields:
                 finish()
-            start = start or number
             if line.startswith("#,"):
                 flags.extend(f.strip() for f in line[2:].split(",") if f.strip())
             else:
@@ -159,7 +298,22 @@ def read_po(text: str) -> PoFile:
         obsolete = obsolete or is_obsolete
         fields[keyword] = current = [_unquote(rest, number)]
     finish()
-    return PoFile(header=header, entries=entries)
+    return entries
+
+
+class _Catalog(Catalog):
+    """Babel's catalog minus the Generated-By header, which would change the file with every Babel release."""
+
+    def _headers(self) -> list[tuple[str, str]]:
+        return [(k, v) for k, v in self._get_mime_headers() if k not in ("Generated-By", "Report-Msgid-Bugs-To")]
+
+    mime_headers = property(_headers, Catalog._set_mime_headers)
+
+
+_HEADER_COMMENT = """\
+# {language} translations of the moe-lms question bank {project}.
+# msgctxt is the string's stable path: keep it as it is. An entry marked fuzzy is a draft that needs review;
+# remove the mark when the translation is reviewed. Update with: moe-lms translations update"""
 
 
 @dataclass(frozen=True)
@@ -178,7 +332,8 @@ def write_catalog(
     entries: Iterable[CatalogEntry], *, locale: str, project: str, language_team: str | None = None
 ) -> bytes:
     """Render a PO file with Babel, deterministically (fixed dates, entries in the order given)."""
-    catalog = Catalog(
+    catalog = _Catalog(
+        header_comment=_HEADER_COMMENT.format(language=locale_info(locale).english_name, project=project),
         locale=locale,
         project=project,
         version="1",

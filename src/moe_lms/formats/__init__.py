@@ -38,6 +38,8 @@ class Format:
     description: str
     suffix: str  # default output file is <bank-id><suffix>
     write: Writer  # streams the export into a binary file object
+    # True when a file holds one language (the first of ExportOptions.locales); export then takes one --locale.
+    one_locale_per_file: bool = False
 
     def dump(self, bank: Bank, options: ExportOptions) -> bytes:
         buf = io.BytesIO()
@@ -47,6 +49,9 @@ class Format:
 
 # format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
 _REGISTERED: dict[str, str] = {
+    "canvas": "canvas",
+    "gift": "gift",
+    "html": "html",
     "qti21": "qti21",
 }
 

@@ -1,0 +1,302 @@
+"""Canvas: the exact request bodies a push sends, for Classic Quizzes and New Quizzes, and the markers in them.
+
+Pure: a function of the bank and the options, no HTTP (that is ``moe_lms.lms.canvas``). Every body carries a
+marker with the object's stable id, so a push finds its own objects again, and a content fingerprint, so it
+knows which of them are already up to date:
+
+- a question's name (classic) or an item's title (New Quizzes): ``<qid> [moe:<bank>/<qid>:<fingerprint>]``;
+- a quiz's description (classic) or instructions (New Quizzes) end with ``[moe:<bank>@<locale>:<fp>:<shown>]``,
+  where ``shown`` is the digest of the question set students see (Classic Quizzes freeze it on publish).
+
+Identity is the stable id, never the fingerprint. New Quizzes choice ids are uuid5 of the choice's stable id.
+
+Traps from the Canvas contract this module is built around: the per-answer comment goes in
+``answer_comment_html`` (the documented ``answer_comments`` is silently dropped); exactly the correct answers
+get weight 100 (with none, Canvas makes the first one correct); answers are a JSON array (a hash keyed from 1
+gives a 500); the question_type is spelled out in full (typos are stored, not rejected); and fields over
+Canvas's length limits are refused here, naming the question, instead of as a 500 from Canvas.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Literal
+
+from ..locales import LocalizedView, Resolved, locale_info, resolve
+from ..model import Bank, Kind, Question
+from ..problems import Problem, ProblemsFound
+from ..text import plain_text, render_block, render_inline
+from . import ExportOptions, Format
+
+Engine = Literal["classic", "new-quizzes"]
+ENGINES: tuple[Engine, ...] = ("classic", "new-quizzes")
+
+# Part of every fingerprint: bump it when the bodies change shape, and the next push rewrites every object once.
+PAYLOAD_VERSION = "1"
+FINGERPRINT_LENGTH = 16
+
+# Canvas refuses (with a 500) question fields longer than these (raw_fields.rb, question_data.rb).
+MAX_TEXT = 16384
+MAX_COMMENT = 5120
+
+NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://moe-lms.invalid/canvas/new-quizzes")
+
+_ID = r"[a-z][a-z0-9-]*"
+_FP = rf"[0-9a-f]{{{FINGERPRINT_LENGTH}}}"
+QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
+QUIZ_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})@(?P<locale>[A-Za-z0-9_]+):(?P<fp>{_FP}):(?P<shown>{_FP})\]")
+
+
+@dataclass(frozen=True)
+class DesiredQuestion:
+    key: str  # the question's stable id
+    fingerprint: str
+    body: dict[str, Any]  # the exact create/update request body
+
+
+@dataclass(frozen=True)
+class DesiredQuiz:
+    """One locale's quiz as a push wants it: its fields, and its questions in order."""
+
+    bank_id: str
+    locale: str
+    engine: Engine
+    fingerprint: str  # of the quiz's own fields
+    digest: str  # of the question set (stable ids, fingerprints, order)
+    fields: dict[str, Any]  # the quiz's fields without the marker
+    questions: tuple[DesiredQuestion, ...]
+
+    @property
+    def key(self) -> str:
+        return f"{self.bank_id}@{self.locale}"
+
+    def body(self, *, shown: str | None = None, publish: bool = False) -> dict[str, Any]:
+        """The quiz request body; ``shown`` is the question-set digest to record (default: this one)."""
+        marker = f"[moe:{self.key}:{self.fingerprint}:{shown or self.digest}]"
+        text_field = "description" if self.engine == "classic" else "instructions"
+        fields = dict(self.fields)
+        fields[text_field] = f"{fields.get(text_field, '')}<p><small>{marker}</small></p>"
+        if publish and self.engine == "classic":
+            fields["published"] = True
+        return {"quiz": fields}
+
+
+@dataclass(frozen=True)
+class QuizMarker:
+    bank_id: str
+    locale: str
+    fingerprint: str
+    shown: str
+
+
+@dataclass(frozen=True)
+class QuestionMarker:
+    bank_id: str
+    key: str
+    fingerprint: str
+
+
+def read_quiz_marker(text: str | None) -> QuizMarker | None:
+    """The marker in a quiz's description or instructions, as Canvas returns it (sanitised HTML is fine)."""
+    m = QUIZ_MARKER.search(text or "")
+    return QuizMarker(m["bank"], m["locale"], m["fp"], m["shown"]) if m else None
+
+
+def read_question_marker(text: str | None) -> QuestionMarker | None:
+    m = QUESTION_MARKER.search(text or "")
+    return QuestionMarker(m["bank"], m["key"], m["fp"]) if m else None
+
+
+def choice_uuid(bank: Bank, locale: str, question: Question, choice_id: str) -> str:
+    """The New Quizzes id of a choice: derived from stable ids, so a re-push matches it."""
+    return str(uuid.uuid5(NAMESPACE, f"{bank.id}/{locale}/{question.id}/{choice_id}"))
+
+
+def fingerprint(*parts: Any) -> str:
+    canonical = json.dumps([PAYLOAD_VERSION, *parts], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:FINGERPRINT_LENGTH]
+
+
+def _dir(r: Resolved) -> str:
+    return "rtl" if locale_info(r.lang.replace("-", "_")).rtl else "ltr"
+
+
+def _block(r: Resolved) -> str:
+    """Block HTML marked with the language it is really in (a fallback shows as the source language)."""
+    return f'<div lang="{r.lang}" dir="{_dir(r)}">{render_block(r.text)}</div>'
+
+
+def _inline(r: Resolved) -> str:
+    return f'<span lang="{r.lang}" dir="{_dir(r)}">{render_inline(r.text)}</span>'
+
+
+class _Limits:
+    """Collects every field over Canvas's limits, so one run reports them all."""
+
+    def __init__(self, bank: Bank, locale: str) -> None:
+        self.bank, self.locale, self.problems = bank, locale, list[Problem]()
+
+    def check(self, question: Question, field: str, value: str, limit: int) -> str:
+        if len(value) > limit:
+            self.problems.append(
+                Problem(
+                    self.bank.id,
+                    None,
+                    f"{field} is {len(value)} characters in HTML, over Canvas's limit of {limit}",
+                    where=f"question '{question.id}' ({self.locale})",
+                )
+            )
+        return value
+
+
+def _classic_question(view: LocalizedView, q: Question, limits: _Limits) -> DesiredQuestion:
+    answers = []
+    for c in q.choices:
+        text = view.choice_text(q, c)
+        answers.append(
+            {
+                "answer_text": limits.check(q, f"choice '{c.id}' text", plain_text(text.text), MAX_TEXT),
+                "answer_html": limits.check(q, f"choice '{c.id}' text", _inline(text), MAX_TEXT),
+                "answer_weight": 100 if c.correct else 0,
+                # answer_comment_html, not the documented answer_comments, which Canvas drops (canvas-lms #2045).
+                "answer_comment_html": limits.check(
+                    q, f"choice '{c.id}' explanation", _block(view.choice_explanation(q, c)), MAX_TEXT
+                ),
+            }
+        )
+    fields: dict[str, Any] = {
+        "question_type": "multiple_answers_question" if q.kind is Kind.MULTIPLE else "multiple_choice_question",
+        "question_text": limits.check(q, "stem", _block(view.stem(q)), MAX_TEXT),
+        "points_possible": float(q.points),
+        "neutral_comments_html": limits.check(q, "explanation", _block(view.explanation(q)), MAX_COMMENT),
+        "correct_comments_html": limits.check(q, "correct feedback", _block(view.feedback("correct")), MAX_COMMENT),
+        "incorrect_comments_html": limits.check(
+            q, "incorrect feedback", _block(view.feedback("incorrect")), MAX_COMMENT
+        ),
+        "answers": answers,
+    }
+    fp = fingerprint("classic", fields)
+    fields = {"question_name": f"{q.id} [moe:{view.bank.id}/{q.id}:{fp}]", **fields}
+    return DesiredQuestion(q.id, fp, {"question": fields})
+
+
+def _new_quizzes_item(view: LocalizedView, q: Question, position: int) -> DesiredQuestion:
+    ids = {c.id: choice_uuid(view.bank, view.locale, q, c.id) for c in q.choices}
+    choices = [
+        {"id": ids[c.id], "position": i, "item_body": _block(view.choice_text(q, c))}
+        for i, c in enumerate(q.choices, start=1)
+    ]
+    explanation = _block(view.explanation(q))
+    entry: dict[str, Any] = {
+        "item_body": _block(view.stem(q)),
+        "calculator_type": "none",
+        "interaction_data": {"choices": choices},
+        "properties": {"shuffle_rules": {"choices": {"shuffled": q.shuffle, "to_lock": []}}},
+        "feedback": {
+            "neutral": explanation,
+            "correct": _block(view.feedback("correct")),
+            "incorrect": _block(view.feedback("incorrect")),
+        },
+    }
+    if q.kind is Kind.MULTIPLE:
+        # answer_feedback exists only for `choice` items, so each choice's explanation joins the general one.
+        entry["interaction_type_slug"] = "multi-answer"
+        entry["scoring_algorithm"] = "AllOrNothing"
+        entry["scoring_data"] = {"value": [ids[c.id] for c in q.correct_choices]}
+        listed = "".join(
+            f"<li>{_inline(view.choice_text(q, c))}: {_block(view.choice_explanation(q, c))}</li>" for c in q.choices
+        )
+        entry["feedback"]["neutral"] = f"{explanation}<ul>{listed}</ul>"
+    else:
+        entry["interaction_type_slug"] = "choice"
+        entry["scoring_algorithm"] = "Equivalence"
+        entry["scoring_data"] = {"value": ids[q.correct_choices[0].id]}
+        entry["properties"]["vary_points_by_answer"] = False
+        entry["answer_feedback"] = {ids[c.id]: _block(view.choice_explanation(q, c)) for c in q.choices}
+    item: dict[str, Any] = {"entry_type": "Item", "points_possible": float(q.points), "entry": entry}
+    fp = fingerprint("new-quizzes", item)  # the position is compared on its own, so a move is not a rewrite
+    entry["title"] = f"{q.id} [moe:{view.bank.id}/{q.id}:{fp}]"
+    return DesiredQuestion(q.id, fp, {"item": {**item, "position": position}})
+
+
+def desired_quiz(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> DesiredQuiz:
+    """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses."""
+    view = resolve(bank, locale, include_drafts=include_drafts)
+    intro = "" if view.intro is None else _block(view.intro)
+    if engine == "classic":
+        limits = _Limits(bank, locale)
+        questions = tuple(_classic_question(view, q, limits) for q in bank.questions)
+        if limits.problems:
+            raise ProblemsFound(limits.problems)
+        fields: dict[str, Any] = {
+            "title": plain_text(view.title.text),
+            "description": intro,
+            # Classic Quizzes shuffle per quiz: only when every question allows it.
+            "shuffle_answers": all(q.shuffle for q in bank.questions),
+        }
+    else:
+        questions = tuple(_new_quizzes_item(view, q, i) for i, q in enumerate(bank.questions, start=1))
+        # No points_possible: New Quizzes totals its items' points itself.
+        fields = {"title": plain_text(view.title.text), "instructions": intro}
+    digest = fingerprint(engine, [(d.key, d.fingerprint) for d in questions])
+    return DesiredQuiz(bank.id, locale, engine, fingerprint(engine, fields), digest, fields, questions)
+
+
+def desired_quizzes(bank: Bank, options: ExportOptions, engine: Engine) -> Iterator[DesiredQuiz]:
+    problems: list[Problem] = []
+    for locale in options.locales:
+        try:
+            yield desired_quiz(bank, locale, engine, include_drafts=options.include_drafts)
+        except ProblemsFound as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ProblemsFound(problems)
+
+
+_CLASSIC = "/api/v1/courses/{course_id}/quizzes"
+_NEW = "/api/quiz/v1/courses/{course_id}/quizzes"
+
+
+def _document(bank: Bank, options: ExportOptions) -> dict[str, Any]:
+    locales = []
+    classic = list(desired_quizzes(bank, options, "classic"))
+    new = list(desired_quizzes(bank, options, "new-quizzes"))
+    for c, n in zip(classic, new, strict=True):
+        locales.append(
+            {
+                "locale": c.locale,
+                "classic": {
+                    "quiz": {"method": "POST", "path": _CLASSIC, "body": c.body()},
+                    "questions": [
+                        {"method": "POST", "path": _CLASSIC + "/{quiz_id}/questions", "body": d.body}
+                        for d in c.questions
+                    ],
+                },
+                "new_quizzes": {
+                    "quiz": {"method": "POST", "path": _NEW, "body": n.body()},
+                    "items": [
+                        {"method": "POST", "path": _NEW + "/{assignment_id}/items", "body": d.body} for d in n.questions
+                    ],
+                },
+            }
+        )
+    return {"bank": bank.id, "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}", "locales": locales}
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    document = _document(bank, options)
+    out.write(json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True).encode())
+    out.write(b"\n")
+
+
+FORMAT = Format(
+    name="canvas",
+    description="Canvas API request bodies (Classic and New Quizzes), JSON",
+    suffix=".canvas.json",
+    write=write,
+)

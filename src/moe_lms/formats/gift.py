@@ -1,0 +1,302 @@
+"""Moodle GIFT, both directions: a writer and a reader that follows Moodle's own parser (qformat_gift).
+
+Every text field is HTML (``[html]``) from :mod:`moe_lms.text`, escaped the way Moodle's exporter escapes it:
+``\\`` first, then ``~ = # { } :`` each behind a backslash, and newlines as ``\\n``. Each question is one block
+of lines (blank lines separate questions in GIFT), named ``::<question id>: <stem>::`` like the Moodle XML export,
+under the same ``$CATEGORY``.
+Single-answer and true/false questions are multiple choice with one ``=`` answer (a GIFT ``{T}`` question
+would lose the choices' text and explanations); multiple-answer questions give each choice a ``%weight%`` from
+the list of grades Moodle accepts, summing to 100% over the correct choices and to -100% over the wrong ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from ..locales import LocalizedView, Resolved, resolve
+from ..model import Bank, Kind, Question
+from ..problems import Problem, ProblemsFound
+from ..text import plain_text, render_block, render_inline
+from . import ExportOptions, Format
+
+# The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
+# a literal backslash.
+_ESCAPES = {"\\": "\\", ":": ":", "#": "#", "=": "=", "{": "{", "}": "}", "~": "~", "n": "\n"}
+_TO_ESCAPE = {"\\": "\\\\", ":": "\\:", "#": "\\#", "=": "\\=", "{": "\\{", "}": "\\}", "~": "\\~", "\n": "\\n"}
+_PHP_TRIM = " \t\n\r\0\x0b"  # what PHP's trim() strips, which Moodle applies to every field it reads
+
+# Grades Moodle accepts for an answer (question_bank::fraction_options_full), in percent, as GIFT spells them.
+MOODLE_GRADES = (
+    "100", "90", "83.33333", "80", "75", "70", "66.66667", "60", "50", "40", "33.33333", "30", "25", "20",
+    "16.66667", "14.28571", "12.5", "11.11111", "10", "5",
+)  # fmt: skip
+NAME_LENGTH = 80  # characters of the stem in a question's name
+_WEIGHT = re.compile(r"^%-*([0-9]{1,2})\.?([0-9]*)%")  # Moodle's $giftanswerweightregex
+
+
+def escape(text: str) -> str:
+    """A text as a GIFT field: control characters and backslashes escaped, line breaks as ``\\n``."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip(_PHP_TRIM)
+    return "".join(_TO_ESCAPE.get(ch, ch) for ch in text)
+
+
+def split_weights(count: int, question_id: str) -> list[str]:
+    """``count`` grades from Moodle's list that add up to 100%, as equal as the list allows (largest first)."""
+    best: tuple[float, list[str]] | None = None
+    for high in MOODLE_GRADES:
+        for low in MOODLE_GRADES:
+            if float(low) > float(high):
+                continue
+            for n_high in range(1, count + 1):
+                total = n_high * float(high) + (count - n_high) * float(low)
+                if abs(total - 100) < 1e-3:
+                    spread = float(high) - float(low) if n_high < count else 0.0
+                    if best is None or spread < best[0]:
+                        best = (spread, [high] * n_high + [low] * (count - n_high))
+    if best is None:
+        raise ProblemsFound(
+            [
+                Problem(
+                    "", None, f"{count} choices cannot share 100% in grades Moodle accepts", f"question '{question_id}'"
+                )
+            ]
+        )
+    return best[1]
+
+
+# --- writing ------------------------------------------------------------------------------------------------------
+
+
+def _field(resolved: Resolved, view: LocalizedView, *, block: bool) -> str:
+    """``[html]`` plus the rendered text; text in another language than the file's (a fallback) or right-to-left
+    text is wrapped in an element that says its language and direction."""
+    rendered = render_block(resolved.text) if block else render_inline(resolved.text)
+    info = view.source_info if resolved.lang != view.info.lang else view.info
+    if resolved.lang != view.info.lang or info.rtl:
+        tag = "div" if block else "span"
+        rendered = f'<{tag} lang="{info.lang}" dir="{info.direction}">{rendered}</{tag}>'
+    return "[html]" + escape(rendered)
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def question_name(view: LocalizedView, question: Question) -> str:
+    """``<question id>: <start of the stem>``, as the Moodle XML export names questions; the id comes first so a
+    reader can line questions up again."""
+    return f"{question.id}: {_short(plain_text(view.stem(question).text), NAME_LENGTH)}"
+
+
+def category(view: LocalizedView) -> str:
+    """``$course$/<bank title>/<language>``, the category the Moodle XML export uses, so both imports land together.
+
+    Moodle reads this line without unescaping: a category name only doubles '/' (Moodle's path separator)."""
+    segments = []
+    for name in (plain_text(view.bank.title), view.info.name):
+        name = _short(name.replace("\\", " "), 255).replace("/", "//")
+        segments.append(f" {name}" if name.startswith("/") else f"{name} " if name.endswith("/") else name)
+    return "$course$/" + "/".join(segments)
+
+
+def question_lines(view: LocalizedView, question: Question) -> Iterator[str]:
+    """The GIFT lines of one question."""
+    yield f"// question: {question.id}"
+    yield f"::{escape(question_name(view, question))}::{_field(view.stem(question), view, block=True)}{{"
+    if question.kind is Kind.MULTIPLE:
+        right = iter(split_weights(len(question.correct_choices), question.id))
+        wrong_count = len(question.choices) - len(question.correct_choices)
+        wrong = iter(split_weights(wrong_count, question.id) if wrong_count else [])
+        marks = [f"~%{next(right)}%" if c.correct else f"~%-{next(wrong)}%" for c in question.choices]
+    else:
+        marks = ["=" if c.correct else "~" for c in question.choices]
+    for mark, choice in zip(marks, question.choices, strict=True):
+        text = _field(view.choice_text(question, choice), view, block=False)
+        feedback = _field(view.choice_explanation(question, choice), view, block=True)
+        yield f"\t{mark}{text}#{feedback}"
+    yield f"\t####{_field(view.explanation(question), view, block=True)}"
+    yield "}"
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """One locale per file: the first of ``options.locales``."""
+    view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
+    out.write(f"// {bank.id} ({view.locale}), exported by moe-lms as Moodle GIFT\n\n".encode())
+    out.write(f"$CATEGORY: {category(view)}\n".encode())
+    for question in bank.questions:
+        out.write(b"\n")
+        out.write("".join(line + "\n" for line in question_lines(view, question)).encode())
+
+
+FORMAT = Format(
+    name="gift",
+    description="Moodle GIFT text",
+    suffix=".gift.txt",
+    write=write,
+    one_locale_per_file=True,
+)
+
+
+# --- reading ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GiftAnswer:
+    text: str
+    weight: float  # percent: 100 for '=', the %weight% given, else 0
+    feedback: str
+
+
+@dataclass(frozen=True)
+class GiftQuestion:
+    """One multiple-choice question as Moodle reads it from GIFT."""
+
+    name: str | None
+    text: str
+    text_format: str  # html, moodle, plain or markdown
+    answers: tuple[GiftAnswer, ...]
+    general_feedback: str
+    single: bool  # Moodle: one answer allowed when any answer is marked '='
+    line: int
+
+
+class GiftSyntaxError(ValueError):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+_Tokens = list[str]  # one character per item, or backslash + character for an escape
+
+
+def _tokenize(text: str) -> _Tokens:
+    tokens: _Tokens = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPES:
+            tokens.append(text[i : i + 2])
+            i += 2
+        else:
+            tokens.append(text[i])
+            i += 1
+    return tokens
+
+
+def _find(tokens: _Tokens, target: str, start: int = 0) -> int:
+    """Index of the first unescaped occurrence of ``target`` (one or more characters), or -1."""
+    width = len(target)
+    for i in range(start, len(tokens) - width + 1):
+        if "".join(tokens[i : i + width]) == target and all(len(t) == 1 for t in tokens[i : i + width]):
+            return i
+    return -1
+
+
+def _rfind(tokens: _Tokens, target: str) -> int:
+    found, at = -1, _find(tokens, target)
+    while at != -1:
+        found, at = at, _find(tokens, target, at + 1)
+    return found
+
+
+def _split(tokens: _Tokens, separator: str, limit: int = 0) -> list[_Tokens]:
+    parts: list[_Tokens] = [[]]
+    for token in tokens:
+        if token == separator and (not limit or len(parts) < limit):
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    return parts
+
+
+def _strip(tokens: _Tokens) -> _Tokens:
+    start, end = 0, len(tokens)
+    while start < end and tokens[start] in _PHP_TRIM:
+        start += 1
+    while end > start and tokens[end - 1] in _PHP_TRIM:
+        end -= 1
+    return tokens[start:end]
+
+
+def _text(tokens: _Tokens, default_format: str) -> tuple[str, str]:
+    """A field's text and format, as Moodle's parse_text_with_format reads it."""
+    tokens = _strip(tokens)
+    text_format = default_format
+    if tokens[:1] == ["["]:
+        end = _find(tokens, "]")
+        name = "".join(tokens[1:end]) if end != -1 else ""
+        if name in ("html", "moodle", "plain", "markdown"):
+            text_format, tokens = name, tokens[end + 1 :]
+    return _plain(tokens), text_format
+
+
+def _plain(tokens: _Tokens) -> str:
+    """Escapes undone and the ends trimmed, as Moodle's escapedchar_post and trim() leave a field."""
+    return "".join(_ESCAPES[t[1]] if len(t) == 2 else t for t in tokens).strip(_PHP_TRIM)
+
+
+def _question(lines: Sequence[str], first_line: int) -> GiftQuestion | None:
+    tokens = _strip(_tokenize("\n".join(" " if line.startswith("//") else line for line in lines)))
+    if not tokens or "".join(tokens[:10]) == "$CATEGORY:":
+        return None
+    name: str | None = None
+    if "".join(tokens[:2]) == "::":
+        end = _find(tokens, "::", 2)
+        if end != -1:
+            name = _plain(tokens[2:end])
+            tokens = _strip(tokens[end + 2 :])
+    start, finish = _find(tokens, "{"), _find(tokens, "}")
+    if start == -1 or finish == -1 or finish < start:
+        raise GiftSyntaxError(first_line, "a question needs an answer block in { }")
+    if _strip(tokens[finish + 1 :]):
+        raise GiftSyntaxError(first_line, "text after the answer block (missing-word questions are not supported)")
+    answer_tokens = _strip(tokens[start + 1 : finish])
+    general: _Tokens = []
+    separator = _rfind(answer_tokens, "####")
+    if separator != -1:
+        general, answer_tokens = answer_tokens[separator + 4 :], _strip(answer_tokens[:separator])
+    text, text_format = _text(tokens[:start], "moodle")
+    if "~" not in answer_tokens:
+        raise GiftSyntaxError(first_line, "not a multiple-choice question (no ~ answer)")
+    single = "=" in answer_tokens
+    answers = []
+    for raw in _split([t for tok in answer_tokens for t in (["~", "="] if tok == "=" else [tok])], "~"):
+        raw = _strip(raw)
+        if not raw:
+            continue
+        if raw[0] == "=":
+            weight, raw = 100.0, raw[1:]
+        else:
+            flat = "".join(t if len(t) == 1 else "\0" for t in raw)  # one character per token
+            weight = 0.0
+            if _WEIGHT.match(flat):
+                end = flat.index("%", 1)
+                weight, raw = float(flat[1:end]), raw[end + 1 :]
+        answer_text, feedback = [*_split(raw, "#", limit=2), []][:2]
+        answers.append(GiftAnswer(_text(answer_text, text_format)[0], weight, _text(feedback, text_format)[0]))
+    if len(answers) < 2:
+        raise GiftSyntaxError(first_line, "a multiple-choice question needs at least 2 answers")
+    return GiftQuestion(
+        name, text, text_format, tuple(answers), _text(general, text_format)[0] if general else "", single, first_line
+    )
+
+
+def parse(source: str) -> list[GiftQuestion]:
+    """The multiple-choice questions of a GIFT file, read the way Moodle reads them (blocks split on blank lines)."""
+    questions: list[GiftQuestion] = []
+    block: list[str] = []
+    first = 0
+    for number, line in enumerate([*source.removeprefix("\ufeff").split("\n"), ""], start=1):
+        line = line.strip(_PHP_TRIM)
+        if line:
+            first = first or number
+            block.append(line)
+        elif block:
+            question = _question(block, first)
+            if question is not None:
+                questions.append(question)
+            block, first = [], 0
+    return questions

@@ -1,0 +1,425 @@
+"""A take-the-quiz page: one self-contained HTML file per locale that a learner opens in any browser.
+
+Everything is inline (CSS, a small script, no fonts or anything else fetched), so the file works from a
+USB stick or an e-mail attachment. Each question is a small form of real radio buttons (checkboxes for
+multiple-answer); "Check" grades it and shows the explanation of each chosen choice, and once every question
+is checked the page shows the score. Without JavaScript the page still reads: the answers and every choice's
+explanation sit in a ``<details>`` under each question. Text that falls back to the source language carries
+its real ``lang``/``dir``, so a screen reader and the font stack treat it as what it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import BinaryIO
+
+import lxml.html
+from babel import Locale
+from babel.numbers import format_decimal
+from lxml import etree
+from lxml.html import HtmlElement
+from lxml.html.builder import E
+
+from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
+from ..model import Bank, Kind, Question
+from ..text import plain_text, render_block, render_inline
+from . import ExportOptions, Format
+
+_ASSETS = resources.files(__package__) / "html_assets"
+STYLE = (_ASSETS / "quiz.css").read_text(encoding="utf-8")
+SCRIPT = (_ASSETS / "quiz.js").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Chrome:
+    """The page's own words (buttons, headings), in one language; bank text comes from the bank."""
+
+    lang: str
+    question_of: str
+    choose_one: str
+    choose_all: str
+    check: str
+    choose_first: str
+    your_choice: str
+    key: str
+    right_answer: str
+    wrong_answer: str
+    general: str
+    progress: str
+    finished: str
+    score: str
+    start_over: str
+    score_rule: str
+    languages: str
+    noscript: str
+    untranslated: str
+    fallback_note: str
+    letters: tuple[str, ...]
+    lowercase_language_names: bool = False  # mid-sentence, as Vietnamese writes "tiếng Anh"
+
+
+CHROME = {
+    "en": Chrome(
+        lang="en",
+        question_of="Question {n} of {total}",
+        choose_one="Choose one answer.",
+        choose_all="Choose every answer that applies.",
+        check="Check",
+        choose_first="Choose an answer first.",
+        your_choice="Your choice",
+        key="Answers and explanations",
+        right_answer="Right answer",
+        wrong_answer="Wrong answer",
+        general="Explanation",
+        progress="{done} of {total} checked",
+        finished="Quiz finished",
+        score="Your score: {score} of {total} points ({percent})",
+        start_over="Start over",
+        score_rule="Each question counts with its first check.",
+        languages="Languages",
+        noscript="JavaScript is off: choose your answers, then open “Answers and explanations” under each "
+        "question to check them.",
+        untranslated="Not translated yet",
+        fallback_note="{count} texts on this page have no reviewed translation yet; they are shown in {language}.",
+        letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+    ),
+    "ur": Chrome(
+        lang="ur",
+        question_of="سوال {n} از {total}",
+        choose_one="ایک جواب منتخب کریں۔",
+        choose_all="ہر درست جواب منتخب کریں۔",
+        check="جانچیں",
+        choose_first="پہلے کوئی جواب منتخب کریں۔",
+        your_choice="آپ کا انتخاب",
+        key="جوابات اور وضاحتیں",
+        right_answer="درست جواب",
+        wrong_answer="غلط جواب",
+        general="وضاحت",
+        progress="{total} میں سے {done} سوال جانچے گئے",
+        finished="کوئز مکمل",
+        score="آپ کا اسکور: {total} میں سے {score} پوائنٹس ({percent})",
+        start_over="دوبارہ شروع کریں",
+        score_rule="ہر سوال کی پہلی جانچ شمار ہوتی ہے۔",
+        languages="زبانیں",
+        noscript="جاوا اسکرپٹ بند ہے: اپنے جوابات منتخب کریں، پھر ہر سوال کے نیچے “جوابات اور وضاحتیں” کھول کر"
+        " انہیں جانچیں۔",
+        untranslated="ابھی ترجمہ نہیں ہوا",
+        fallback_note="اس صفحے کی {count} تحریروں کا ابھی نظرِ ثانی شدہ ترجمہ نہیں؛ وہ {language} میں دکھائی گئی ہیں۔",
+        letters=("الف", "ب", "ج", "د", "ہ", "و", "ز", "ح", "ط", "ی", "ک", "ل", "م", "ن", "س", "ع", "ف", "ص", "ق", "ر"),
+    ),
+    "vi": Chrome(
+        lang="vi",
+        question_of="Câu {n}/{total}",
+        choose_one="Chọn một đáp án.",
+        choose_all="Chọn tất cả các đáp án đúng.",
+        check="Kiểm tra",
+        choose_first="Hãy chọn một đáp án trước.",
+        your_choice="Lựa chọn của bạn",
+        key="Đáp án và giải thích",
+        right_answer="Đáp án đúng",
+        wrong_answer="Đáp án sai",
+        general="Giải thích",
+        progress="Đã kiểm tra {done}/{total} câu",
+        finished="Hoàn thành bài kiểm tra",
+        score="Điểm của bạn: {score}/{total} điểm ({percent})",
+        start_over="Làm lại",
+        score_rule="Mỗi câu chỉ tính lần kiểm tra đầu tiên.",
+        languages="Ngôn ngữ",
+        noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự kiểm tra.",
+        untranslated="Chưa được dịch",
+        fallback_note="{count} đoạn văn trên trang này chưa có bản dịch đã duyệt nên được hiển thị bằng {language}.",
+        letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+        lowercase_language_names=True,
+    ),
+}
+
+
+def chrome_for(locale: str) -> Chrome:
+    """The page's own words in ``locale``'s language, else in English (and then marked as English)."""
+    return CHROME.get(locale) or CHROME.get(locale.split("_")[0]) or CHROME["en"]
+
+
+def page_name(bank: Bank, locale: str) -> str:
+    """The file name sibling pages link to: ``<bank-id>.<locale>.html``."""
+    return f"{bank.id}.{locale}.html"
+
+
+def _csp_hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+# Nothing may be fetched: no fonts, scripts or styles from anywhere; only the inline script and style, by hash.
+# Images a bank links to still load (they are the author's content).
+CONTENT_SECURITY_POLICY = (
+    f"default-src 'none'; script-src {_csp_hash(SCRIPT)}; style-src {_csp_hash(STYLE)}; img-src * data:; "
+    "base-uri 'none'; form-action 'none'"
+)
+
+
+class _Page:
+    """Builds one locale's page as lxml elements."""
+
+    def __init__(self, view: LocalizedView, siblings: Sequence[str]) -> None:
+        self.view = view
+        self.info = view.info
+        self.chrome = chrome_for(view.locale)
+        self.chrome_info = locale_info(self.chrome.lang) if self.chrome.lang != view.locale else self.info
+        self.siblings = siblings
+
+    # -- text helpers ---------------------------------------------------------------------------------------
+
+    def _mark(self, element: HtmlElement, info: LocaleInfo, *, fallback: bool) -> HtmlElement:
+        """Say the language of text that is not in the page's language."""
+        if info.lang != self.info.lang:
+            element.set("lang", info.lang)
+            element.set("dir", info.direction)
+        if fallback:
+            element.set("class", " ".join(filter(None, [element.get("class"), "fallback"])))
+            element.set("title", self.chrome.untranslated)
+        return element
+
+    def bank_text(self, resolved: Resolved, *, block: bool, cls: str, **attrs: str) -> HtmlElement:
+        """A bank string as rendered HTML inside a div (block) or span (inline)."""
+        markup = render_block(resolved.text) if block else render_inline(resolved.text)
+        element = lxml.html.fragment_fromstring(markup, create_parent="div" if block else "span")
+        element.set("class", cls)
+        for name, value in attrs.items():
+            element.set(name, value)
+        info = self.view.source_info if resolved.lang != self.info.lang else self.info
+        return self._mark(element, info, fallback=resolved.fell_back)
+
+    def ui(self, tag: str, text: str, **attrs: str) -> HtmlElement:
+        """An element holding the page's own words, marked when they are not in the page's language."""
+        element = E(tag, text, **attrs)
+        return self._mark(element, self.chrome_info, fallback=False)
+
+    def language_name(self, tag: str) -> str:
+        """A language's name in the words of the page's own text ("tiếng Anh", "انگریزی")."""
+        name = Locale.parse(self.chrome.lang).languages.get(tag.split("_")[0])
+        if not name:
+            return locale_info(tag).english_name
+        return str(name)[:1].lower() + str(name)[1:] if self.chrome.lowercase_language_names else str(name)
+
+    def number(self, value: int) -> str:
+        return str(format_decimal(value, locale=self.view.locale))
+
+    # -- parts ----------------------------------------------------------------------------------------------
+
+    def head(self) -> HtmlElement:
+        return E.head(
+            E.meta(charset="utf-8"),
+            E.meta(name="viewport", content="width=device-width, initial-scale=1"),
+            E.meta(**{"http-equiv": "Content-Security-Policy", "content": CONTENT_SECURITY_POLICY}),
+            E.meta(name="generator", content="moe-lms"),
+            E.title(plain_text(self.view.title.text)),
+            E.style(STYLE),
+        )
+
+    def language_switcher(self) -> HtmlElement | None:
+        if len(self.siblings) < 2:
+            return None
+        items = []
+        for locale in self.siblings:
+            info = locale_info(locale)
+            if locale == self.view.locale:
+                link = E.a(info.name, href=page_name(self.view.bank, locale), **{"aria-current": "page"})
+            else:
+                link = E.a(info.name, href=page_name(self.view.bank, locale), hreflang=info.lang)
+            link.set("lang", info.lang)
+            link.set("dir", info.direction)
+            items.append(E.li(link))
+        nav = E.nav(E.ul(*items), **{"class": "languages", "aria-label": self.chrome.languages})
+        return nav
+
+    def header(self) -> HtmlElement:
+        header = E.header({"class": "masthead"})
+        switcher = self.language_switcher()
+        if switcher is not None:
+            header.append(switcher)
+        header.append(self.bank_text(self.view.title, block=False, cls="title"))
+        header[-1].tag = "h1"
+        if self.view.intro is not None:
+            header.append(self.bank_text(self.view.intro, block=True, cls="intro"))
+        header.append(self.ui("p", self.chrome.noscript, **{"class": "noscript"}))
+        total = len(self.view.bank.questions)
+        progress = E.div(
+            E.progress(value="0", max=str(total), **{"aria-hidden": "true"}),
+            self.ui("span", "", **{"class": "progress-text"}),
+            {"class": "progress", "hidden": "hidden", "data-template": self.chrome.progress},
+        )
+        header.append(progress)
+        return header
+
+    def question(self, number: int, q: Question) -> HtmlElement:
+        view, chrome = self.view, self.chrome
+        qid = f"q-{q.id}"
+        multiple = q.kind is Kind.MULTIPLE
+        heading = self.ui(
+            "h2",
+            chrome.question_of.format(n=self.number(number), total=self.number(len(view.bank.questions))),
+            id=f"{qid}-h",
+        )
+        hint = self.ui("p", chrome.choose_all if multiple else chrome.choose_one, id=f"{qid}-hint")
+        hint.set("class", "hint")
+        fieldset = E.fieldset(
+            hint,
+            {"class": "choices", "aria-labelledby": f"{qid}-h {qid}-stem", "aria-describedby": f"{qid}-hint"},
+        )
+        key_items = []
+        correct_count = len(q.correct_choices)
+        wrong_count = len(q.choices) - correct_count
+        for index, choice in enumerate(q.choices):
+            input_id = f"{qid}-{choice.id}"
+            letter = chrome.letters[index] if index < len(chrome.letters) else self.number(index + 1)
+            text = self.bank_text(view.choice_text(q, choice), block=False, cls="choice-text")
+            box = E.input(
+                type="checkbox" if multiple else "radio",
+                name=qid,
+                id=input_id,
+                value=choice.id,
+                **{"data-correct": "true" if choice.correct else "false"},
+            )
+            label = E.label(E.span(letter, {"class": "letter", "aria-hidden": "true"}), text, {"for": input_id})
+            fieldset.append(E.div(box, label, {"class": "choice", "data-choice": choice.id}))
+            verdict = chrome.right_answer if choice.correct else chrome.wrong_answer
+            key_items.append(
+                E.li(
+                    E.p(
+                        self.ui("span", verdict, **{"class": "verdict-mark"}),
+                        E.span(letter, {"class": "letter"}),
+                        self.bank_text(view.choice_text(q, choice), block=False, cls="choice-text"),
+                        {"class": "key-choice"},
+                    ),
+                    self.bank_text(view.choice_explanation(q, choice), block=True, cls="choice-explanation"),
+                    {"class": "right" if choice.correct else "wrong", "data-choice": choice.id},
+                )
+            )
+        general = E.div(
+            self.ui("h3", chrome.general),
+            self.bank_text(view.explanation(q), block=True, cls="explanation-text"),
+            {"class": "general"},
+        )
+        key = E.details(
+            E.summary(self.ui("span", chrome.key)),
+            E.ol(*key_items, {"class": "key-list"}),
+            general,
+            {"class": "key"},
+        )
+        actions = E.div(
+            E.button(self.ui("span", chrome.check), type="submit", **{"class": "check"}),
+            self.ui("p", "", **{"class": "nudge", "aria-live": "polite"}),
+            {"class": "actions", "hidden": "hidden"},
+        )
+        result = E.div(
+            {"class": "result", "hidden": "hidden", "tabindex": "-1", "aria-live": "polite"},
+        )
+        return E.form(
+            heading,
+            self.bank_text(view.stem(q), block=True, cls="stem", id=f"{qid}-stem"),
+            fieldset,
+            actions,
+            result,
+            key,
+            {
+                "class": "question",
+                "id": qid,
+                "method": "dialog",
+                "data-kind": q.kind.value,
+                "data-points": format(q.points, "g"),
+                "data-right": str(correct_count),
+                "data-wrong": str(wrong_count),
+            },
+        )
+
+    def templates(self) -> HtmlElement:
+        """Words the script copies into the page: the bank's verdicts and the page's labels."""
+        verdicts = [
+            self.bank_text(self.view.feedback(name), block=True, cls="verdict", **{"data-verdict": name})
+            for name in ("correct", "partially_correct", "incorrect")
+        ]
+        return E.div(
+            *verdicts,
+            self.ui("span", self.chrome.your_choice, **{"data-label": "your-choice"}),
+            self.ui("span", self.chrome.choose_first, **{"data-label": "choose-first"}),
+            {"id": "templates", "hidden": "hidden"},
+        )
+
+    def score(self) -> HtmlElement:
+        total = format(sum(q.points for q in self.view.bank.questions), "g")
+        return E.section(
+            self.ui("h2", self.chrome.finished, id="score-h"),
+            self.ui("p", "", **{"class": "score-text"}),
+            self.ui("p", self.chrome.score_rule, **{"class": "score-rule"}),
+            E.button(self.ui("span", self.chrome.start_over), type="button", **{"class": "start-over"}),
+            {
+                "id": "score",
+                "hidden": "hidden",
+                "tabindex": "-1",
+                "aria-labelledby": "score-h",
+                "data-template": self.chrome.score,
+                "data-total": total,
+            },
+        )
+
+    def footer(self) -> HtmlElement:
+        footer = E.footer({"class": "colophon"})
+        if self.view.fallbacks:  # every string of the bank is on the page
+            note = self.chrome.fallback_note.format(
+                count=self.number(len(self.view.fallbacks)), language=self.language_name(self.view.bank.source_locale)
+            )
+            footer.append(self.ui("p", note))
+        footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))
+        return footer
+
+    def stream(self, out: BinaryIO) -> None:
+        """Write the page question by question, so memory stays flat however large the bank."""
+        with etree.htmlfile(out, encoding="utf-8") as xf:
+            xf.write_doctype("<!DOCTYPE html>")
+            with xf.element("html", lang=self.info.lang, dir=self.info.direction):
+                xf.write(self.head())
+                with xf.element("body"):
+                    xf.write(self.header())
+                    with xf.element("main", id="quiz"):
+                        for number, q in enumerate(self.view.bank.questions, start=1):
+                            xf.write(self.question(number, q))
+                        xf.write(self.score())
+                        xf.write(self.templates())
+                    xf.write(self.footer())
+                    xf.write(E.script(SCRIPT))
+        out.write(b"\n")
+
+
+def stream(
+    bank: Bank, locale: str, out: BinaryIO, *, include_drafts: bool = False, siblings: Sequence[str] = ()
+) -> None:
+    """Write the page for ``locale``; ``siblings`` (locales, current one included) get a language switcher."""
+    _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
+
+
+def render(bank: Bank, locale: str, *, include_drafts: bool = False, siblings: Sequence[str] = ()) -> bytes:
+    """The page for ``locale`` as bytes (see :func:`stream`)."""
+    buffer = io.BytesIO()
+    stream(bank, locale, buffer, include_drafts=include_drafts, siblings=siblings)
+    return buffer.getvalue()
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """The page for ``options.locales[0]``. When more locales are given, the page carries a language switcher
+    to its sibling pages ``<bank-id>.<locale>.html`` (the layout ``moe-lms build`` writes), listed in bank order."""
+    chosen = set(options.locales)
+    siblings = [loc for loc in bank.locales if loc in chosen] if len(chosen) > 1 else []
+    stream(bank, options.locales[0], out, include_drafts=options.include_drafts, siblings=siblings)
+
+
+FORMAT = Format(
+    name="html",
+    description="take-the-quiz HTML page",
+    suffix=".html",
+    write=write,
+    one_locale_per_file=True,
+)

@@ -1,0 +1,1 @@
+"""Pushing banks straight into an LMS over its API: the network edge of moe-lms."""

@@ -1,0 +1,572 @@
+"""Sync a bank into a Canvas course: observe what the course holds, plan, apply; and the QTI upload route.
+
+``plan(desired, observed)`` is a pure function over plain data: every object is matched by the stable id in its
+marker and compared by the fingerprint beside it, so a second push of an unchanged bank plans no write at all,
+and a push that was interrupted is completed by the next one. ``Pusher`` does the requests: creates run
+concurrently and, since Canvas has no idempotency keys, a create whose response was lost is never simply
+repeated: the collection is re-read and the object adopted if it was made.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+import requests
+
+from ..formats.canvas import (
+    DesiredQuestion,
+    DesiredQuiz,
+    Engine,
+    QuestionMarker,
+    QuizMarker,
+    read_question_marker,
+    read_quiz_marker,
+)
+from .canvas_client import CanvasClient, CanvasError, Uncertain
+
+# -- engines --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineApi:
+    """What differs between Classic Quizzes and New Quizzes, as data."""
+
+    name: Engine
+    quizzes: str  # collection path; {course} is filled in
+    questions: str  # relative to a quiz's path
+    update: str  # HTTP verb of updates
+    quiz_text: str  # the quiz field that carries the marker
+    freezes_on_publish: bool  # classic: students see the question set of the last publish
+    positions_in_items: bool  # new quizzes: each item's position is in its body; classic: one reorder request
+
+    def question_marker(self, obj: dict[str, Any]) -> QuestionMarker | None:
+        if self.name == "classic":
+            return read_question_marker(obj.get("question_name"))
+        entry = obj.get("entry")
+        return read_question_marker(entry.get("title") if isinstance(entry, dict) else None)
+
+
+CLASSIC = EngineApi(
+    "classic", "/api/v1/courses/{course}/quizzes", "questions", "PUT", "description",
+    freezes_on_publish=True, positions_in_items=False,
+)  # fmt: skip
+NEW_QUIZZES = EngineApi(
+    "new-quizzes", "/api/quiz/v1/courses/{course}/quizzes", "items", "PATCH", "instructions",
+    freezes_on_publish=False, positions_in_items=True,
+)  # fmt: skip
+ENGINE_APIS: dict[str, EngineApi] = {"classic": CLASSIC, "new-quizzes": NEW_QUIZZES}
+
+# -- what the course holds ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RemoteQuestion:
+    id: str
+    position: int
+    marker: QuestionMarker | None  # None: not made by moe-lms
+
+
+@dataclass(frozen=True)
+class RemoteQuiz:
+    id: str
+    marker: QuizMarker
+    published: bool
+    questions: tuple[RemoteQuestion, ...] = ()
+
+
+# -- the plan -------------------------------------------------------------------------------------------------
+
+
+class Action(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    DELETE = "delete"
+    KEEP = "left alone"  # exists in Canvas, not in the bank, and --prune was not given (or not ours)
+
+
+WRITES = frozenset({Action.CREATE, Action.UPDATE, Action.DELETE})
+
+
+@dataclass(frozen=True)
+class QuestionStep:
+    action: Action
+    key: str  # stable id, or the Canvas id of a question moe-lms did not make
+    remote_id: str | None = None
+    desired: DesiredQuestion | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class QuizStep:
+    desired: DesiredQuiz
+    action: Action  # CREATE, UPDATE (a final write of the quiz itself) or UNCHANGED
+    remote_id: str | None
+    questions: tuple[QuestionStep, ...]
+    final_write: dict[str, Any] | None = None  # the quiz body sent after the questions (fields, marker, publish)
+    publish_assignment: bool = False  # new quizzes publish through their assignment
+    reorder: bool = False  # classic: send the full order once the questions are in place
+    order_tail: tuple[str, ...] = ()  # Canvas ids kept after the bank's questions, in their current order
+    warnings: tuple[str, ...] = ()
+
+    def count(self, action: Action) -> int:
+        return sum(1 for s in self.questions if s.action is action)
+
+    @property
+    def publishes(self) -> bool:
+        return self.publish_assignment or bool(self.final_write and self.final_write["quiz"].get("published"))
+
+    @property
+    def writes(self) -> int:
+        """Write requests this step makes when nothing fails."""
+        return (
+            (self.action is Action.CREATE)
+            + (self.final_write is not None)
+            + self.publish_assignment
+            + self.reorder
+            + sum(1 for s in self.questions if s.action in WRITES)
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    engine: Engine
+    quizzes: tuple[QuizStep, ...]
+    delete_quizzes: tuple[RemoteQuiz, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def count(self, action: Action) -> int:
+        return sum(q.count(action) for q in self.quizzes)
+
+    @property
+    def writes(self) -> int:
+        return sum(q.writes for q in self.quizzes) + len(self.delete_quizzes)
+
+    @property
+    def all_warnings(self) -> list[str]:
+        return [*self.warnings, *(w for q in self.quizzes for w in q.warnings)]
+
+
+def _id_order(canvas_id: str) -> tuple[int, str]:
+    return (int(canvas_id), "") if canvas_id.isdigit() else (1 << 62, canvas_id)
+
+
+def _question_steps(
+    desired: DesiredQuiz, remote: RemoteQuiz, api: EngineApi, prune: bool
+) -> tuple[list[QuestionStep], list[RemoteQuestion]]:
+    """Steps in bank order, then deletions and questions left alone; and the remote questions that stay."""
+    in_order = sorted(remote.questions, key=lambda r: (r.position, _id_order(r.id)))
+    mine: dict[str, RemoteQuestion] = {}
+    steps: list[QuestionStep] = []
+    tail: list[QuestionStep] = []
+    for r in in_order:
+        if r.marker is None or r.marker.bank_id != desired.bank_id:
+            tail.append(QuestionStep(Action.KEEP, r.id, r.id, why="not made by moe-lms for this bank"))
+        elif r.marker.key in mine:
+            tail.append(QuestionStep(Action.DELETE, r.marker.key, r.id, why="duplicate"))
+        else:
+            mine[r.marker.key] = r
+    for position, d in enumerate(desired.questions, start=1):
+        found = mine.pop(d.key) if d.key in mine else None
+        if found is None:
+            steps.append(QuestionStep(Action.CREATE, d.key, None, d))
+        elif found.marker is not None and found.marker.fingerprint != d.fingerprint:
+            steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, "content changed"))
+        elif api.positions_in_items and found.position != position:
+            steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, f"moved to position {position}"))
+        else:
+            steps.append(QuestionStep(Action.UNCHANGED, d.key, found.id, d))
+    for key, r in mine.items():
+        if prune:
+            tail.append(QuestionStep(Action.DELETE, key, r.id, why="no longer in the bank"))
+        else:
+            tail.append(QuestionStep(Action.KEEP, key, r.id, why="no longer in the bank; --prune deletes it"))
+    deleted = {s.remote_id for s in tail if s.action is Action.DELETE}
+    staying = [r for r in in_order if r.id not in deleted]
+    return steps + tail, staying
+
+
+def _quiz_step(desired: DesiredQuiz, remote: RemoteQuiz | None, api: EngineApi, prune: bool, publish: bool) -> QuizStep:
+    if remote is None:
+        creates = tuple(QuestionStep(Action.CREATE, d.key, None, d) for d in desired.questions)
+        return QuizStep(
+            desired,
+            Action.CREATE,
+            None,
+            creates,
+            final_write=desired.body(publish=True) if publish and api.freezes_on_publish else None,
+            publish_assignment=publish and not api.freezes_on_publish,
+            reorder=not api.positions_in_items and len(creates) > 1,
+        )
+    steps, staying = _question_steps(desired, remote, api, prune)
+    ours = {s.remote_id for s in steps if s.desired is not None}
+    order_tail = tuple(r.id for r in staying if r.id not in ours)
+    reorder = False
+    if not api.positions_in_items:
+        wanted = [s.remote_id for s in steps if s.desired is not None] + list(order_tail)
+        reorder = any(s.action is Action.CREATE for s in steps) or [r.id for r in staying] != wanted
+    question_writes = reorder or any(s.action in WRITES for s in steps)
+    fields_changed = remote.marker.fingerprint != desired.fingerprint
+    warnings: list[str] = []
+    if api.freezes_on_publish:
+        stale = remote.published and (question_writes or remote.marker.shown != desired.digest)
+        republish = publish and (stale or not remote.published)
+        if stale and not publish:
+            warnings.append(
+                f"quiz {remote.id} ({desired.locale}) is published: students keep seeing the question set it was "
+                "last published with until it is published again (--publish does that)"
+            )
+        shown = desired.digest if republish or not remote.published else remote.marker.shown
+        final = desired.body(shown=shown, publish=republish) if fields_changed or republish else None
+        publish_assignment = False
+    else:
+        final = desired.body() if fields_changed else None
+        publish_assignment = publish and not remote.published
+    return QuizStep(
+        desired,
+        Action.UPDATE if final is not None or publish_assignment else Action.UNCHANGED,
+        remote.id,
+        tuple(steps),
+        final_write=final,
+        publish_assignment=publish_assignment,
+        reorder=reorder,
+        order_tail=order_tail,
+        warnings=tuple(warnings),
+    )
+
+
+def plan(
+    desired: Sequence[DesiredQuiz],
+    observed: Iterable[RemoteQuiz],
+    *,
+    engine: Engine,
+    known_locales: Collection[str],
+    prune: bool = False,
+    publish: bool = False,
+) -> Plan:
+    """What to do so the course holds ``desired``: pure, so it is what --dry-run prints and what tests check.
+
+    ``observed`` is every quiz in the course that carries this bank's marker. ``known_locales`` are the bank's
+    locales: a quiz of a locale the bank no longer has is deleted with ``prune``.
+    """
+    api = ENGINE_APIS[engine]
+    by_locale: dict[str, list[RemoteQuiz]] = {}
+    for r in observed:
+        by_locale.setdefault(r.marker.locale, []).append(r)
+    steps: list[QuizStep] = []
+    deletes: list[RemoteQuiz] = []
+    warnings: list[str] = []
+    for d in desired:
+        candidates = sorted(by_locale.pop(d.locale, []), key=lambda r: _id_order(r.id))
+        for extra in candidates[1:]:
+            if prune:
+                deletes.append(extra)
+            else:
+                warnings.append(
+                    f"quiz {extra.id} also carries the marker of {d.key} (a copy?); "
+                    f"quiz {candidates[0].id} is synced, and --prune deletes the copy"
+                )
+        steps.append(_quiz_step(d, candidates[0] if candidates else None, api, prune, publish))
+    for locale, remotes in sorted(by_locale.items()):
+        if locale not in known_locales:
+            if prune:
+                deletes.extend(remotes)
+            else:
+                ids = ", ".join(r.id for r in remotes)
+                warnings.append(f"quiz {ids} is for locale {locale}, which the bank no longer has; --prune deletes it")
+    return Plan(engine, tuple(steps), tuple(deletes), tuple(warnings))
+
+
+# -- observing and applying -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    quizzes: dict[str, str] = field(default_factory=dict)  # locale -> Canvas id
+
+
+class Pusher:
+    """Reads a course and applies a plan to it, through one client."""
+
+    def __init__(
+        self,
+        client: CanvasClient,
+        course_id: str,
+        engine: Engine,
+        *,
+        on_write: Callable[[], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.course = course_id
+        self.api = ENGINE_APIS[engine]
+        self.quizzes_path = self.api.quizzes.format(course=course_id)
+        self.on_write = on_write or (lambda: None)
+
+    def quiz_path(self, quiz_id: str) -> str:
+        return f"{self.quizzes_path}/{quiz_id}"
+
+    def questions_path(self, quiz_id: str) -> str:
+        return f"{self.quiz_path(quiz_id)}/{self.api.questions}"
+
+    # -- reading --------------------------------------------------------------------------------------------
+
+    def _quizzes(self, bank_id: str) -> list[tuple[dict[str, Any], QuizMarker]]:
+        found = []
+        for quiz in self.client.get_all(self.quizzes_path):
+            marker = read_quiz_marker(quiz.get(self.api.quiz_text))
+            if marker is not None and marker.bank_id == bank_id:
+                found.append((quiz, marker))
+        return found
+
+    def _questions(self, quiz_id: str) -> tuple[RemoteQuestion, ...]:
+        return tuple(
+            RemoteQuestion(str(obj["id"]), int(obj.get("position") or 0), self.api.question_marker(obj))
+            for obj in self.client.get_all(self.questions_path(quiz_id))
+        )
+
+    def observe(self, bank_id: str, locales: Collection[str]) -> list[RemoteQuiz]:
+        """Every quiz of this bank in the course; the questions of those in ``locales``."""
+        observed = []
+        for quiz, marker in self._quizzes(bank_id):
+            quiz_id = str(quiz["id"])
+            questions = self._questions(quiz_id) if marker.locale in locales else ()
+            observed.append(RemoteQuiz(quiz_id, marker, bool(quiz.get("published")), questions))
+        return observed
+
+    def plan(
+        self, desired: Sequence[DesiredQuiz], known_locales: Collection[str], *, prune: bool, publish: bool
+    ) -> Plan:
+        """Read the course, then plan: the whole of a --dry-run."""
+        bank_ids = {d.bank_id for d in desired}
+        observed = [r for bank_id in bank_ids for r in self.observe(bank_id, [d.locale for d in desired])]
+        return plan(desired, observed, engine=self.api.name, known_locales=known_locales, prune=prune, publish=publish)
+
+    # -- writing --------------------------------------------------------------------------------------------
+
+    def _write(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        result = self.client.request(method, path, json=body, idempotent=True)
+        self.on_write()
+        return result
+
+    def _create_all(
+        self,
+        pool: ThreadPoolExecutor,
+        path: str,
+        bodies: dict[str, dict[str, Any]],
+        find: Callable[[], dict[str, str]],
+    ) -> dict[str, str]:
+        """POST every body concurrently; return stable id -> Canvas id.
+
+        A create whose outcome is unknown is not repeated blindly: after a pause the collection is re-read once
+        for all of them, those that were made are adopted, and only the rest are sent again.
+        """
+
+        def attempt(key: str) -> tuple[str, str | None]:
+            try:
+                made = self.client.request("POST", path, json=bodies[key], idempotent=False)
+            except Uncertain:
+                return key, None
+            self.on_write()
+            return key, str(made["id"])
+
+        made: dict[str, str] = {}
+        pending = list(bodies)
+        for round_ in range(self.client.retry.attempts):
+            uncertain = []
+            for key, canvas_id in pool.map(attempt, pending):
+                if canvas_id is None:
+                    uncertain.append(key)
+                else:
+                    made[key] = canvas_id
+            if not uncertain:
+                return made
+            self.client.pause(round_)
+            existing = find()
+            adopted = [k for k in uncertain if k in existing]
+            for key in adopted:
+                made[key] = existing[key]
+                self.on_write()
+            self.client.stats.add(adopted=len(adopted))
+            pending = [k for k in uncertain if k not in existing]
+            if not pending:
+                return made
+            self.client.stats.add(retries=len(pending))
+        raise CanvasError(f"POST {path}: {len(pending)} object(s) could not be created; run the push again")
+
+    def _find_questions(self, quiz_id: str, bank_id: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for r in self._questions(quiz_id):
+            if r.marker is not None and r.marker.bank_id == bank_id:
+                found.setdefault(r.marker.key, r.id)
+        return found
+
+    def _apply_quiz(self, pool: ThreadPoolExecutor, step: QuizStep, outcome: Outcome) -> None:
+        desired = step.desired
+        quiz_id = step.remote_id
+        if quiz_id is None:
+
+            def find_quiz() -> dict[str, str]:
+                return {m.locale: str(q["id"]) for q, m in self._quizzes(desired.bank_id) if m.locale == desired.locale}
+
+            made = self._create_all(pool, self.quizzes_path, {desired.locale: desired.body()}, find_quiz)
+            quiz_id = made[desired.locale]
+        outcome.quizzes[desired.locale] = quiz_id
+        questions = self.questions_path(quiz_id)
+        verb = self.api.update
+        background: list[Future[Any]] = []
+        for s in step.questions:
+            if s.action is Action.UPDATE and s.desired is not None:
+                background.append(pool.submit(self._write, verb, f"{questions}/{s.remote_id}", s.desired.body))
+            elif s.action is Action.DELETE:
+                background.append(pool.submit(self._write, "DELETE", f"{questions}/{s.remote_id}"))
+        creates = {s.key: s.desired.body for s in step.questions if s.action is Action.CREATE and s.desired}
+        made = self._create_all(pool, questions, creates, lambda: self._find_questions(quiz_id, desired.bank_id))
+        for future in background:
+            future.result()
+        if step.reorder:
+            ids = {s.key: s.remote_id for s in step.questions if s.remote_id is not None} | made
+            order = [ids[d.key] for d in desired.questions] + list(step.order_tail)
+            body = {"order": [{"id": int(i) if i.isdigit() else i, "type": "question"} for i in order]}
+            self._write("POST", f"{self.quiz_path(quiz_id)}/reorder", body)
+        if step.final_write is not None:
+            self._write(verb, self.quiz_path(quiz_id), step.final_write)
+        if step.publish_assignment:
+            assignment = f"/api/v1/courses/{self.course}/assignments/{quiz_id}"
+            self._write("PUT", assignment, {"assignment": {"published": True}})
+        outcome.created += step.count(Action.CREATE)
+        outcome.updated += step.count(Action.UPDATE)
+        outcome.unchanged += step.count(Action.UNCHANGED)
+        outcome.deleted += step.count(Action.DELETE)
+
+    def apply(self, the_plan: Plan) -> Outcome:
+        outcome = Outcome()
+        pool = ThreadPoolExecutor(max_workers=self.client.concurrency, thread_name_prefix="canvas")
+        try:
+            for step in the_plan.quizzes:
+                self._apply_quiz(pool, step, outcome)
+            for quiz in the_plan.delete_quizzes:
+                self._write("DELETE", self.quiz_path(quiz.id))
+                outcome.deleted += 1
+        except BaseException:
+            self.client.stop()  # queued requests end at once; those on the wire finish
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        return outcome
+
+
+# -- the QTI route --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PollPolicy:
+    first: float = 0.5  # seconds before the first progress check
+    factor: float = 1.5
+    longest: float = 5.0
+    timeout: float = 900.0
+
+
+@dataclass(frozen=True)
+class Migration:
+    id: str
+    state: str  # completed | failed
+    issues: tuple[str, ...]
+
+
+def import_qti(
+    client: CanvasClient,
+    course_id: str,
+    package: bytes,
+    filename: str,
+    *,
+    bank_name: str,
+    new_quizzes: bool = False,
+    poll: PollPolicy | None = None,
+) -> Migration:
+    """Content migration of a QTI package into a question bank: a handful of requests for any bank size.
+
+    Create the migration with a pre-attachment, upload the file to the storage URL Canvas names (its fields
+    unchanged, the file last, no token), confirm when the storage redirects, then poll the progress. After a lost
+    response the migration's state tells whether the file arrived, so no step runs twice. Retrying the first POST
+    after a lost response can leave an empty migration behind; Canvas never runs it (it has no file).
+    """
+    poll = poll or PollPolicy()
+    base = f"/api/v1/courses/{course_id}/content_migrations"
+    settings: dict[str, Any] = {"question_bank_name": bank_name}
+    if new_quizzes:
+        settings["import_quizzes_next"] = True
+    body = {
+        "migration_type": "qti_converter",
+        "pre_attachment": {"name": filename, "size": len(package)},
+        "settings": settings,
+    }
+    migration = client.request("POST", base, json=body, idempotent=True)
+    migration_id = str(migration["id"])
+    pre = migration.get("pre_attachment") or {}
+    if pre.get("error") or "upload_url" not in pre:
+        raise CanvasError(f"Canvas refused the upload: {pre.get('message', 'no upload URL given')}")
+
+    def file_arrived() -> bool:
+        state = client.get(f"{base}/{migration_id}").get("workflow_state")
+        return state not in (None, "pre_processing")
+
+    _upload(client, pre, filename, package, file_arrived)
+    progress_url = migration.get("progress_url") or ""
+    delay, waited = poll.first, 0.0
+    state = "queued"
+    while state not in ("completed", "failed"):
+        if waited > poll.timeout:
+            raise CanvasError(f"content migration {migration_id} still {state} after {poll.timeout:.0f} s")
+        time.sleep(delay)
+        waited += delay
+        delay = min(poll.longest, delay * poll.factor)
+        state = str(client.get(progress_url).get("workflow_state"))
+    final = client.get(f"{base}/{migration_id}")
+    issues: tuple[str, ...] = ()
+    if final.get("migration_issues_count"):
+        listed = client.get_all(final.get("migration_issues_url") or f"{base}/{migration_id}/migration_issues")
+        issues = tuple(str(i.get("description") or i.get("error_message") or i) for i in listed)
+    return Migration(migration_id, "failed" if state == "failed" else str(final.get("workflow_state")), issues)
+
+
+def _upload(
+    client: CanvasClient, pre: dict[str, Any], filename: str, package: bytes, file_arrived: Callable[[], bool]
+) -> None:
+    """Upload (and confirm) once, whatever the network does; ``file_arrived`` tells a lost response from a lost file."""
+    upload_url = str(pre["upload_url"])
+    fields = dict(pre.get("upload_params") or {})
+    last = ""
+    for attempt in range(client.retry.attempts):
+        if attempt:
+            client.stats.add(retries=1)
+            client.pause(attempt - 1)
+            if file_arrived():
+                return
+        try:
+            response = client.post_file(upload_url, fields, str(pre.get("file_param") or "file"), filename, package)
+            if 300 <= response.status_code < 400 and "Location" in response.headers:
+                confirm = client.join(upload_url, response.headers["Location"])
+                # The confirmation is Canvas's own URL: it gets the token; anything else does not.
+                if client.same_origin(confirm):
+                    response = client.send_once("GET", confirm)
+                else:
+                    response = client.send_once("GET", confirm, authorised=False)
+            if response.status_code < 300:
+                return
+            last = f"{response.status_code} {client.redact(response.text[:200])}"
+            if response.status_code < 500 and response.status_code != 400:
+                break  # a refusal, not a hiccup; a 400 can be a repeated confirmation, checked above
+        except requests.RequestException as exc:  # a lost connection: the outcome is unknown
+            last = client.redact(f"{type(exc).__name__}: {exc}")
+    if file_arrived():
+        return
+    raise CanvasError(f"uploading {filename} failed: {last}")

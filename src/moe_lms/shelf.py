@@ -1,0 +1,247 @@
+"""The ready-to-import shelf (``exporters/``): every delivery file of a bank, for instructors who never run Python.
+
+What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a QTI 2.1 package, the
+Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle file carrying every locale and a README
+that says which file to take and how to import it. A format this moe-lms does not have yet is left out and named,
+so the shelf fills as formats land. Everything here is pure: bytes in memory; the CLI writes and compares files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from . import formats
+from .formats import ExportOptions
+from .locales import Status, coverage, locale_info
+from .model import Bank
+
+README = "README.md"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of file on the shelf."""
+
+    format_name: str
+    label: str  # column heading in the README
+
+
+SHELF = (
+    Kind("moodle", "Moodle XML"),
+    Kind("qti21", "QTI 2.1 package"),
+    Kind("canvas", "Canvas payload"),
+    Kind("gift", "GIFT"),
+    Kind("html", "Take the quiz (HTML)"),
+)
+MULTILANG = "multilang"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One file of the shelf and how to make it."""
+
+    filename: str
+    format_name: str
+    options: ExportOptions
+    locale: str | None  # None for the file carrying every locale
+
+
+@dataclass(frozen=True)
+class Plan:
+    bank: Bank
+    items: tuple[Item, ...]
+    skipped: tuple[str, ...]  # shelf formats this moe-lms does not have yet
+
+    @property
+    def filenames(self) -> list[str]:
+        return [item.filename for item in self.items] + [README]
+
+    def file(self, kind: str, locale: str | None) -> str | None:
+        for item in self.items:
+            if item.format_name == kind and item.locale == locale:
+                return item.filename
+        return None
+
+
+def filename(bank: Bank, locale: str, suffix: str) -> str:
+    """``<bank-id>.<locale><suffix>``, e.g. ``moe-expert-parallelism.ur.moodle.xml``."""
+    return f"{bank.id}.{locale}{suffix}"
+
+
+def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts: bool = False) -> Plan:
+    """What the shelf of ``bank`` holds with the formats ``available`` (default: the registry's)."""
+    available = formats.names() if available is None else available
+    items: list[Item] = []
+    skipped = tuple(kind.format_name for kind in SHELF if kind.format_name not in available)
+    for locale in bank.locales:
+        for kind in SHELF:
+            if kind.format_name in skipped:
+                continue
+            fmt = formats.get(kind.format_name)
+            # The page of one locale lists every locale, so it links its siblings (see formats.html).
+            others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()
+            options = ExportOptions((locale, *others), include_drafts=include_drafts)
+            items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
+    if "moodle" not in skipped and len(bank.locales) > 1:
+        moodle = formats.get("moodle")
+        options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
+        items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
+    return Plan(bank, tuple(items), skipped)
+
+
+def produce(bank: Bank, item: Item) -> bytes:
+    return formats.get(item.format_name).dump(bank, item.options)
+
+
+def build(shelf: Plan) -> Iterator[tuple[str, bytes]]:
+    """Every file of the shelf as (file name, bytes), one at a time."""
+    for item in shelf.items:
+        yield item.filename, produce(shelf.bank, item)
+    yield README, readme(shelf).encode("utf-8")
+
+
+# --- the README ---------------------------------------------------------------------------------------------------
+
+
+def _link(name: str | None) -> str:
+    return f"[`{name}`]({name})" if name else "—"
+
+
+def _translation_note(bank: Bank, locale: str, include_drafts: bool) -> str:
+    if locale == bank.source_locale:
+        return "source"
+    cov = coverage(bank, locale)
+    used = cov[Status.REVIEWED] + (cov[Status.DRAFT] if include_drafts else 0)
+    note = f"{used} of {cov.total} texts {'translated' if include_drafts else 'reviewed'}"
+    if used < cov.total:
+        note += f"; the rest in {locale_info(bank.source_locale).english_name}"
+    return note
+
+
+def readme(shelf: Plan) -> str:
+    bank = shelf.bank
+    include_drafts = any(item.options.include_drafts for item in shelf.items)
+    kinds = [kind for kind in SHELF if kind.format_name not in shelf.skipped]
+    source = locale_info(bank.source_locale)
+    lines = [
+        f"# Ready-to-import quiz files: {bank.title}",
+        "",
+        f"The bank `{bank.id}` ({len(bank.questions)} questions) as files you can import into a learning platform or "
+        "open in a browser, in every language it has. They are made by `moe-lms build` from "
+        f"`question_bank/{bank.id}/`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
+        "a file here differs from a fresh build).",
+        "",
+        "## Which file to take",
+        "",
+        "| Language | Translation | " + " | ".join(kind.label for kind in kinds) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in kinds) + " |",
+    ]
+    for locale in bank.locales:
+        info = locale_info(locale)
+        names = info.name if info.name == info.english_name else f"{info.name} ({info.english_name})"
+        cells = [f"{names}, `{locale}`", _translation_note(bank, locale, include_drafts)]
+        cells += [_link(shelf.file(kind.format_name, locale)) for kind in kinds]
+        lines.append("| " + " | ".join(cells) + " |")
+    multilang = shelf.file("moodle", None)
+    lines.append("")
+    if multilang:
+        lines += [
+            f"All languages in one Moodle file: {_link(multilang)}. Each learner then sees the question in their own "
+            "Moodle language; it needs Moodle's *Multi-language content* filter (see below).",
+            "",
+        ]
+    drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."
+    lines += [
+        f"{drafts} A text without one appears in {source.english_name}, marked as {source.english_name} "
+        "(`lang`) so screen readers and fonts treat it as such.",
+        "",
+    ]
+    if shelf.skipped:
+        lines += [
+            "Not on this shelf yet (this version of moe-lms cannot write them): "
+            + ", ".join(f"`{name}`" for name in shelf.skipped)
+            + ".",
+            "",
+        ]
+    lines += _instructions(shelf)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _instructions(shelf: Plan) -> list[str]:
+    present = {item.format_name for item in shelf.items}
+    lines: list[str] = []
+    if "moodle" in present or "gift" in present:
+        lines += [
+            "## Moodle",
+            "",
+            "1. Open your course and go to **More → Question bank** (Moodle 4.x; in Moodle 3.x: "
+            "**Course administration → Question bank**).",
+            "2. Choose **Import** (in Moodle 4.x it is in the drop-down at the top of the question bank page).",
+            "3. Under **File format** choose **Moodle XML format** for a `.moodle.xml` file, or **GIFT format** for a "
+            "`.gift.txt` file.",
+            "4. Under **General**, pick the question category to import into.",
+            "5. Under **Import questions from file**, drop the file of your language and click **Import**; "
+            "Moodle lists the questions it read. Click **Continue**.",
+            "6. To use them in a quiz: open the quiz, **Questions → Add → from question bank**, and pick the category.",
+            "",
+            "GIFT keeps the texts, per-choice feedback, the explanation and the grades, but not the question ids, so "
+            "a re-import makes new questions" + ("; prefer Moodle XML." if "moodle" in present else "."),
+            "",
+        ]
+        if shelf.file("moodle", None):
+            lines += [
+                "For the all-languages file, first switch on the filter once: **Site administration → Plugins → "
+                "Filters → Manage filters → Multi-language content: On**, applied to *Content and headings*.",
+                "",
+            ]
+    if "qti21" in present or "canvas" in present:
+        lines += ["## Canvas", ""]
+        if "qti21" in present:
+            lines += [
+                "Upload the QTI package:",
+                "",
+                "1. In your course go to **Settings → Import Course Content**.",
+                "2. **Content Type: QTI .zip file**; choose the `.qti21.zip` of your language.",
+                "3. Leave **Default Question bank** as it is (or pick one), then **Import**.",
+                "4. Wait until **Current Jobs** says *Completed*; the quiz is then under **Quizzes**.",
+                "",
+            ]
+        lines += [
+            "Or send the bank straight into a course with moe-lms (needs Python and a Canvas API token, see the "
+            "project's README): `moe-lms push canvas`.",
+            "",
+        ]
+        if "canvas" in present:
+            lines += [
+                "The `.canvas.json` files are exactly what `moe-lms push canvas` sends (quiz settings and questions) "
+                "— for review, or for your own scripts against the Canvas API.",
+                "",
+            ]
+    if "qti21" in present:
+        lines += [
+            "## Any other QTI 2.1 platform",
+            "",
+            "The `.qti21.zip` files are IMS Content Packages holding QTI 2.1 items and a test. Import them where your "
+            "platform takes *QTI 2.1* or *IMS Content Package* files; the menu is usually called *Import* in the "
+            "question bank or item bank. Each item keeps its per-choice feedback and the general explanation.",
+            "",
+        ]
+    if "html" in present:
+        lines += [
+            "## Take the quiz in a browser",
+            "",
+            "Open a `.html` file: double-click it, or drag it into a browser window. It works offline and needs "
+            "nothing else; the links at the top switch language while the pages stay side by side in one folder. "
+            "Choose an answer and press **Check** (or Enter) to see whether it is right and why; after the last "
+            "question you get your score. With JavaScript off, each question's answers and explanations are under "
+            "*Answers and explanations*.",
+            "",
+        ]
+    lines += [
+        "## Rebuilding",
+        "",
+        "After changing the bank or its translations: `moe-lms build` (rewrites this folder), then commit it. "
+        "`moe-lms build --check` tells whether the folder is up to date.",
+    ]
+    return lines

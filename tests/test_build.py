@@ -1,0 +1,142 @@
+"""moe-lms build: the ready-to-import shelf, reproducible, and --check naming every stale file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+from click.testing import CliRunner, Result
+
+from moe_lms import formats, shelf
+from moe_lms.cli import main
+from moe_lms.loader import save_bank
+
+from .sample_bank import sample_bank
+
+
+@pytest.fixture
+def bank_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "bank"
+    save_bank(sample_bank(), directory)
+    return directory
+
+
+def build(bank_dir: Path, out: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["build", str(bank_dir), "--out", str(out), *args], catch_exceptions=False)
+
+
+def test_build_writes_every_available_format_per_locale_and_a_readme(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    result = build(bank_dir, out)
+    assert result.exit_code == 0, result.output
+    names = {p.name for p in out.iterdir()}
+    assert "README.md" in names
+    for locale in ("en", "ur", "vi"):
+        for name in formats.names():
+            if name in {kind.format_name for kind in shelf.SHELF}:
+                assert f"sample-quiz.{locale}{formats.get(name).suffix}" in names
+    if "moodle" in formats.names():
+        assert "sample-quiz.multilang.moodle.xml" in names
+
+
+def test_formats_this_moe_lms_lacks_are_named_as_skipped(
+    bank_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(formats._REGISTERED, "gift")
+    result = build(bank_dir, tmp_path / "exporters")
+    assert result.exit_code == 0
+    assert "skipped" in result.output and "gift" in result.output.split("skipped")[1].splitlines()[0]
+    assert not list((tmp_path / "exporters").glob("*.gift.txt"))
+    assert "`gift`" in (tmp_path / "exporters" / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_same_bank_builds_byte_identical_files(bank_dir: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    build(bank_dir, first)
+    build(bank_dir, second)
+    assert sorted(p.name for p in first.iterdir()) == sorted(p.name for p in second.iterdir())
+    for path in first.iterdir():
+        assert path.read_bytes() == (second / path.name).read_bytes(), path.name
+
+
+def test_a_second_build_rewrites_nothing(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    result = build(bank_dir, out)
+    assert " 0 written" in result.output
+
+
+def test_check_passes_on_a_fresh_shelf(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    result = build(bank_dir, out, "--check")
+    assert result.exit_code == 0, result.output
+    assert "up to date" in result.output
+
+
+def test_check_names_every_changed_missing_and_extra_file_and_writes_nothing(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    changed, missing = out / "sample-quiz.ur.html", out / "sample-quiz.en.gift.txt"
+    changed.write_bytes(changed.read_bytes() + b"<!-- edited by hand -->")
+    missing.unlink()
+    (out / "sample-quiz.de.html").write_text("old language")
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    result = build(bank_dir, out, "--check")
+
+    assert result.exit_code == 1
+    assert "sample-quiz.ur.html: error: differs from a fresh build" in result.output
+    assert "sample-quiz.en.gift.txt: error: is missing" in result.output
+    assert "sample-quiz.de.html: error: is extra" in result.output
+    assert "run moe-lms build" in result.output
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_check_notices_a_change_in_the_bank(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    bank_yaml = bank_dir / "bank.yaml"
+    bank_yaml.write_text(bank_yaml.read_text(encoding="utf-8").replace("Full copies", "Whole copies"), "utf-8")
+    result = build(bank_dir, out, "--check")
+    assert result.exit_code == 1
+    assert "sample-quiz.en.html: error: differs" in result.output
+
+
+def test_build_removes_its_own_stale_files_but_leaves_others(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    out.mkdir()
+    (out / "sample-quiz.de.html").write_text("old language")
+    (out / "notes.txt").write_text("mine")
+    result = build(bank_dir, out)
+    assert not (out / "sample-quiz.de.html").exists()
+    assert (out / "notes.txt").read_text() == "mine"
+    assert "left" in result.output and "notes.txt" in result.output
+
+
+def test_the_html_pages_on_the_shelf_link_each_other(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    for page in out.glob("*.html"):
+        hrefs = lxml.html.parse(str(page)).getroot().xpath("//nav[@class='languages']//a/@href")
+        assert sorted(hrefs) == ["sample-quiz.en.html", "sample-quiz.ur.html", "sample-quiz.vi.html"]
+        assert all((out / href).is_file() for href in hrefs)
+
+
+def test_the_readme_says_which_file_to_take_for_each_language_and_how_to_import_it(
+    bank_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    rows = [line for line in readme.splitlines() if line.startswith("| ") and "`" in line]
+    assert [row.split("`")[1] for row in rows] == ["en", "ur", "vi"]
+    assert "[`sample-quiz.ur.html`](sample-quiz.ur.html)" in rows[1]
+    assert "اردو (Urdu), `ur`" in rows[1]
+    assert "12 of 27 texts reviewed; the rest in English" in rows[1]
+    assert "## Take the quiz in a browser" in readme
+    if "moodle" in formats.names():
+        assert "Question bank" in readme and "Moodle XML format" in readme
+    if "qti21" in formats.names():
+        assert "Import Course Content" in readme and "QTI .zip file" in readme

@@ -1,0 +1,125 @@
+"""The Canvas payloads: exactly what a push sends, and the traps of the Canvas API it avoids."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from moe_lms import formats, loader
+from moe_lms.cli import main
+from moe_lms.formats import canvas
+from moe_lms.model import Kind
+from moe_lms.problems import ProblemsFound
+from tests.canvas_helpers import make_bank
+
+
+def test_the_export_is_json_with_classic_and_new_quizzes_bodies_per_locale_and_byte_identical() -> None:
+    bank = make_bank()
+    fmt = formats.get("canvas")
+    options = formats.ExportOptions.for_bank(bank)
+    first, second = fmt.dump(bank, options), fmt.dump(bank, options)
+    assert first == second
+    document = json.loads(first)
+    assert [loc["locale"] for loc in document["locales"]] == ["en", "ur", "vi"]
+    ur = document["locales"][1]
+    assert ur["classic"]["quiz"]["path"] == "/api/v1/courses/{course_id}/quizzes"
+    assert len(ur["classic"]["questions"]) == len(bank.questions) == len(ur["new_quizzes"]["items"])
+    assert ur["new_quizzes"]["quiz"]["path"] == "/api/quiz/v1/courses/{course_id}/quizzes"
+
+
+def test_classic_answers_carry_the_choice_explanation_in_answer_comment_html_and_weight_100_on_each_key() -> None:
+    bank = make_bank()
+    quiz = canvas.desired_quiz(bank, "en", "classic")
+    for q, desired in zip(bank.questions, quiz.questions, strict=True):
+        body = desired.body["question"]
+        assert isinstance(body["answers"], list)  # a hash keyed from 1 would be a 500
+        for choice, answer in zip(q.choices, body["answers"], strict=True):
+            assert "answer_comments" not in answer  # silently dropped by Canvas (canvas-lms #2045)
+            assert choice.explanation.rstrip(".") in answer["answer_comment_html"]
+            assert answer["answer_weight"] == (100 if choice.correct else 0)
+        expected = "multiple_answers_question" if q.kind is Kind.MULTIPLE else "multiple_choice_question"
+        assert body["question_type"] == expected
+        assert q.explanation.split(";")[0] in body["neutral_comments_html"]
+        assert body["points_possible"] == float(q.points)
+
+
+def test_new_quizzes_choice_ids_are_uuids_derived_from_stable_ids_and_key_the_scoring_and_feedback() -> None:
+    bank = make_bank()
+    first = canvas.desired_quiz(bank, "vi", "new-quizzes")
+    again = canvas.desired_quiz(make_bank(), "vi", "new-quizzes")
+    assert first == again
+    for q, desired in zip(bank.questions, first.questions, strict=True):
+        entry = desired.body["item"]["entry"]
+        ids = [c["id"] for c in entry["interaction_data"]["choices"]]
+        assert all(uuid.UUID(i).version == 5 for i in ids)
+        by_choice = dict(zip([c.id for c in q.choices], ids, strict=True))
+        if q.kind is Kind.MULTIPLE:
+            assert entry["interaction_type_slug"] == "multi-answer"
+            assert entry["scoring_data"]["value"] == [by_choice[c.id] for c in q.correct_choices]
+            assert "answer_feedback" not in entry
+            assert all(f"{c.explanation}"[:20] in entry["feedback"]["neutral"] for c in q.choices[:1])
+        else:
+            assert entry["interaction_type_slug"] == "choice"
+            assert entry["scoring_algorithm"] == "Equivalence"
+            assert entry["scoring_data"]["value"] == by_choice[q.correct_choices[0].id]
+            assert set(entry["answer_feedback"]) == set(ids)
+
+
+def test_markers_carry_the_stable_id_and_the_fingerprint_and_read_back() -> None:
+    bank = make_bank()
+    quiz = canvas.desired_quiz(bank, "ur", "classic")
+    marker = canvas.read_quiz_marker(quiz.body()["quiz"]["description"])
+    assert marker == canvas.QuizMarker(bank.id, "ur", quiz.fingerprint, quiz.digest)
+    name = quiz.questions[0].body["question"]["question_name"]
+    assert canvas.read_question_marker(name) == canvas.QuestionMarker(bank.id, "q0001", quiz.questions[0].fingerprint)
+    nq = canvas.desired_quiz(bank, "ur", "new-quizzes")
+    title = nq.questions[0].body["item"]["entry"]["title"]
+    assert canvas.read_question_marker(title) == canvas.QuestionMarker(bank.id, "q0001", nq.questions[0].fingerprint)
+
+
+def test_a_fingerprint_changes_with_the_content_only() -> None:
+    bank = make_bank()
+    before = canvas.desired_quiz(bank, "en", "classic")
+    assert canvas.desired_quiz(make_bank(), "en", "classic") == before
+    q = bank.questions[1]
+    edited = bank.model_copy(
+        update={"questions": (bank.questions[0], q.model_copy(update={"stem": "A new stem"}), *bank.questions[2:])}
+    )
+    after = canvas.desired_quiz(edited, "en", "classic")
+    changed = [a.key for a, b in zip(before.questions, after.questions, strict=True) if a.fingerprint != b.fingerprint]
+    assert changed == [q.id]
+    assert after.digest != before.digest and after.fingerprint == before.fingerprint
+
+
+def test_text_is_marked_with_the_language_it_is_really_in_including_fallbacks() -> None:
+    bank = make_bank()
+    quiz = canvas.desired_quiz(bank, "ur", "classic")
+    texts = [d.body["question"]["question_text"] for d in quiz.questions]
+    assert any(t.startswith('<div lang="ur" dir="rtl">') for t in texts)
+    assert any(t.startswith('<div lang="en" dir="ltr">') for t in texts)  # fell back to the source
+
+
+def test_fields_over_canvas_limits_are_reported_naming_each_question() -> None:
+    bank = make_bank(3)
+    long = bank.questions[1].model_copy(update={"explanation": "x" * 6000, "stem": "y" * 17000})
+    bank = bank.model_copy(update={"questions": (bank.questions[0], long, bank.questions[2])})
+    with pytest.raises(ProblemsFound) as caught:
+        list(canvas.desired_quizzes(bank, formats.ExportOptions(("en", "vi")), "classic"))
+    messages = [str(p) for p in caught.value.problems]
+    assert len(messages) == 4  # stem and explanation, in both locales
+    assert all("question 'q0002'" in m for m in messages)
+    assert any("limit of 5120" in m for m in messages) and any("limit of 16384" in m for m in messages)
+
+
+def test_export_format_canvas_writes_the_file(tmp_path: Path) -> None:
+    loader.save_bank(make_bank(), tmp_path / "bank")
+    result = CliRunner().invoke(
+        main, ["export", "--format", "canvas", str(tmp_path / "bank"), "--locale", "ur", "-o", str(tmp_path / "x.json")]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "x.json").read_text())
+    assert [loc["locale"] for loc in document["locales"]] == ["ur"]

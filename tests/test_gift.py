@@ -1,0 +1,244 @@
+"""GIFT export: Moodle's escaping, per-answer feedback, weights from Moodle's list, and a faithful reader."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from moe_lms.cli import main
+from moe_lms.formats import ExportOptions, get
+from moe_lms.formats.gift import MOODLE_GRADES, GiftSyntaxError, escape, parse, split_weights
+from moe_lms.loader import save_bank
+from moe_lms.locales import resolve
+from moe_lms.model import Bank, Choice, Question
+from moe_lms.text import render_block, render_inline
+
+from .sample_bank import sample_bank
+from .strategies import banks
+
+GIFT = get("gift")
+
+
+def export(bank: Bank, locale: str = "en") -> str:
+    return GIFT.dump(bank, ExportOptions((locale,))).decode("utf-8")
+
+
+def one_question_bank(stem: str, choices: list[tuple[str, bool, str]], explanation: str, kind: str = "single") -> Bank:
+    question = Question.model_validate(
+        {
+            "id": "q",
+            "kind": kind,
+            "stem": stem,
+            "explanation": explanation,
+            "choices": [
+                Choice(id=f"c{i}", text=text, correct=ok, explanation=why) for i, (text, ok, why) in enumerate(choices)
+            ],
+        }
+    )
+    return Bank(id="b", title="T", questions=(question,))
+
+
+def test_control_characters_and_backslash_are_escaped_as_moodle_escapes_them() -> None:
+    assert escape("a~b=c#d{e}f:g\\h") == r"a\~b\=c\#d\{e\}f\:g\\h"
+
+
+def test_line_breaks_become_backslash_n_so_a_question_stays_one_block() -> None:
+    assert escape("one\ntwo\r\nthree\rfour") == r"one\ntwo\nthree\nfour"
+
+
+def test_a_single_answer_question_marks_the_right_choice_with_equals_and_each_choice_has_feedback() -> None:
+    text = export(sample_bank())
+    block = text.split("// question: ep-distributes\n")[1].split("\n\n")[0]
+    lines = block.splitlines()
+    assert lines[0].startswith(
+        r"::ep-distributes\: What does expert parallelism distribute across GPUs?::[html]<p>What does <strong>"
+    )
+    assert lines[0].endswith("{")
+    assert (
+        lines[1] == "\t~[html]Full copies of the model#[html]<p>That is data parallelism, not expert parallelism.</p>"
+    )
+    assert lines[2].startswith("\t=[html]The feed-forward experts")
+    assert lines[4] == ("\t####[html]<p>Expert parallelism shards the experts of an MoE layer across GPUs.</p>")
+    assert lines[5] == "}"
+
+
+def test_true_false_questions_keep_their_choice_text_as_multiple_choice() -> None:
+    [question] = [q for q in parse(export(sample_bank())) if q.name.startswith("ep-router:")]
+    assert question.single
+    assert [(a.text, a.weight) for a in question.answers] == [("True", 100.0), ("False", 0.0)]
+
+
+def test_multiple_answer_weights_come_from_moodles_list_right_ones_sum_to_100_wrong_ones_to_minus_100() -> None:
+    [question] = [q for q in parse(export(sample_bank())) if q.name.startswith("ep-costs:")]
+    assert not question.single
+    assert [a.weight for a in question.answers] == [50.0, 50.0, -100.0]
+
+
+@pytest.mark.parametrize("count", range(1, 21))
+def test_any_number_of_right_choices_up_to_20_gets_grades_moodle_accepts(count: int) -> None:
+    weights = split_weights(count, "q")
+    assert len(weights) == count
+    assert set(weights) <= set(MOODLE_GRADES)
+    assert sum(map(float, weights)) == pytest.approx(100, abs=1e-3)
+
+
+def test_three_right_choices_share_100_percent_as_thirds() -> None:
+    assert split_weights(3, "q") == ["33.33333"] * 3
+
+
+def test_urdu_text_is_marked_right_to_left_and_fallbacks_carry_their_real_language() -> None:
+    text = export(sample_bank(), "ur")
+    assert r'<div lang\="ur" dir\="rtl"><p>ماہرین کی متوازیت' in text
+    assert r'#[html]<div lang\="en" dir\="ltr"><p>Splitting heads is tensor parallelism.</p></div>' in text
+
+
+def test_questions_go_to_the_category_the_moodle_xml_export_uses() -> None:
+    assert "\n$CATEGORY: $course$/Expert parallelism for MoE serving/اردو\n\n" in export(sample_bank(), "ur")
+
+
+def test_a_slash_in_the_bank_title_is_doubled_in_the_category_path() -> None:
+    text = export(sample_bank(title="Input/output"))
+    assert "$CATEGORY: $course$/Input//output/English\n" in text
+
+
+def test_the_export_is_byte_identical_each_time() -> None:
+    bank = sample_bank()
+    assert GIFT.dump(bank, ExportOptions(("ur",))) == GIFT.dump(bank, ExportOptions(("ur",)))
+
+
+# --- the reader follows Moodle's parser -------------------------------------------------------------------------
+
+
+def test_the_reader_reads_moodles_own_example_with_weights_and_feedback() -> None:
+    source = """// a comment
+::Jesus' hometown::Jesus Christ was from {
+   ~Jerusalem#This was an important city, but the wrong answer.
+   ~%25%Bethlehem#He was born here, but not raised here.
+   ~%50%Galilee#You need to be more specific.
+   =Nazareth#Yes! That's right!
+}
+"""
+    [question] = parse(source)
+    assert question.name == "Jesus' hometown"
+    assert question.text == "Jesus Christ was from"
+    assert question.text_format == "moodle"
+    assert [(a.text, a.weight) for a in question.answers] == [
+        ("Jerusalem", 0.0),
+        ("Bethlehem", 25.0),
+        ("Galilee", 50.0),
+        ("Nazareth", 100.0),
+    ]
+    assert question.answers[3].feedback == "Yes! That's right!"
+
+
+def test_the_reader_unescapes_as_moodle_does_a_backslash_before_other_characters_stays() -> None:
+    [question] = parse(r"::a\:b::[html]x \\\: y \q {=r\#ight#f\=b ~w\}rong ####g\{f}")
+    assert question.name == "a:b"
+    assert question.text == r"x \: y \q"
+    assert [(a.text, a.feedback) for a in question.answers] == [("r#ight", "f=b"), ("w}rong", "")]
+    assert question.general_feedback == "g{f"
+
+
+def test_the_reader_skips_categories_and_comment_only_blocks() -> None:
+    assert parse("$CATEGORY: $course$/top/x\n\n// only a comment\n") == []
+
+
+def test_the_reader_names_the_line_of_a_question_without_answers_closing() -> None:
+    with pytest.raises(GiftSyntaxError, match="line 3"):
+        parse("// c\n\n::q::text {=a ~b\n")
+
+
+ADVERSARIAL = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\ufffe\uffff")
+    | st.sampled_from(list("~=#{}:\\%[]n/ \n")),
+    min_size=1,
+    max_size=40,
+).filter(lambda s: s.strip() and not any("\x00" <= ch < " " and ch not in "\t\n\r" for ch in s))
+
+
+@settings(max_examples=300, deadline=None)
+@given(stem=ADVERSARIAL, right=ADVERSARIAL, wrong=ADVERSARIAL, why=ADVERSARIAL, general=ADVERSARIAL)
+def test_any_text_survives_a_round_trip_through_the_reader(
+    stem: str, right: str, wrong: str, why: str, general: str
+) -> None:
+    bank = one_question_bank(stem, [(right, True, why), (wrong, False, general)], general)
+    [question] = parse(export(bank))
+    view = resolve(bank, "en")
+    q = bank.questions[0]
+    assert question.name.startswith("q: ")
+    assert question.text_format == "html"
+    assert question.text == render_block(view.stem(q).text)
+    assert [a.text for a in question.answers] == [render_inline(view.choice_text(q, c).text) for c in q.choices]
+    assert [a.feedback for a in question.answers] == [
+        render_block(view.choice_explanation(q, c).text) for c in q.choices
+    ]
+    assert [a.weight for a in question.answers] == [100.0, 0.0]
+    assert question.general_feedback == render_block(general)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(min_size=1, max_size=60))
+def test_escaping_then_reading_gives_back_the_trimmed_text(text: str) -> None:
+    [question] = parse(f"::n::[html]{escape(text)} {{=a ~b}}")
+    assert question.text == text.replace("\r\n", "\n").replace("\r", "\n").strip(" \t\n\r\0\x0b")
+
+
+def _unwrapped(field: str) -> str:
+    """A field without the element that marks its language, if it has one."""
+    match = re.fullmatch(r'<(div|span) lang="[^"]+" dir="(?:ltr|rtl)">(.*)</\1>', field, re.DOTALL)
+    return match.group(2) if match else field
+
+
+@settings(max_examples=40, deadline=None)
+@given(banks())
+def test_every_bank_in_every_locale_reads_back_question_by_question(bank: Bank) -> None:
+    for locale in bank.locales:
+        view = resolve(bank, locale)
+        parsed = parse(export(bank, locale))
+        assert [g.name.split(": ")[0] for g in parsed] == [q.id for q in bank.questions]
+        for g, q in zip(parsed, bank.questions, strict=True):
+            assert _unwrapped(g.text) == render_block(view.stem(q).text)
+            assert _unwrapped(g.general_feedback) == render_block(view.explanation(q).text)
+            assert [_unwrapped(a.text) for a in g.answers] == [
+                render_inline(view.choice_text(q, c).text) for c in q.choices
+            ]
+            assert [_unwrapped(a.feedback) for a in g.answers] == [
+                render_block(view.choice_explanation(q, c).text) for c in q.choices
+            ]
+            weights = [a.weight for a in g.answers]
+            if q.kind == "multiple":
+                assert not g.single
+                assert sum(w for w in weights if w > 0) == pytest.approx(100, abs=1e-3)
+                assert sum(w for w in weights if w < 0) == pytest.approx(
+                    -100 if len(q.correct_choices) < len(q.choices) else 0, abs=1e-3
+                )
+            else:
+                assert g.single
+                assert weights == [100.0 if c.correct else 0.0 for c in q.choices]
+
+
+# --- the command ---------------------------------------------------------------------------------------------------
+
+
+def test_export_gift_writes_one_locale_to_a_file_named_after_the_bank_and_locale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_bank(sample_bank(), tmp_path / "bank")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["export", "--format", "gift", "bank", "--locale", "ur"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(parse((tmp_path / "sample-quiz.ur.gift.txt").read_text(encoding="utf-8"))) == 3
+
+
+def test_export_gift_with_two_locales_is_a_usage_error(tmp_path: Path) -> None:
+    save_bank(sample_bank(), tmp_path / "bank")
+    result = CliRunner().invoke(
+        main, ["export", "--format", "gift", str(tmp_path / "bank"), "--locale", "ur", "--locale", "vi"]
+    )
+    assert result.exit_code == 2
+    assert "one language per file" in result.output

@@ -1,0 +1,152 @@
+"""A broken bank names the file, the line and the question; every problem of a run is reported together."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from moe_lms.loader import check_bank, load_bank, save_bank
+from moe_lms.problems import ProblemsFound
+
+GOOD = """\
+id: demo
+title: Demo bank
+target_locales: [ur]
+questions:
+  - id: q1
+    stem: What is 2 + 2?
+    explanation: Arithmetic.
+    choices:
+      - id: a
+        text: "4"
+        correct: true
+        explanation: Two and two make four.
+      - id: b
+        text: "5"
+        explanation: One too many.
+"""
+
+
+def write(tmp_path: Path, bank_yaml: str, po: dict[str, str] | None = None) -> Path:
+    (tmp_path / "bank.yaml").write_text(textwrap.dedent(bank_yaml), encoding="utf-8")
+    for locale, text in (po or {}).items():
+        (tmp_path / "locales").mkdir(exist_ok=True)
+        (tmp_path / "locales" / f"{locale}.po").write_text(textwrap.dedent(text), encoding="utf-8")
+    return tmp_path
+
+
+def problems(directory: Path) -> list[str]:
+    _bank, found = check_bank(directory)
+    return [str(p) for p in found]
+
+
+def test_a_good_bank_loads(tmp_path: Path) -> None:
+    bank = load_bank(write(tmp_path, GOOD))
+    assert bank.id == "demo"
+    assert bank.questions[0].choices[0].correct
+
+
+def test_yaml_syntax_error_names_line_and_column(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("    stem: What is 2 + 2?", "    stem: [What is 2 + 2?")))
+    assert len(found) == 1
+    assert found[0].startswith(f"{tmp_path / 'bank.yaml'}:7:16: error: YAML syntax error:")
+    assert "YAML syntax error" in found[0]
+
+
+def test_duplicate_question_id_names_the_second_use(tmp_path: Path) -> None:
+    second = GOOD[GOOD.index("  - id: q1") :]
+    found = problems(write(tmp_path, GOOD + second))
+    assert found == [f"{tmp_path / 'bank.yaml'}:16:9: error: question 'q1': question id 'q1' is used more than once"]
+
+
+def test_two_correct_answers_in_a_single_answer_question(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "        explanation: One too many.", "        correct: true\n        explanation: One too many."
+    )
+    found = problems(write(tmp_path, text))
+    assert found == [
+        f"{tmp_path / 'bank.yaml'}:9:7: error: question 'q1': "
+        "a single-answer question needs exactly one correct choice, found 2 (a, b)"
+    ]
+
+
+def test_misspelled_key_is_an_error_with_a_suggestion(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("explanation: Two", "explaination: Two")))
+    assert (
+        f"{tmp_path / 'bank.yaml'}:12:9: error: question 'q1', choice 'a': unknown key 'explaination' "
+        "(did you mean 'explanation'?)"
+    ) in found
+    assert (
+        f"{tmp_path / 'bank.yaml'}:9:9: error: question 'q1', choice 'a': missing required key 'explanation'" in found
+    )
+
+
+def test_duplicate_yaml_key_is_an_error_with_its_line(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("    stem: What is 2 + 2?", "    stem: A\n    stem: B")))
+    assert found == [f"{tmp_path / 'bank.yaml'}:7:5: error: key 'stem' appears twice in the same mapping"]
+
+
+def test_all_errors_of_a_run_are_reported_together(tmp_path: Path) -> None:
+    broken = GOOD.replace("explanation: Two", "explaination: Two").replace("id: b", "id: B")
+    broken += "  - id: q1\n    stem: ''\n    explanation: E\n    choices: []\n"
+    found = problems(write(tmp_path, broken))
+    assert len(found) >= 4, found
+    assert any("unknown key 'explaination'" in p for p in found)
+    assert any("choice 'B': id: 'B' is not a valid id" in p for p in found)
+    assert any("question id 'q1' is used more than once" in p for p in found)
+    assert any("stem: text is empty" in p for p in found)
+
+
+def test_not_utf8_names_the_line(tmp_path: Path) -> None:
+    (tmp_path / "bank.yaml").write_bytes(GOOD.encode().replace(b"Demo bank", b"Demo \xff bank"))
+    assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]
+
+
+def test_po_entry_naming_no_string_is_an_error_with_its_line(tmp_path: Path) -> None:
+    po = """\
+        msgid ""
+        msgstr ""
+        "Language: ur\\n"
+
+        msgctxt "q1/stem"
+        msgid "What is 2 + 2?"
+        msgstr "دو جمع دو کیا ہے؟"
+
+        msgctxt "q1/choices/c/text"
+        msgid "6"
+        msgstr "۶"
+        """
+    found = problems(write(tmp_path, GOOD, {"ur": po}))
+    assert found == [
+        f"{tmp_path / 'locales' / 'ur.po'}:9: error: question 'q1', choice 'c': "
+        "msgctxt 'q1/choices/c/text' names no string of the bank (did you mean 'q1/choices/b/text'?)"
+    ]
+
+
+def test_po_syntax_error_names_its_line(tmp_path: Path) -> None:
+    po = 'msgctxt "title"\nmsgid "Demo bank"\nmsgstr "oops\n'
+    found = problems(write(tmp_path, GOOD, {"ur": po}))
+    assert found == [
+        f"{tmp_path / 'locales' / 'ur.po'}:3: error: PO syntax error: expected a quoted string, found '\"oops'"
+    ]
+
+
+def test_po_for_a_locale_the_bank_does_not_target_is_an_error(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD, {"fr": 'msgid ""\nmsgstr ""\n'}))
+    assert found == [f"{tmp_path / 'locales' / 'fr.po'}: error: locale 'fr' is not in the bank's target_locales"]
+
+
+def test_load_bank_raises_with_every_problem(tmp_path: Path) -> None:
+    with pytest.raises(ProblemsFound) as info:
+        load_bank(write(tmp_path, GOOD.replace("id: b", "id: a")))
+    assert "choice id 'a' is used more than once" in str(info.value)
+
+
+def test_save_writes_bank_and_catalogs_that_load_back(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    bank = load_bank(write(tmp_path / "in", GOOD))
+    written = save_bank(bank, tmp_path / "out")
+    assert [p.name for p in written] == ["bank.yaml", "ur.po"]
+    assert load_bank(tmp_path / "out") == bank

@@ -1,0 +1,38 @@
+"""One Markdown renderer and one allow-list sanitiser for every format."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from moe_lms import text
+
+
+def test_markdown_renders_to_html() -> None:
+    assert text.render_block("Use **top-k** routing") == "<p>Use <strong>top-k</strong> routing</p>"
+    assert text.render_inline("`all-to-all` *twice*") == "<code>all-to-all</code> <em>twice</em>"
+
+
+def test_scripts_and_event_handlers_are_removed() -> None:
+    html = text.render_block(
+        'Hi <script>alert(1)</script><img src="x.png" onerror="alert(2)"> [a](javascript:alert(3))'
+    )
+    assert "<script" not in html and "onerror" not in html and 'href="javascript' not in html
+    assert '<img src="x.png">' in html
+
+
+def test_markup_characters_are_escaped() -> None:
+    assert text.render_inline("a < b & c > d") == "a &lt; b &amp; c &gt; d"
+
+
+def test_plain_text_strips_markup() -> None:
+    assert text.plain_text("**Top-k** & <em>more</em>") == "Top-k & more"
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=1))
+def test_plain_text_fast_path_renders_exactly_as_markdown_it(s: str) -> None:
+    slow_block = text.sanitize(text._md.render(s)).strip()
+    slow_inline = text.sanitize(text._md.renderInline(s)).strip()
+    assert text.render_block(s) == slow_block
+    assert text.render_inline(s) == slow_inline
