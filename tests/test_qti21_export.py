@@ -15,6 +15,7 @@ from moe_lms import schemas
 from moe_lms.formats import ExportOptions, get, qti21
 from moe_lms.model import Bank, Translation
 from moe_lms.problems import ProblemsFound
+
 from .qti_support import NS, QTI, export, item_root, members, rich_bank
 
 CP = "http://www.imsglobal.org/xsd/imscp_v1p1"

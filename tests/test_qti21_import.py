@@ -22,6 +22,7 @@ from moe_lms.loader import load_bank, save_bank
 from moe_lms.model import Bank, Kind
 from moe_lms.problems import ProblemsFound
 from moe_lms.text import plain_text, render_block
+
 from .qti_support import export, members, rezip, rich_bank
 
 

@@ -9,6 +9,7 @@ import itertools
 import pytest
 
 from moe_lms.model import Bank
+
 from .qti_support import Evaluator, export, item_root, rich_bank
 
 

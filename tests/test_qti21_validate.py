@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from moe_lms import schemas
 from moe_lms.cli import main
 from moe_lms.formats import qti21
+
 from .qti_support import export, members, rezip, rich_bank
 
 Edit = Callable[[dict[str, bytes]], None]
