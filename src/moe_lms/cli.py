@@ -506,7 +506,7 @@ def _check_moodle(path: Path, data: bytes) -> tuple[list[Problem], str]:
     except ModuleNotFoundError:
         moodle = None
     if moodle is not None and hasattr(moodle, "check_moodle_xml"):
-        found: list[Problem] = moodle.check_moodle_xml(data)
+        found: list[Problem] = moodle.check_moodle_xml(data, file=str(path))
         return found, "Moodle XML: well-formedness and structural checks"
     try:
         parse_untrusted(data)
