@@ -3,6 +3,7 @@ and output that never passes a package whose XSD validation was not done."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -228,3 +229,18 @@ def test_validate_checks_that_moodle_xml_is_well_formed(tmp_path: Path) -> None:
     failed = CliRunner().invoke(main, ["validate", str(bad)])
     assert failed.exit_code == 1
     assert "not well-formed" in failed.output
+
+
+def test_validate_runs_the_moodle_structural_checks_when_the_moodle_format_is_there(tmp_path: Path) -> None:
+    if importlib.util.find_spec("moe_lms.formats.moodle") is None:
+        pytest.skip("the Moodle format has not landed in this checkout")
+    one_answer = tmp_path / "one.xml"
+    one_answer.write_bytes(
+        b'<?xml version="1.0"?><quiz><question type="multichoice"><name><text>x</text></name>'
+        b'<questiontext format="html"><text>q</text></questiontext>'
+        b'<answer fraction="100"><text>a</text></answer></question></quiz>'
+    )
+    result = CliRunner().invoke(main, ["validate", str(one_answer)])
+    assert result.exit_code == 1
+    assert "structural" not in result.output or "error" in result.output
+    assert "1 error(s)." in result.output

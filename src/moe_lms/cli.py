@@ -501,9 +501,12 @@ def _read_limited(path: Path, limit: int) -> bytes:
 
 def _check_moodle(path: Path, data: bytes) -> tuple[list[Problem], str]:
     """Moodle XML: the Moodle format's structural checks when that format is installed, else well-formedness."""
+    module = f"{formats.__name__}.moodle"
     try:
-        moodle = import_module(f"{formats.__name__}.moodle")
-    except ModuleNotFoundError:
+        moodle = import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:  # the Moodle format is there but broken: say so, don't hide it
+            raise
         moodle = None
     if moodle is not None and hasattr(moodle, "check_moodle_xml"):
         found: list[Problem] = moodle.check_moodle_xml(data, file=str(path))
