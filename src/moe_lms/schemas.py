@@ -7,6 +7,7 @@ moe-lms never ships or downloads the XSDs: they are looked up in a folder laid o
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,34 +62,33 @@ class Schemas:
     directory: Path
     _cache: dict[str, etree.XMLSchema] = field(default_factory=dict, repr=False)
 
-    def _compile(self, key: str, document: etree._Element | etree._ElementTree) -> etree.XMLSchema:
+    def _compile(self, key: str, document: Callable[[], etree._Element | etree._ElementTree]) -> etree.XMLSchema:
         if key not in self._cache:
             try:
-                self._cache[key] = etree.XMLSchema(document)
+                self._cache[key] = etree.XMLSchema(document())
             except (etree.XMLSchemaParseError, etree.XMLSyntaxError) as exc:
                 raise SchemaError(f"the schemas in {self.directory} do not compile: {exc}") from None
         return self._cache[key]
 
     def qti(self) -> etree.XMLSchema:
         """``assessmentItem`` and ``assessmentTest`` documents (QTI 2.1)."""
-        return self._compile("qti", etree.parse(str(self.directory / QTI_XSD)))
+        return self._compile("qti", lambda: etree.parse(str(self.directory / QTI_XSD)))
 
     def manifest(self) -> etree.XMLSchema:
         """``imsmanifest.xml``, with its LOM and QTI metadata checked strictly, not skipped as unknown.
 
         One wrapper schema imports all three by absolute file URI, so no catalog and no network are needed.
         """
+        return self._compile("manifest", self._manifest_wrapper)
+
+    def _manifest_wrapper(self) -> etree._Element:
         imports = ((NS_CP, CP_XSD), (NS_LOM, LOM_XSD), (NS_QTI_METADATA, QTI_METADATA_XSD))
         xs = "http://www.w3.org/2001/XMLSchema"
         wrapper = etree.Element(f"{{{xs}}}schema", nsmap={"xs": xs})
         for namespace, path in imports:
-            etree.SubElement(
-                wrapper,
-                f"{{{xs}}}import",
-                namespace=namespace,
-                schemaLocation=(self.directory / path).resolve().as_uri(),
-            )
-        return self._compile("manifest", wrapper)
+            location = (self.directory / path).resolve().as_uri()
+            etree.SubElement(wrapper, f"{{{xs}}}import", namespace=namespace, schemaLocation=location)
+        return wrapper
 
 
 _loaded: dict[Path, Schemas] = {}
