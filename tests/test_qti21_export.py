@@ -13,8 +13,10 @@ from lxml import etree
 
 from moe_lms import schemas
 from moe_lms.formats import ExportOptions, get, qti21
+from moe_lms.formats.qti21 import GENERAL_FEEDBACK as GENERAL
 from moe_lms.model import Bank, Translation
 from moe_lms.problems import ProblemsFound
+from moe_lms.text import render_block, render_inline
 
 from .qti_support import NS, QTI, export, item_root, members, rich_bank
 
@@ -191,12 +193,12 @@ def test_each_choice_explanation_is_feedback_bound_to_that_choice() -> None:
     for question in bank.questions:
         item = item_root(export(bank, ["en"]), question.id, "en")
         feedback = {f.get("identifier"): f for f in item.iterfind("q:modalFeedback", NS)}
-        assert set(feedback) == {c.id for c in question.choices} | {"EXPLANATION"}
+        assert set(feedback) == {c.id for c in question.choices} | {GENERAL}
         for choice in question.choices:
             bound = feedback[choice.id]
             assert (bound.get("outcomeIdentifier"), bound.get("showHide")) == ("FEEDBACK", "show")
             assert "".join(bound.itertext()).strip() != ""
-        general = "".join(feedback["EXPLANATION"].itertext()).strip()
+        general = "".join(feedback[GENERAL].itertext()).strip()
         assert general[:7] == question.explanation[:7]
     item = item_root(export(bank, ["en"]), "single-md", "en")
     texts = {f.get("identifier"): "".join(f.itertext()).strip() for f in item.iterfind("q:modalFeedback", NS)}
@@ -277,3 +279,46 @@ def test_a_control_character_written_as_an_html_entity_never_reaches_the_xml(val
     assert xsd_errors(package, validators) == {}
     prompt = item_root(package, "tf", "en").find(".//q:prompt", NS)
     assert prompt is not None and "".join(prompt.itertext()) == "Is \ufffd or \ufffd allowed?"
+
+
+def canvas_answers(item: etree._Element) -> tuple[dict[str, tuple[int, str | None]], str | None]:
+    """What canvas-lms's QTI 2 importer (Qti::ChoiceInteraction, process_response_conditions, get_feedback_id,
+    attach_feedback_values, get_feedback) takes from an item: per answer its weight and comment, and the
+    question's neutral comment. A transcription of its Nokogiri selectors into XPath."""
+    weights: dict[str, int] = {c.get("identifier", ""): 0 for c in item.iterfind(".//q:simpleChoice", NS)}
+    feedback_ids: dict[str, str] = {}
+    for condition in item.iterfind("q:responseProcessing//q:responseCondition", NS):
+        for branch in condition.xpath(".//q:responseIf | .//q:responseElseIf", namespaces=NS):
+            found = branch.xpath(
+                ".//q:match//q:baseValue[@baseType='identifier'] | .//q:member//q:baseValue", namespaces=NS
+            )
+            if not found or found[0].text not in weights:
+                continue
+            answer = found[0].text
+            setter = branch.find(".//q:setOutcomeValue[@identifier='FEEDBACK']", NS)
+            if setter is not None and setter.find(".//q:variable[@identifier='FEEDBACK']", NS) is not None:
+                value = setter.find(".//q:baseValue[@baseType='identifier']", NS)
+                if value is not None and not re.search(
+                    r"general_|_all|wrong|incorrect|correct|_IC$|_C$", value.text or "", re.I
+                ):
+                    feedback_ids.setdefault(answer, value.text or "")
+    for value in item.iterfind("q:responseDeclaration/q:correctResponse/q:value", NS):
+        weights[value.text or ""] = 100
+    modal = {f.get("identifier"): f for f in item.iterfind("q:modalFeedback", NS)}
+    first_paragraph = {i: "".join(f.find(".//q:p", NS).itertext()) for i, f in modal.items()}  # type: ignore[union-attr]
+    neutral = next((first_paragraph[i] for i in modal if re.search("general_|_all", i or "", re.I)), None)
+    return {a: (w, first_paragraph.get(feedback_ids.get(a))) for a, w in weights.items()}, neutral
+
+
+def test_canvas_attaches_each_choice_explanation_to_its_answer_and_the_general_one_to_the_question() -> None:
+    bank = rich_bank()
+    for question in bank.questions:
+        answers, neutral = canvas_answers(item_root(export(bank, ["en"]), question.id, "en"))
+        assert answers == {
+            c.id: (
+                100 if c.correct else 0,
+                "".join(etree.fromstring(f"<p>{render_inline(c.explanation)}</p>").itertext()),
+            )
+            for c in question.choices
+        }
+        assert neutral == "".join(etree.fromstring(render_block(question.explanation)).itertext())

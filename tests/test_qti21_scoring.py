@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 
+from moe_lms.formats.qti21 import GENERAL_FEEDBACK as GENERAL
 from moe_lms.model import Bank
 
 from .qti_support import Evaluator, export, item_root, rich_bank
@@ -23,15 +24,15 @@ def test_choosing_each_choice_of_a_single_answer_item_scores_it_and_shows_its_fe
     for choice, score in (("a", 2.5), ("b", 0.0), ("c", 0.0)):
         outcome = item.run(choice)
         assert outcome["SCORE"] == score
-        assert outcome["FEEDBACK"] == frozenset({choice, "EXPLANATION"})
-        assert item.shown_feedback() == [choice, "EXPLANATION"]
+        assert outcome["FEEDBACK"] == frozenset({choice, GENERAL})
+        assert item.shown_feedback() == [choice, GENERAL]
 
 
 def test_true_false_items_score_like_single_answer_items(package: bytes) -> None:
     item = Evaluator(item_root(package, "tf", "en"))
     assert item.run("true")["SCORE"] == 1.0
     assert item.run("false")["SCORE"] == 0.0
-    assert item.shown_feedback() == ["false", "EXPLANATION"]
+    assert item.shown_feedback() == ["false", GENERAL]
 
 
 def test_multiple_answer_items_give_full_marks_only_for_the_exact_key_and_partial_credit_otherwise(
@@ -49,9 +50,9 @@ def test_multiple_answer_items_give_full_marks_only_for_the_exact_key_and_partia
     for chosen, score in expected.items():
         outcome = item.run(frozenset(chosen))
         assert outcome["SCORE"] == pytest.approx(score), chosen
-        assert outcome["FEEDBACK"] == frozenset({*chosen, "EXPLANATION"})
+        assert outcome["FEEDBACK"] == frozenset({*chosen, GENERAL})
         shown = item.shown_feedback()
-        assert set(shown) == {*chosen, "EXPLANATION"}
+        assert set(shown) == {*chosen, GENERAL}
 
 
 def test_every_subset_of_choices_shows_exactly_the_feedback_of_the_chosen_ones(package: bytes) -> None:
@@ -60,7 +61,7 @@ def test_every_subset_of_choices_shows_exactly_the_feedback_of_the_chosen_ones(p
     for size in range(1, len(choices) + 1):
         for chosen in itertools.combinations(choices, size):
             item.run(frozenset(chosen))
-            assert item.shown_feedback() == [c for c in choices if c in chosen] + ["EXPLANATION"]
+            assert item.shown_feedback() == [c for c in choices if c in chosen] + [GENERAL]
             assert 0.0 <= item.variables["SCORE"] <= 3.0
 
 
@@ -82,4 +83,4 @@ def test_the_correct_choice_of_every_shipped_question_earns_its_points_in_every_
                 response = choice.id if question.kind.value != "multiple" else frozenset({choice.id})
                 outcome = item.run(response)
                 assert outcome["SCORE"] == (question.points if choice.correct else 0)
-                assert item.shown_feedback() == [choice.id, "EXPLANATION"]
+                assert item.shown_feedback() == [choice.id, GENERAL]

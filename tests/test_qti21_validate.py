@@ -4,6 +4,7 @@ and output that never passes a package whose XSD validation was not done."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +39,7 @@ def replace(name: str, old: bytes, new: bytes, count: int = 1) -> Edit:
 
 
 ITEM = "items/multi-en.xml"
+MATCH_CORRECT = b'<responseProcessing template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/match_correct"/>'
 PLANTED: dict[str, tuple[Edit, str]] = {
     "duplicate outcome identifier": (
         replace(ITEM, b'identifier="MAXSCORE"', b'identifier="SCORE"'),
@@ -68,11 +70,13 @@ PLANTED: dict[str, tuple[Edit, str]] = {
         "correctResponse names 'gather', which is not a choice",
     ),
     "choice without feedback": (
-        replace(ITEM, b'showHide="show" identifier="broadcast"', b'showHide="show" identifier="EXPLANATION"'),
+        replace(ITEM, b'showHide="show" identifier="broadcast"', b'showHide="show" identifier="general_explanation"'),
         "choice 'broadcast' has no feedback bound to it",
     ),
     "feedback never set (match_correct)": (
-        replace(ITEM, b'<setOutcomeValue identifier="FEEDBACK">', b'<setOutcomeValue identifier="SCORE">'),
+        lambda files: files.update(
+            {ITEM: re.sub(rb"<responseProcessing>.*</responseProcessing>", MATCH_CORRECT, files[ITEM], flags=re.S)}
+        ),
         "outcome 'FEEDBACK', which responseProcessing never sets",
     ),
     "manifest lists a missing file": (

@@ -3,7 +3,8 @@
 A package holds one ``assessmentItem`` per question per locale, one ``assessmentTest`` per locale and a
 stylesheet that gives right-to-left languages their direction (QTI 2.1 has no ``dir`` attribute). Items
 carry their own responseProcessing: the standard ``match_correct`` template sets only SCORE, so feedback bound
-to FEEDBACK would never show; ours sets SCORE and sets FEEDBACK to the chosen choice(s) plus ``EXPLANATION``.
+to FEEDBACK would never show; ours sets SCORE and adds the chosen choice(s) and ``general_explanation`` to
+FEEDBACK.
 
 Everything that leaves is built with lxml and streamed into a deterministic zip (sorted entries, fixed
 timestamps and permissions, no seeking). Everything that comes in is read through :mod:`moe_lms.xmlsafe`
@@ -72,7 +73,9 @@ ITEM_STYLESHEET_HREF = f"../{STYLESHEET}"  # items/ and tests/ are both one fold
 STYLE_ID = "STYLE"
 TOOL_NAME = "moe-lms"
 LOM_CATALOG = "moe-lms"
-GENERAL_FEEDBACK = "EXPLANATION"  # FEEDBACK value that shows the general explanation; choice ids are lowercase
+# FEEDBACK value that shows the general explanation. Choice ids cannot hold "_", so it never names a choice, and
+# Canvas's importer reads a modalFeedback whose identifier starts "general_" as the question's neutral comment.
+GENERAL_FEEDBACK = "general_explanation"
 TRUE_FALSE_CLASS = "moe-true-false"
 
 # Limits for packages that come from outside.
@@ -321,15 +324,21 @@ def _base_value(parent: etree._Element, base_type: str, value: str) -> None:
     _sub(parent, "baseValue", {"baseType": base_type}, value)
 
 
-def _response_processing(item: etree._Element, multiple: bool) -> None:
-    """SCORE: full marks for the correct response, else the mapping (multiple) or 0 (single).
-    FEEDBACK: the chosen choice id(s) plus EXPLANATION, so per-choice and general feedback show."""
-    rp = _sub(item, "responseProcessing")
-    outer = _sub(rp, "responseCondition")
-    unanswered = _sub(outer, "responseIf")
+def _add_to_feedback(parent: etree._Element, value: str) -> etree._Element:
+    """FEEDBACK := FEEDBACK plus ``value`` (NULL sub-expressions of ``multiple`` are ignored, so the first works)."""
+    both = _sub(_set_outcome(parent, "FEEDBACK"), "multiple")
+    _expression(both, "variable", identifier="FEEDBACK")
+    return _sub(both, "baseValue", {"baseType": "identifier"}, value)
+
+
+def _scoring(parent: etree._Element, multiple: bool) -> None:
+    """SCORE: 0 unanswered, MAXSCORE for the correct response, else the mapping (multiple) or 0 (single); an
+    answered item also adds the general explanation to FEEDBACK."""
+    condition = _sub(parent, "responseCondition")
+    unanswered = _sub(condition, "responseIf")
     _expression(_sub(unanswered, "isNull"), "variable", identifier="RESPONSE")
     _base_value(_set_outcome(unanswered, "SCORE"), "float", "0")
-    answered = _sub(outer, "responseElse")
+    answered = _sub(condition, "responseElse")
     inner = _sub(answered, "responseCondition")
     correct = _sub(inner, "responseIf")
     match = _sub(correct, "match")
@@ -341,15 +350,43 @@ def _response_processing(item: etree._Element, multiple: bool) -> None:
         _expression(otherwise, "mapResponse", identifier="RESPONSE")
     else:
         _base_value(otherwise, "float", "0")
-    chosen = _sub(_set_outcome(answered, "FEEDBACK"), "multiple")
-    _expression(chosen, "variable", identifier="RESPONSE")
-    _base_value(chosen, "identifier", GENERAL_FEEDBACK)
+    _add_to_feedback(answered, GENERAL_FEEDBACK)
+
+
+def _choice_feedback(parent: etree._Element, multiple: bool) -> None:
+    """If the choice (its id filled in later, twice) was chosen, add it to FEEDBACK. One condition per choice is
+    also the shape Canvas's QTI importer reads to attach each modalFeedback to its answer."""
+    chosen = _sub(_sub(parent, "responseCondition"), "responseIf")
+    if multiple:
+        test = _sub(chosen, "member")
+        _base_value(test, "identifier", "")
+        _expression(test, "variable", identifier="RESPONSE")
+    else:
+        test = _sub(chosen, "match")
+        _expression(test, "variable", identifier="RESPONSE")
+        _base_value(test, "identifier", "")
+    _add_to_feedback(chosen, "")
+
+
+def _response_processing(item: etree._Element, q: Question) -> None:
+    """Scoring, then one condition per choice setting FEEDBACK: choosing an answer scores it and shows that
+    choice's explanation and the general one (``match_correct`` would set SCORE only, and no feedback shows)."""
+    multiple = q.kind is Kind.MULTIPLE
+    processing = _sub(item, "responseProcessing")
+    processing.append(deepcopy(_template("scoring-multiple" if multiple else "scoring-single")))
+    for c in q.choices:
+        condition = deepcopy(_template("choice-multiple" if multiple else "choice-single"))
+        chosen = condition[0]
+        test_value = chosen[0][0] if multiple else chosen[0][1]
+        test_value.text = c.id
+        chosen[1][0][1].text = c.id  # setOutcomeValue / multiple / baseValue
+        processing.append(condition)
 
 
 @cache
 def _template(name: str) -> etree._Element:
-    """Parts every item shares, built once and deep-copied (in C) into each item: much cheaper than rebuilding
-    them element by element for every item of a large bank."""
+    """Parts items share, built once and deep-copied (in C) into each item: much cheaper than rebuilding them
+    element by element for every item of a large bank."""
     holder = etree.Element(_q("holder"), nsmap={None: QTI})
     if name == "SCORE":
         _outcome(holder, "SCORE", "single", "float", "0")
@@ -357,8 +394,10 @@ def _template(name: str) -> etree._Element:
         _outcome(holder, "FEEDBACK", "multiple", "identifier", None)
     elif name == "stylesheet":
         _sub(holder, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    elif name.startswith("scoring-"):
+        _scoring(holder, multiple=name.endswith("multiple"))
     else:
-        _response_processing(holder, multiple=name == "multiple")
+        _choice_feedback(holder, multiple=name.endswith("multiple"))
     return holder[0]
 
 
@@ -418,7 +457,7 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
         choice = _sub(interaction, "simpleChoice", {"identifier": c.id})
         _content(choice, view.choice_text(q, c), lang, render_inline, always=False)
 
-    item.append(deepcopy(_template("multiple" if multiple else "single")))
+    _response_processing(item, q)
     for c in q.choices:
         _feedback(item, c.id, view.choice_explanation(q, c), lang)
     _feedback(item, GENERAL_FEEDBACK, view.explanation(q), lang)
