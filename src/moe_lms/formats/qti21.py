@@ -13,6 +13,7 @@ with limits on file count and sizes, declared and actual.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import html
 import io
@@ -23,7 +24,6 @@ import struct
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from copy import deepcopy
 from dataclasses import dataclass, field
 from functools import cache
 from typing import IO, TYPE_CHECKING, BinaryIO
@@ -373,14 +373,19 @@ def _response_processing(item: etree._Element, q: Question) -> None:
     choice's explanation and the general one (``match_correct`` would set SCORE only, and no feedback shows)."""
     multiple = q.kind is Kind.MULTIPLE
     processing = _sub(item, "responseProcessing")
-    processing.append(deepcopy(_template("scoring-multiple" if multiple else "scoring-single")))
+    processing.append(_copy(_template("scoring-multiple" if multiple else "scoring-single")))
     for c in q.choices:
-        condition = deepcopy(_template("choice-multiple" if multiple else "choice-single"))
+        condition = _copy(_template("choice-multiple" if multiple else "choice-single"))
         chosen = condition[0]
         test_value = chosen[0][0] if multiple else chosen[0][1]
         test_value.text = c.id
         chosen[1][0][1].text = c.id  # setOutcomeValue / multiple / baseValue
         processing.append(condition)
+
+
+def _copy(element: etree._Element) -> etree._Element:
+    """A deep copy: lxml's ``__copy__`` copies the whole subtree in C, without ``copy.deepcopy``'s memo."""
+    return copy.copy(element)
 
 
 @cache
@@ -441,10 +446,10 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
         for c in q.choices:
             value = q.points / right if c.correct else -q.points / wrong
             _sub(mapping, "mapEntry", {"mapKey": c.id, "mappedValue": _num(value)})
-    item.append(deepcopy(_template("SCORE")))
+    item.append(_copy(_template("SCORE")))
     _outcome(item, "MAXSCORE", "single", "float", _num(q.points))
-    item.append(deepcopy(_template("FEEDBACK")))
-    item.append(deepcopy(_template("stylesheet")))
+    item.append(_copy(_template("FEEDBACK")))
+    item.append(_copy(_template("stylesheet")))
 
     body = _sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
     interaction = _sub(body, "choiceInteraction", {"responseIdentifier": "RESPONSE"})
