@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from importlib import import_module
 from pathlib import Path
 from typing import NoReturn
 
@@ -16,15 +17,17 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from . import __version__, formats, loader
+from . import __version__, formats, loader, schemas
 from .files import write_atomic, write_atomic_stream
 from .formats import canvas as canvas_format
+from .formats import qti21
 from .lms import canvas as canvas_sync
 from .lms import canvas_client
 from .locales import Status, coverage, locale_info, resolve
 from .model import Bank
 from .problems import Problem, ProblemsFound, Severity
 from .text import plain_text
+from .xmlsafe import UnsafeXmlError, parse_untrusted
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 SHIPPED_BANK_ID = "moe-expert-parallelism"
@@ -484,6 +487,106 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_draf
     out.print(f"{_shown(folder)}: {written} written, {unchanged} unchanged", markup=False)
     for locale in bank.target_locales:
         out.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+
+
+# --- QTI 2.1: validate packages, import them ---------------------------------------------------------------------
+
+
+def _read_limited(path: Path, limit: int) -> bytes:
+    size = path.stat().st_size
+    if size > limit:
+        _fail([Problem(str(path), None, f"the file is {size:,} bytes; the limit is {limit:,}")])
+    return path.read_bytes()
+
+
+def _check_moodle(path: Path, data: bytes) -> tuple[list[Problem], str]:
+    """Moodle XML: the Moodle format's structural checks when that format is installed, else well-formedness."""
+    module = f"{formats.__name__}.moodle"
+    try:
+        moodle = import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:  # the Moodle format is there but broken: say so, don't hide it
+            raise
+        moodle = None
+    if moodle is not None and hasattr(moodle, "check_moodle_xml"):
+        found: list[Problem] = moodle.check_moodle_xml(data, file=str(path))
+        return found, "Moodle XML: well-formedness and structural checks"
+    try:
+        parse_untrusted(data)
+    except UnsafeXmlError as exc:
+        return [Problem(str(path), exc.line, exc.message)], "Moodle XML: well-formedness only"
+    return [], "Moodle XML: well-formedness only (this build has no Moodle structural checks)"
+
+
+@main.command()
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--schemas", "schemas_dir", type=click.Path(path_type=Path, file_okay=False),
+    help=f"Folder of the official XSDs (laid out like shared/schemas); default ${schemas.ENV_VAR}, "
+    "else ../shared/schemas.",
+)  # fmt: skip
+def validate(file: Path, schemas_dir: Path | None) -> None:
+    """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
+
+    QTI: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
+    outcomes declared, correctResponse names a choice, every choice has its feedback, manifest and zip agree).
+    """
+    data = _read_limited(file, qti21.MAX_PACKAGE_BYTES)
+    if data[:4] == b"PK\x03\x04" or file.suffix.lower() == ".zip":
+        try:
+            directory = schemas.locate(schemas_dir)
+            validators = schemas.load(directory) if directory else None
+        except schemas.SchemaError as exc:
+            raise click.UsageError(str(exc)) from None
+        if validators is None:
+            out.print(
+                f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+                markup=False,
+            )
+        else:
+            out.print(f"XSD validation: done, against {validators.directory}", markup=False)
+        try:
+            problems = qti21.check_package(data, validators, name=str(file))
+        except schemas.SchemaError as exc:
+            raise click.UsageError(str(exc)) from None
+        what = "QTI 2.1 package: " + ("XSD and semantic checks" if validators else "semantic checks only")
+    else:
+        out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
+        problems, what = _check_moodle(file, data)
+    if any(p.severity is Severity.ERROR for p in problems):
+        _fail(problems)
+    _print_problems(problems)
+    out.print(f"{file}: ok ({what})", markup=False)
+
+
+@import_.command("qti21")
+@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Bank directory to create (bank.yaml and locales/*.po).",
+)  # fmt: skip
+@click.option("--force", is_flag=True, help="Overwrite the bank files already in BANK_DIR.")
+def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
+    """Read the choice items of a QTI 2.1 package into a bank directory.
+
+    Items of one question in several languages become one question with translations. Hostile packages
+    (paths outside the package, entities, oversized or too many files) are refused with the reason.
+    """
+    if (bank_dir / loader.BANK_FILE).exists() and not force:
+        raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
+    data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
+    try:
+        bank, warnings = qti21.read_package(data, name=str(package))
+    except ProblemsFound as exc:
+        _fail(exc.problems)
+    written = loader.save_bank(bank, bank_dir)
+    _print_problems(warnings)
+    out.print(
+        f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
+        f"{', translations ' + ', '.join(bank.target_locales) if bank.target_locales else ''}); "
+        f"wrote {', '.join(str(p) for p in written)}",
+        markup=False,
+    )
 
 
 # --- import moodle --------------------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ _REGISTERED: dict[str, str] = {
     "gift": "gift",
     "html": "html",
     "moodle": "moodle",
+    "qti21": "qti21",
 }
 
 

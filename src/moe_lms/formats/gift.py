@@ -89,7 +89,8 @@ def _short(text: str, limit: int) -> str:
 def question_name(view: LocalizedView, question: Question) -> str:
     """``<question id>: <start of the stem>``, as the Moodle XML export names questions; the id comes first so a
     reader can line questions up again."""
-    return f"{question.id}: {_short(plain_text(view.stem(question).text), NAME_LENGTH)}"
+    start = _short(plain_text(view.stem(question).text), NAME_LENGTH)
+    return f"{question.id}: {start}" if start else question.id  # a stem of markup alone has no words to show
 
 
 def category(view: LocalizedView) -> str:

@@ -1,0 +1,1592 @@
+"""QTI 2.1 content packages (IMS CP 1.1 zip), both directions: export, semantic checks, import.
+
+A package holds one ``assessmentItem`` per question per locale, one ``assessmentTest`` per locale and a
+stylesheet that gives right-to-left languages their direction (QTI 2.1 has no ``dir`` attribute). Items
+carry their own responseProcessing: the standard ``match_correct`` template sets only SCORE, so feedback bound
+to FEEDBACK would never show; ours sets SCORE and adds the chosen choice(s) and ``general_explanation`` to
+FEEDBACK.
+
+Everything that leaves is built with lxml and streamed into a deterministic zip (sorted entries, fixed
+timestamps and permissions, no seeking). Everything that comes in is read through :mod:`moe_lms.xmlsafe`
+with limits on file count and sizes, declared and actual.
+"""
+
+from __future__ import annotations
+
+import copy
+import heapq
+import html
+import io
+import itertools
+import posixpath
+import re
+import struct
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cache
+from typing import IO, TYPE_CHECKING, BinaryIO
+
+import lxml.html
+from lxml import etree
+from markdownify import markdownify
+from pydantic import ValidationError
+
+from .. import __version__
+from ..locales import LocalizedView, Resolved, locale_info, resolve
+from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
+from ..problems import Problem, ProblemsFound, Severity
+from ..schemas import Schemas
+from ..text import plain_text, render_block, render_inline
+from ..xmlsafe import UnsafeXmlError, parse_untrusted
+from . import ExportOptions, Format
+
+if TYPE_CHECKING:
+    from lxml.etree._serializer import _IncrementalFileWriter
+
+# --- names ---------------------------------------------------------------------------------------------------
+
+QTI = "http://www.imsglobal.org/xsd/imsqti_v2p1"
+QTI_XSD_URL = "http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_v2p1.xsd"
+CP = "http://www.imsglobal.org/xsd/imscp_v1p1"
+CP_XSD_URL = "http://www.imsglobal.org/xsd/imscp_v1p1.xsd"
+LOM = "http://ltsc.ieee.org/xsd/LOM"
+LOM_XSD_URL = "http://www.imsglobal.org/xsd/imsmd_loose_v1p3p2.xsd"
+QTI_MD = "http://www.imsglobal.org/xsd/imsqti_metadata_v2p1"
+QTI_MD_XSD_URL = "http://www.imsglobal.org/xsd/qti/qtiv2p1/imsqti_metadata_v2p1.xsd"
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+SCHEMA_LOCATION = f"{{{XSI}}}schemaLocation"
+
+# Canvas treats a package as QTI 2 only if the manifest root declares a QTI 2 namespace (imsqti_v2p1 …), and
+# reads items only from resources whose type starts with imsqti_item_xmlv2p (canvas-lms qti/converter.rb).
+MANIFEST_NSMAP = {None: CP, "imsmd": LOM, "imsqti": QTI_MD, "qti": QTI, "xsi": XSI}
+ITEM_TYPE = "imsqti_item_xmlv2p1"
+TEST_TYPE = "imsqti_test_xmlv2p1"
+ITEM_TYPE_PREFIX = "imsqti_item_xmlv2p"
+TEST_TYPE_PREFIX = "imsqti_test_xmlv2p"
+
+MANIFEST = "imsmanifest.xml"
+STYLESHEET = "style/moe-lms.css"
+ITEM_STYLESHEET_HREF = f"../{STYLESHEET}"  # items/ and tests/ are both one folder down
+STYLE_ID = "STYLE"
+TOOL_NAME = "moe-lms"
+LOM_CATALOG = "moe-lms"
+# FEEDBACK value that shows the general explanation. Choice ids cannot hold "_", so it never names a choice, and
+# Canvas's importer reads a modalFeedback whose identifier starts "general_" as the question's neutral comment.
+GENERAL_FEEDBACK = "general_explanation"
+TRUE_FALSE_CLASS = "moe-true-false"
+
+# Limits for packages that come from outside.
+MAX_PACKAGE_BYTES = 512 * 1024 * 1024
+MAX_FILES = 100_000
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+
+STYLESHEET_CSS = b"""\
+/* moe-lms: text direction by language. QTI 2.1 has no dir attribute (it arrived in 2.2), so every item
+   body, feedback and rubric carries a class naming its direction, and xml:lang naming its language. */
+.moe-rtl { direction: rtl; unicode-bidi: isolate; text-align: start; }
+.moe-ltr { direction: ltr; unicode-bidi: isolate; text-align: start; }
+.moe-u { text-decoration: underline; }
+.moe-s { text-decoration: line-through; }
+"""
+
+
+def _q(tag: str) -> str:
+    return f"{{{QTI}}}{tag}"
+
+
+def _sub(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    """A structural QTI element on a line of its own, for people reading the XML. Text from Markdown never
+    goes through here (see :func:`append_html`), so it is left exactly as rendered."""
+    if parent.text is None and not len(parent):
+        parent.text = "\n"
+    element = etree.SubElement(parent, _q(tag), attrib)
+    element.tail = "\n"
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _tag(element: etree._Element) -> str:
+    return etree.QName(element).text
+
+
+def _num(value: float) -> str:
+    """Numbers as QTI values: 1 not 1.0, so output never depends on how the bank spelled them."""
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def item_identifier(question_id: str, locale: str) -> str:
+    return f"{question_id}-{locale}"
+
+
+def item_path(question_id: str, locale: str) -> str:
+    return f"items/{item_identifier(question_id, locale)}.xml"
+
+
+def test_path(bank: Bank, locale: str) -> str:
+    return f"tests/{bank.id}-{locale}.xml"
+
+
+def _direction(lang: str) -> str:
+    return locale_info(lang.replace("-", "_")).direction
+
+
+# --- HTML <-> QTI's XHTML subset -------------------------------------------------------------------------------
+
+# text.py's allow-list, less what QTI 2.1 lacks: u, s, bdi and bdo become spans with a class (see the CSS),
+# dir becomes a class, lang becomes xml:lang, and attributes QTI does not know (title, start, rel) are dropped.
+_QTI_HTML = frozenset(
+    {
+        "p", "br", "strong", "em", "b", "i", "sub", "sup", "code", "pre", "kbd", "blockquote", "ul", "ol", "li",
+        "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr", "h3", "h4", "h5", "h6", "img",
+    }
+)  # fmt: skip
+_AS_SPAN = {"u": "moe-u", "s": "moe-s", "bdi": "moe-bdi", "bdo": "moe-bdo"}
+_FROM_SPAN = {v: k for k, v in _AS_SPAN.items()}
+_VOID = frozenset({"br", "hr", "img"})
+# ASCII punctuation Markdown may read as syntax, except & < > which leave as entities (&amp; &lt; &gt;).
+_INLINE_PUNCTUATION = re.compile(r"([!-%'-/:;=?@\[-`{-~])")
+_LENGTH = re.compile(r"^[0-9]+%?$")
+_INTEGER = re.compile(r"^[0-9]+$")
+_LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
+_ATTRIBUTES: dict[str, tuple[tuple[str, re.Pattern[str] | None], ...]] = {
+    "a": (("href", None),),
+    "img": (("src", None), ("alt", None), ("width", _LENGTH), ("height", _LENGTH)),
+    "td": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
+    "th": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
+}
+_ONE_PARAGRAPH = re.compile(r"^<p>([^<]*)</p>$")
+
+
+def _add_text(parent: etree._Element, text: str | None) -> None:
+    if not text:
+        return
+    if len(parent):
+        last = parent[-1]
+        last.tail = (last.tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+
+
+def _convert(source: etree._Element, parent: etree._Element) -> None:
+    """Append a copy of one parsed HTML element (and what it holds) to ``parent`` as QTI XHTML."""
+    tag = source.tag if isinstance(source.tag, str) else ""
+    if not tag:  # a comment or processing instruction: keep only the text after it
+        _add_text(parent, source.tail)
+        return
+    classes = []
+    if tag in _AS_SPAN:
+        classes.append(_AS_SPAN[tag])
+        tag = "span"
+    elif tag not in _QTI_HTML or (tag == "a" and not source.get("href")):
+        tag = "span"
+    element = etree.SubElement(parent, _q(tag))
+    for name, pattern in _ATTRIBUTES.get(tag, ()):
+        value = source.get(name)
+        if name == "alt" and value is None:
+            value = ""  # QTI requires alt
+        if value is not None and (pattern is None or pattern.match(value)):
+            element.set(name, value)
+    lang = source.get("lang")
+    if lang and _LANGUAGE.match(lang):
+        element.set(XML_LANG, lang)
+    direction = source.get("dir")
+    if direction in ("rtl", "ltr"):
+        classes.append(f"moe-{direction}")
+    if classes:
+        element.set("class", " ".join(classes))
+    element.text = source.text
+    for child in source:
+        _convert(child, element)
+    element.tail = source.tail
+
+
+def append_html(parent: etree._Element, fragment: str) -> None:
+    """Append sanitised HTML from :mod:`moe_lms.text` to a QTI element as QTI 2.1's XHTML subset.
+
+    Plain text (the common case) skips the HTML parser. Raises ValueError for characters XML cannot carry.
+    """
+    if "<" not in fragment:
+        _add_text(parent, html.unescape(fragment))
+        return
+    simple = _ONE_PARAGRAPH.match(fragment)
+    if simple:
+        etree.SubElement(parent, _q("p")).text = html.unescape(simple.group(1))
+        return
+    holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
+    _add_text(parent, holder.text)
+    for child in holder:
+        _convert(child, parent)
+
+
+def _html_of(container: etree._Element, *, escape_markdown: bool = False) -> str:
+    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`.
+
+    With ``escape_markdown`` the text is backslash-escaped, for HTML that Markdown parses inline (where
+    ``*`` or ``\\`` between tags would otherwise be read as Markdown).
+    """
+    holder = etree.Element("div")
+    holder.text = container.text
+    for child in container:
+        if isinstance(child.tag, str):
+            holder.append(_plain_copy(child))
+        elif child.tail:
+            _add_text(holder, child.tail)
+    if escape_markdown:
+        for element in holder.iter():
+            if element.text:
+                element.text = _INLINE_PUNCTUATION.sub(r"\\\1", element.text)
+            if element.tail and element is not holder:
+                element.tail = _INLINE_PUNCTUATION.sub(r"\\\1", element.tail)
+    parts = [html.escape(holder.text or "", quote=False)]
+    # XML syntax with explicit end tags: the HTML serialiser drops optional ones (</li>), which reparses differently.
+    parts.extend(etree.tostring(child, encoding="unicode") for child in holder)
+    return "".join(parts).strip()
+
+
+def _plain_copy(element: etree._Element) -> etree._Element:
+    tag = etree.QName(element).localname
+    classes = (element.get("class") or "").split()
+    for cls in classes:
+        if cls in _FROM_SPAN and tag == "span":
+            tag = _FROM_SPAN[cls]
+    copy = etree.Element(tag)
+    for name, value in element.attrib.items():
+        if name == XML_LANG:
+            copy.set("lang", value)
+        elif "{" not in name and name != "class":
+            copy.set(name, value)
+    for cls in classes:
+        if cls in ("moe-rtl", "moe-ltr"):
+            copy.set("dir", cls[4:])
+    copy.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
+    for child in element:
+        if isinstance(child.tag, str):
+            copy.append(_plain_copy(child))
+        else:
+            _add_text(copy, child.tail)
+    copy.tail = element.tail
+    return copy
+
+
+# --- export ----------------------------------------------------------------------------------------------------
+
+
+def _shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _title(markdown: str, limit: int = 256) -> str:
+    """A one-line plain-text title from inline Markdown (QTI ``title`` attributes are plain text)."""
+    return _shorten(plain_text(markdown), limit)
+
+
+def _stem_title(markdown: str, limit: int = 80) -> str:
+    """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
+    rendered = render_block(markdown)
+    simple = _ONE_PARAGRAPH.match(rendered)
+    if simple:
+        return _shorten(html.unescape(simple.group(1)), limit)
+    scratch = etree.Element(_q("div"))
+    append_html(scratch, rendered)
+    return _shorten("".join(scratch.itertext()), limit)
+
+
+def _content(
+    element: etree._Element, resolved: Resolved, context_lang: str, render: Callable[[str], str], *, always: bool
+) -> None:
+    """Fill ``element`` with one resolved string; say its language and direction where they differ from the
+    context (fallbacks stay visible as source-language text), or always when ``always``."""
+    if always or resolved.lang != context_lang:
+        element.set("class", f"moe-{_direction(resolved.lang)}")
+        if resolved.lang != context_lang:
+            element.set(XML_LANG, resolved.lang)
+    append_html(element, render(resolved.text))
+
+
+def _expression(parent: etree._Element, tag: str, **attrib: str) -> etree._Element:
+    return _sub(parent, tag, attrib)
+
+
+def _set_outcome(parent: etree._Element, identifier: str) -> etree._Element:
+    return _sub(parent, "setOutcomeValue", {"identifier": identifier})
+
+
+def _base_value(parent: etree._Element, base_type: str, value: str) -> None:
+    _sub(parent, "baseValue", {"baseType": base_type}, value)
+
+
+def _add_to_feedback(parent: etree._Element, value: str) -> etree._Element:
+    """FEEDBACK := FEEDBACK plus ``value`` (NULL sub-expressions of ``multiple`` are ignored, so the first works)."""
+    both = _sub(_set_outcome(parent, "FEEDBACK"), "multiple")
+    _expression(both, "variable", identifier="FEEDBACK")
+    return _sub(both, "baseValue", {"baseType": "identifier"}, value)
+
+
+def _scoring(parent: etree._Element, multiple: bool) -> None:
+    """SCORE: 0 unanswered, MAXSCORE for the correct response, else the mapping (multiple) or 0 (single); an
+    answered item also adds the general explanation to FEEDBACK."""
+    condition = _sub(parent, "responseCondition")
+    unanswered = _sub(condition, "responseIf")
+    _expression(_sub(unanswered, "isNull"), "variable", identifier="RESPONSE")
+    _base_value(_set_outcome(unanswered, "SCORE"), "float", "0")
+    answered = _sub(condition, "responseElse")
+    inner = _sub(answered, "responseCondition")
+    correct = _sub(inner, "responseIf")
+    match = _sub(correct, "match")
+    _expression(match, "variable", identifier="RESPONSE")
+    _expression(match, "correct", identifier="RESPONSE")
+    _expression(_set_outcome(correct, "SCORE"), "variable", identifier="MAXSCORE")
+    otherwise = _set_outcome(_sub(inner, "responseElse"), "SCORE")
+    if multiple:
+        _expression(otherwise, "mapResponse", identifier="RESPONSE")
+    else:
+        _base_value(otherwise, "float", "0")
+    _add_to_feedback(answered, GENERAL_FEEDBACK)
+
+
+def _choice_feedback(parent: etree._Element, multiple: bool) -> None:
+    """If the choice (its id filled in later, twice) was chosen, add it to FEEDBACK. One condition per choice is
+    also the shape Canvas's QTI importer reads to attach each modalFeedback to its answer."""
+    chosen = _sub(_sub(parent, "responseCondition"), "responseIf")
+    if multiple:
+        test = _sub(chosen, "member")
+        _base_value(test, "identifier", "")
+        _expression(test, "variable", identifier="RESPONSE")
+    else:
+        test = _sub(chosen, "match")
+        _expression(test, "variable", identifier="RESPONSE")
+        _base_value(test, "identifier", "")
+    _add_to_feedback(chosen, "")
+
+
+def _response_processing(item: etree._Element, q: Question) -> None:
+    """Scoring, then one condition per choice setting FEEDBACK: choosing an answer scores it and shows that
+    choice's explanation and the general one (``match_correct`` would set SCORE only, and no feedback shows)."""
+    multiple = q.kind is Kind.MULTIPLE
+    processing = _sub(item, "responseProcessing")
+    processing.append(_copy(_template("scoring-multiple" if multiple else "scoring-single")))
+    for c in q.choices:
+        condition = _copy(_template("choice-multiple" if multiple else "choice-single"))
+        chosen = condition[0]
+        test_value = chosen[0][0] if multiple else chosen[0][1]
+        test_value.text = c.id
+        chosen[1][0][1].text = c.id  # setOutcomeValue / multiple / baseValue
+        processing.append(condition)
+
+
+def _copy(element: etree._Element) -> etree._Element:
+    """A deep copy: lxml's ``__copy__`` copies the whole subtree in C, without ``copy.deepcopy``'s memo."""
+    return copy.copy(element)
+
+
+@cache
+def _template(name: str) -> etree._Element:
+    """Parts items share, built once and deep-copied (in C) into each item: much cheaper than rebuilding them
+    element by element for every item of a large bank."""
+    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    if name == "SCORE":
+        _outcome(holder, "SCORE", "single", "float", "0")
+    elif name == "FEEDBACK":
+        _outcome(holder, "FEEDBACK", "multiple", "identifier", None)
+    elif name == "stylesheet":
+        _sub(holder, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    elif name.startswith("scoring-"):
+        _scoring(holder, multiple=name.endswith("multiple"))
+    else:
+        _choice_feedback(holder, multiple=name.endswith("multiple"))
+    return holder[0]
+
+
+def _outcome(item: etree._Element, identifier: str, cardinality: str, base_type: str, default: str | None) -> None:
+    declaration = _sub(item, "outcomeDeclaration", {"identifier": identifier, "cardinality": cardinality})
+    declaration.set("baseType", base_type)
+    if default is not None:
+        _sub(_sub(declaration, "defaultValue"), "value", text=default)
+
+
+def _feedback(item: etree._Element, identifier: str, resolved: Resolved, item_lang: str) -> None:
+    modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
+    modal.set("identifier", identifier)
+    _content(_sub(modal, "div"), resolved, item_lang, render_block, always=True)
+
+
+def build_item(question: Question, view: LocalizedView) -> etree._Element:
+    """One question in one locale as an ``assessmentItem``."""
+    q = question
+    lang = view.info.lang
+    item = etree.Element(_q("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
+    item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    item.set("identifier", item_identifier(q.id, view.locale))
+    item.set("title", _stem_title(view.stem(q).text))
+    item.set("adaptive", "false")
+    item.set("timeDependent", "false")
+    item.set(XML_LANG, lang)
+    item.set("toolName", TOOL_NAME)
+    item.set("toolVersion", __version__)
+
+    multiple = q.kind is Kind.MULTIPLE
+    response = _sub(item, "responseDeclaration", {"identifier": "RESPONSE"})
+    response.set("cardinality", "multiple" if multiple else "single")
+    response.set("baseType", "identifier")
+    correct = _sub(response, "correctResponse")
+    for c in q.correct_choices:
+        _sub(correct, "value", text=c.id)
+    if multiple:
+        right, wrong = len(q.correct_choices), len(q.choices) - len(q.correct_choices)
+        mapping = _sub(response, "mapping", {"lowerBound": "0", "upperBound": _num(q.points), "defaultValue": "0"})
+        for c in q.choices:
+            value = q.points / right if c.correct else -q.points / wrong
+            _sub(mapping, "mapEntry", {"mapKey": c.id, "mappedValue": _num(value)})
+    item.append(_copy(_template("SCORE")))
+    _outcome(item, "MAXSCORE", "single", "float", _num(q.points))
+    item.append(_copy(_template("FEEDBACK")))
+    item.append(_copy(_template("stylesheet")))
+
+    body = _sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
+    interaction = _sub(body, "choiceInteraction", {"responseIdentifier": "RESPONSE"})
+    interaction.set("shuffle", "true" if q.shuffle else "false")
+    interaction.set("maxChoices", str(len(q.choices)) if multiple else "1")
+    if q.kind is Kind.TRUE_FALSE:
+        interaction.set("class", TRUE_FALSE_CLASS)
+    _content(_sub(interaction, "prompt"), view.stem(q), lang, render_block, always=False)
+    for c in q.choices:
+        choice = _sub(interaction, "simpleChoice", {"identifier": c.id})
+        _content(choice, view.choice_text(q, c), lang, render_inline, always=False)
+
+    _response_processing(item, q)
+    for c in q.choices:
+        _feedback(item, c.id, view.choice_explanation(q, c), lang)
+    _feedback(item, GENERAL_FEEDBACK, view.explanation(q), lang)
+    return item
+
+
+def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
+    """The bank in one locale as an ``assessmentTest``: one part, one section, items in bank order."""
+    test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
+    test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    test.set("identifier", f"{bank.id}-{view.locale}")
+    title = _title(view.title.text)
+    test.set("title", title)
+    test.set("toolName", TOOL_NAME)
+    test.set("toolVersion", __version__)
+    _outcome(test, "SCORE", "single", "float", "0")
+    _outcome(test, "MAXSCORE", "single", "float", "0")
+    _sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    part = _sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
+    _sub(part, "itemSessionControl", {"showFeedback": "true"})
+    section = _sub(part, "assessmentSection", {"identifier": "section", "title": title, "visible": "true"})
+    intro = view.intro
+    if intro is not None:
+        rubric = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
+        rubric.set(XML_LANG, intro.lang)
+        append_html(rubric, render_block(intro.text))
+    for q in bank.questions:
+        _sub(
+            section,
+            "assessmentItemRef",
+            {
+                "identifier": item_identifier(q.id, view.locale),
+                "href": f"../{item_path(q.id, view.locale)}",
+            },
+        )
+    processing = _sub(test, "outcomeProcessing")
+    for identifier in ("SCORE", "MAXSCORE"):
+        _expression(_sub(_set_outcome(processing, identifier), "sum"), "testVariables", variableIdentifier=identifier)
+    return test
+
+
+class _ManifestWriter:
+    """Writes imsmanifest.xml incrementally, one resource at a time, so memory stays flat as banks grow."""
+
+    def __init__(self, xf: _IncrementalFileWriter) -> None:
+        self.xf = xf
+
+    def leaf(self, namespace: str, tag: str, text: str | None = None, **attrib: str) -> None:
+        with self.xf.element(f"{{{namespace}}}{tag}", attrib):
+            if text is not None:
+                self.xf.write(text)
+
+    def lom(self, entry: str, titles: list[tuple[str, str]], language: str, keywords: tuple[str, ...] = ()) -> None:
+        """LOM ``general``: identifier, title (one string per language), language and keywords (tags)."""
+        with self.xf.element(f"{{{LOM}}}lom"), self.xf.element(f"{{{LOM}}}general"):
+            with self.xf.element(f"{{{LOM}}}identifier"):
+                self.leaf(LOM, "catalog", LOM_CATALOG)
+                self.leaf(LOM, "entry", entry)
+            with self.xf.element(f"{{{LOM}}}title"):
+                for lang, text in titles:
+                    self.leaf(LOM, "string", text, language=lang)
+            self.leaf(LOM, "language", language)
+            for keyword in keywords:
+                with self.xf.element(f"{{{LOM}}}keyword"):
+                    self.leaf(LOM, "string", keyword, language=language)
+
+    @contextmanager
+    def resource(self, identifier: str, kind: str, href: str, dependencies: Iterable[str]) -> Iterator[None]:
+        """A ``resource`` whose metadata the caller writes inside the ``with`` block."""
+        with self.xf.element(f"{{{CP}}}resource", {"identifier": identifier, "type": kind, "href": href}):
+            with self.xf.element(f"{{{CP}}}metadata"):
+                yield
+            self.leaf(CP, "file", href=href)
+            for dependency in dependencies:
+                self.leaf(CP, "dependency", identifierref=dependency)
+        self.xf.write("\n")
+
+    def package_metadata(self, bank: Bank, views: dict[str, LocalizedView]) -> None:
+        """What the importer needs to rebuild the bank: its id, title per locale, source language and tags."""
+        with self.xf.element(f"{{{CP}}}metadata"):
+            self.leaf(CP, "schema", "QTIv2.1 Package")
+            self.leaf(CP, "schemaversion", "1.0.0")
+            titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
+            self.lom(bank.id, titles, locale_info(bank.source_locale).lang, bank.tags)
+        self.xf.write("\n")
+
+    def test(self, bank: Bank, view: LocalizedView) -> None:
+        items = (_item_resource_id(q.id, view.locale) for q in bank.questions)
+        path = test_path(bank, view.locale)
+        with self.resource(f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items)):
+            title = view.title
+            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], view.info.lang)
+
+    def item(self, q: Question, view: LocalizedView) -> None:
+        path = item_path(q.id, view.locale)
+        with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
+            stem = view.stem(q)
+            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], view.info.lang, q.tags)
+            with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
+                self.leaf(QTI_MD, "timeDependent", "false")
+                self.leaf(QTI_MD, "interactionType", "choiceInteraction")
+                self.leaf(QTI_MD, "feedbackType", "nonadaptive")
+                self.leaf(QTI_MD, "solutionAvailable", "true")
+                self.leaf(QTI_MD, "toolName", TOOL_NAME)
+                self.leaf(QTI_MD, "toolVersion", __version__)
+
+    def stylesheet(self) -> None:
+        with self.xf.element(f"{{{CP}}}resource", {"identifier": STYLE_ID, "type": "webcontent", "href": STYLESHEET}):
+            self.leaf(CP, "file", href=STYLESHEET)
+        self.xf.write("\n")
+
+
+def _item_resource_id(question_id: str, locale: str) -> str:
+    return f"ITEM-{item_identifier(question_id, locale)}"
+
+
+def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
+    """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each."""
+    root = {
+        "identifier": f"MANIFEST-{bank.id}",
+        SCHEMA_LOCATION: f"{CP} {CP_XSD_URL} {LOM} {LOM_XSD_URL} {QTI_MD} {QTI_MD_XSD_URL}",
+    }
+    with etree.xmlfile(stream, encoding="UTF-8") as xf:
+        xf.write_declaration()
+        with xf.element(f"{{{CP}}}manifest", root, nsmap=MANIFEST_NSMAP):
+            xf.write("\n")
+            writer = _ManifestWriter(xf)
+            writer.package_metadata(bank, views)
+            writer.leaf(CP, "organizations")
+            xf.write("\n")
+            with xf.element(f"{{{CP}}}resources"):
+                xf.write("\n")
+                for view in views.values():
+                    writer.test(bank, view)
+                    for q in bank.questions:
+                        writer.item(q, view)
+                writer.stylesheet()
+            xf.write("\n")
+
+
+class _Unseekable:
+    """Hides ``seek``/``tell`` so zipfile always streams (data descriptors, no rewinds): the bytes are then the
+    same whether the target is a file, a pipe or stdout."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        return self._stream.write(data)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def close(self) -> None:
+        """The caller owns the stream and closes it."""
+
+
+def _entry_info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED  # at zlib's default level (level 1 is 6% faster, 11% bigger)
+    info.create_system = 3  # Unix, so the permission bits below are read
+    info.external_attr = (0o100644 & 0xFFFF) << 16
+    return info
+
+
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _check_text(bank: Bank, locales: Iterable[str]) -> None:
+    """Find every translation XML cannot carry before writing anything, and name its question and locale.
+    (The bank's own text was checked when it was loaded; translations come from PO files.)"""
+    problems = []
+    for locale in locales:
+        for path, translation in bank.translations.get(locale, {}).items():
+            bad = _XML_ILLEGAL.search(translation.text)
+            if bad:
+                question, _, what = path.partition("/")
+                problems.append(
+                    Problem(
+                        item_path(question, locale) if what else f"locales/{locale}.po",
+                        None,
+                        f"{what or path} ({locale}) contains U+{ord(bad.group()):04X}, which XML 1.0 cannot carry",
+                        f"question {question!r}" if what else None,
+                    )
+                )
+    if problems:
+        raise ProblemsFound(problems)
+
+
+def _in_name_order(bank: Bank, locales: Iterable[str]) -> Iterator[tuple[Question, str]]:
+    """Every (question, locale) in the order of their item file names (zip entries are sorted), merged from one
+    sorted run per locale, so no list of every item is ever held."""
+
+    def run(locale: str) -> Iterator[tuple[Question, str]]:
+        for q in sorted(bank.questions, key=lambda q: item_path(q.id, locale)):
+            yield q, locale
+
+    return heapq.merge(*(run(loc) for loc in locales), key=lambda pair: item_path(pair[0].id, pair[1]))
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
+    _check_text(bank, views)
+    with zipfile.ZipFile(_Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
+
+        def put(name: str, data: bytes) -> None:
+            with package.open(_entry_info(name), "w") as entry:
+                entry.write(data)
+
+        with package.open(_entry_info(MANIFEST), "w") as entry:
+            _write_manifest(bank, views, entry)
+        for q, loc in _in_name_order(bank, views):
+            name = item_path(q.id, loc)
+            try:
+                item = build_item(q, views[loc])
+            except ValueError as exc:  # characters XML cannot carry, reached through HTML entities
+                raise ProblemsFound([Problem(name, None, str(exc), f"question {q.id!r}")]) from None
+            put(name, etree.tostring(item, xml_declaration=True, encoding="UTF-8"))
+        put(STYLESHEET, STYLESHEET_CSS)
+        for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
+            put(
+                test_path(bank, loc),
+                etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8"),
+            )
+
+
+FORMAT = Format(
+    name="qti21",
+    description="QTI 2.1 content package (IMS CP zip: items, tests, manifest)",
+    suffix=".qti21.zip",
+    write=write,
+)
+
+
+# --- reading packages from outside -----------------------------------------------------------------------------
+
+
+class UnsafePackage(ValueError):
+    """The package is not a zip we are willing to read: too big, too many files, a path that escapes, …"""
+
+
+_EOCD = b"PK\x05\x06"
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP64_EOCD = b"PK\x06\x06"
+
+
+def _declared_entry_count(data: bytes) -> int:
+    """The file count the zip's end record declares, read before zipfile builds an object per entry."""
+    at = data.rfind(_EOCD, max(0, len(data) - 65_557))
+    if at < 0 or len(data) < at + 22:
+        raise UnsafePackage("not a zip file (no end-of-central-directory record)")
+    count = struct.unpack_from("<H", data, at + 10)[0]
+    locator = at - 20
+    if locator >= 0 and data[locator : locator + 4] == _ZIP64_LOCATOR:
+        offset = struct.unpack_from("<Q", data, locator + 8)[0]
+        if offset + 56 <= len(data) and data[offset : offset + 4] == _ZIP64_EOCD:
+            count = max(count, struct.unpack_from("<Q", data, offset + 32)[0])
+    return int(count)
+
+
+def safe_member_name(name: str) -> bool:
+    """A relative path that stays inside the package: no absolute path, drive, backslash, ``..`` or empty part."""
+    if not name or name.startswith("/") or "\\" in name or "\x00" in name or re.match(r"^[A-Za-z]:", name):
+        return False
+    parts = name.rstrip("/").split("/")
+    return all(part not in ("", ".", "..") for part in parts)
+
+
+class SafeZip:
+    """A zip from outside, checked before anything in it is read; members are read with size limits."""
+
+    def __init__(
+        self,
+        data: bytes,
+        *,
+        max_files: int = MAX_FILES,
+        max_entry_bytes: int = MAX_ENTRY_BYTES,
+        max_total_bytes: int = MAX_TOTAL_BYTES,
+    ) -> None:
+        if len(data) > MAX_PACKAGE_BYTES:
+            raise UnsafePackage(f"the package is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
+        declared = _declared_entry_count(data)
+        if declared > max_files:
+            raise UnsafePackage(f"the package declares {declared:,} files; the limit is {max_files:,}")
+        try:
+            self._zip = zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+            raise UnsafePackage(f"not a readable zip file: {exc}") from None
+        infos = self._zip.infolist()
+        if len(infos) > max_files:
+            raise UnsafePackage(f"the package holds {len(infos):,} files; the limit is {max_files:,}")
+        self.max_entry_bytes = max_entry_bytes
+        self.infos: dict[str, zipfile.ZipInfo] = {}
+        total = 0
+        for info in infos:
+            name = info.filename
+            if not safe_member_name(name):
+                raise UnsafePackage(f"refused: member {name[:200]!r} has a path outside the package (zip-slip)")
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                raise UnsafePackage(f"refused: member {name!r} is a symbolic link")
+            if info.flag_bits & 0x1:
+                raise UnsafePackage(f"refused: member {name!r} is encrypted")
+            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                raise UnsafePackage(f"refused: member {name!r} uses compression method {info.compress_type}")
+            if info.file_size > max_entry_bytes:
+                raise UnsafePackage(
+                    f"refused: member {name!r} declares {info.file_size:,} bytes; the limit is {max_entry_bytes:,}"
+                )
+            total += info.file_size
+            if total > max_total_bytes:
+                raise UnsafePackage(f"refused: the files declare more than {max_total_bytes:,} bytes in all")
+            if name in self.infos:
+                raise UnsafePackage(f"refused: member {name!r} appears twice")
+            if not info.is_dir():
+                self.infos[name] = info
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.infos)
+
+    def read(self, name: str) -> bytes:
+        """A member's bytes, counting what is really inflated (a lying declared size is caught too)."""
+        info = self.infos[name]
+        limit = min(info.file_size, self.max_entry_bytes)
+        chunks, size = [], 0
+        try:
+            with self._zip.open(info) as member:
+                while chunk := member.read(1 << 16):
+                    size += len(chunk)
+                    if size > limit:
+                        raise UnsafePackage(f"refused: member {name!r} inflates past its declared size")
+                    chunks.append(chunk)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+            if isinstance(exc, UnsafePackage):
+                raise
+            raise UnsafePackage(f"member {name!r} is damaged: {exc}") from None
+        return b"".join(chunks)
+
+    def xml(self, name: str) -> etree._Element:
+        return parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes)
+
+
+def resolve_href(base_file: str, href: str) -> str | None:
+    """The package path ``href`` names, relative to ``base_file``; None if it leaves the package or is a URL."""
+    if not href or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", href) or href.startswith("/") or "\\" in href:
+        return None
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(base_file), href.split("#")[0]))
+    return path if safe_member_name(path) else None
+
+
+def _cp(tag: str) -> str:
+    return f"{{{CP}}}{tag}"
+
+
+def _lom(tag: str) -> str:
+    return f"{{{LOM}}}{tag}"
+
+
+@dataclass(frozen=True)
+class _Resource:
+    identifier: str
+    kind: str
+    path: str | None  # the resource's main file
+    files: tuple[str | None, ...]
+    dependencies: tuple[str, ...]
+    element: etree._Element
+
+
+def _resources(manifest: etree._Element) -> list[_Resource]:
+    found = []
+    for res in manifest.iterfind(f"{_cp('resources')}/{_cp('resource')}"):
+        files = tuple(resolve_href(MANIFEST, f.get("href", "")) for f in res.iterfind(_cp("file")))
+        href = res.get("href")
+        path = resolve_href(MANIFEST, href) if href else (files[0] if files else None)
+        deps = tuple(d.get("identifierref", "") for d in res.iterfind(_cp("dependency")))
+        found.append(_Resource(res.get("identifier", ""), res.get("type", ""), path, files, deps, res))
+    return found
+
+
+# --- semantic checks (what XSD cannot say) -------------------------------------------------------------------
+
+_BUILT_IN_VARIABLES = frozenset({"completionStatus", "duration", "numAttempts"})
+_TEMPLATES_SETTING_SCORE = ("match_correct", "map_response", "map_response_point")
+_FEEDBACK_TAGS = tuple(_q(t) for t in ("modalFeedback", "feedbackInline", "feedbackBlock"))
+
+
+@dataclass
+class _Report:
+    file: str
+    where: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, element: etree._Element | None, message: str, severity: Severity = Severity.ERROR) -> None:
+        line = element.sourceline if element is not None else None
+        self.problems.append(Problem(self.file, line, message, self.where, severity=severity))
+
+
+def _check_item(root: etree._Element, report: _Report) -> None:
+    declared: dict[str, str] = {}
+    for kind in ("responseDeclaration", "outcomeDeclaration", "templateDeclaration"):
+        for declaration in root.iterfind(_q(kind)):
+            identifier = declaration.get("identifier", "")
+            if identifier in declared:
+                report.add(declaration, f"identifier {identifier!r} is declared twice")
+            declared.setdefault(identifier, kind)
+    responses = {i for i, k in declared.items() if k == "responseDeclaration"}
+    outcomes = {i for i, k in declared.items() if k == "outcomeDeclaration"}
+
+    def need(element: etree._Element, identifier: str | None, pool: set[str], what: str) -> None:
+        if identifier and identifier not in pool and identifier not in _BUILT_IN_VARIABLES:
+            report.add(
+                element, f"{etree.QName(element).localname} refers to {what} {identifier!r}, which is not declared"
+            )
+
+    everything = set(declared)
+    for element in root.iter(_q("variable"), _q("default")):
+        need(element, element.get("identifier"), everything, "variable")
+    for element in root.iter(_q("correct"), _q("mapResponse"), _q("mapResponsePoint")):
+        need(element, element.get("identifier"), responses, "response")
+    for element in root.iter(_q("setOutcomeValue"), _q("lookupOutcomeValue")):
+        need(element, element.get("identifier"), outcomes, "outcome")
+    for element in root.iter(*_FEEDBACK_TAGS):
+        need(element, element.get("outcomeIdentifier"), outcomes, "outcome")
+    for element in root.iter():
+        if isinstance(element.tag, str) and element.tag.endswith("Interaction"):
+            need(element, element.get("responseIdentifier"), responses, "response")
+
+    feedback = {f.get("identifier") for f in root.iter(*_FEEDBACK_TAGS)}
+    for interaction in root.iter(_q("choiceInteraction")):
+        choices: dict[str, etree._Element] = {}
+        for choice in interaction.iterfind(_q("simpleChoice")):
+            identifier = choice.get("identifier", "")
+            if identifier in choices:
+                report.add(choice, f"choice identifier {identifier!r} is used twice")
+            choices.setdefault(identifier, choice)
+            if identifier not in feedback:
+                report.add(
+                    choice,
+                    f"choice {identifier!r} has no feedback bound to it"
+                    f" (modalFeedback or feedbackInline with identifier {identifier!r})",
+                )
+        response_id = interaction.get("responseIdentifier")
+        for declaration in root.iterfind(_q("responseDeclaration")):
+            if declaration.get("identifier") != response_id:
+                continue
+            for value in declaration.iterfind(f"{_q('correctResponse')}/{_q('value')}"):
+                if (value.text or "").strip() not in choices:
+                    report.add(value, f"correctResponse names {value.text!r}, which is not a choice of the interaction")
+            for entry in declaration.iterfind(f"{_q('mapping')}/{_q('mapEntry')}"):
+                if entry.get("mapKey") not in choices:
+                    report.add(
+                        entry, f"mapping names {entry.get('mapKey')!r}, which is not a choice of the interaction"
+                    )
+
+    processing = root.find(_q("responseProcessing"))
+    set_outcomes = {e.get("identifier") for e in root.iter(_q("setOutcomeValue"))}
+    if processing is not None and any(t in (processing.get("template") or "") for t in _TEMPLATES_SETTING_SCORE):
+        set_outcomes.add("SCORE")
+    for element in root.iter(*_FEEDBACK_TAGS):
+        outcome = element.get("outcomeIdentifier")
+        if outcome in outcomes and outcome not in set_outcomes:
+            report.add(
+                element,
+                f"feedback is bound to outcome {outcome!r}, which responseProcessing never sets, so it never shows"
+                " (the match_correct template sets only SCORE)",
+            )
+
+
+def _check_test(root: etree._Element, path: str, items: set[str], report: _Report) -> None:
+    seen: set[str] = set()
+    for element in root.iter(_q("testPart"), _q("assessmentSection"), _q("assessmentItemRef")):
+        identifier = element.get("identifier", "")
+        if identifier in seen:
+            report.add(element, f"identifier {identifier!r} is used twice in the test")
+        seen.add(identifier)
+    for ref in root.iter(_q("assessmentItemRef")):
+        target = resolve_href(path, ref.get("href", ""))
+        if target is None or target not in items:
+            report.add(ref, f"assessmentItemRef href {ref.get('href')!r} does not name an item of the package")
+    outcomes = {d.get("identifier") for d in root.iterfind(_q("outcomeDeclaration"))}
+    for element in root.iter(_q("setOutcomeValue")):
+        if element.get("identifier") not in outcomes:
+            report.add(
+                element, f"setOutcomeValue refers to outcome {element.get('identifier')!r}, which is not declared"
+            )
+
+
+def _xsd(schema: etree.XMLSchema, root: etree._Element, report: _Report, limit: int = 20) -> None:
+    if schema.validate(root):
+        return
+    errors = list(schema.error_log)
+    for error in errors[:limit]:
+        report.problems.append(Problem(report.file, error.line, f"XSD: {error.message}", report.where))
+    if len(errors) > limit:
+        report.problems.append(
+            Problem(report.file, None, f"XSD: … and {len(errors) - limit} more error(s)", report.where)
+        )
+
+
+def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package") -> list[Problem]:
+    """Every check on a QTI 2.1 package: zip safety, XSD (when ``schemas`` is given), and what XSD cannot check —
+    identifiers unique, referenced outcomes declared, correctResponse names a choice, every choice has its
+    feedback, the manifest and the zip agree, Canvas's QTI 2 detection."""
+    try:
+        package = SafeZip(data)
+    except UnsafePackage as exc:
+        return [Problem(name, None, str(exc))]
+    place = f"{name}!/"
+    manifest_report = _Report(place + MANIFEST)
+    if MANIFEST not in package.infos:
+        return [Problem(name, None, f"no {MANIFEST} at the root of the package")]
+    try:
+        manifest = package.xml(MANIFEST)
+    except (UnsafeXmlError, UnsafePackage) as exc:
+        return [Problem(manifest_report.file, getattr(exc, "line", None), str(exc))]
+    problems = manifest_report.problems
+    if manifest.tag != _cp("manifest"):
+        manifest_report.add(manifest, f"the root element is {_tag(manifest)}, not an IMS CP 1.1 manifest")
+        return problems
+    if schemas is not None:
+        _xsd(schemas.manifest(), manifest, manifest_report)
+    if not any(ns and ns.startswith(QTI.rsplit("/", 1)[0] + "/imsqti_v2p") for ns in manifest.nsmap.values()):
+        manifest_report.add(
+            manifest, f"the manifest does not declare the QTI 2.1 namespace {QTI}; Canvas will not read it as QTI 2"
+        )
+
+    resources = _resources(manifest)
+    by_id: dict[str, _Resource] = {}
+    listed: set[str] = {MANIFEST}
+    for res in resources:
+        if res.identifier in by_id:
+            manifest_report.add(res.element, f"resource identifier {res.identifier!r} is used twice")
+        by_id[res.identifier] = res
+        for f, element in zip(res.files, res.element.iterfind(_cp("file")), strict=True):
+            if f is None:
+                manifest_report.add(element, f"file href {element.get('href')!r} leaves the package or is not a path")
+            elif f not in package.infos:
+                manifest_report.add(element, f"the manifest lists {f!r}, which is not in the zip")
+            else:
+                listed.add(f)
+        if res.path is not None and res.path not in res.files:
+            manifest_report.add(res.element, f"resource {res.identifier!r} href {res.path!r} is not among its files")
+    for res in resources:
+        for dependency in res.dependencies:
+            if dependency not in by_id:
+                manifest_report.add(
+                    res.element, f"resource {res.identifier!r} depends on {dependency!r}, which is not a resource"
+                )
+    for member in package.names:
+        if member not in listed:
+            problems.append(Problem(place + member, None, "the zip holds this file but the manifest does not list it"))
+
+    items = {r.path for r in resources if r.path and r.kind.startswith(ITEM_TYPE_PREFIX) and r.path in package.infos}
+    tests = {r.path for r in resources if r.path and r.kind.startswith(TEST_TYPE_PREFIX) and r.path in package.infos}
+    item_identifiers: dict[str, str] = {}
+    for path in sorted(items | tests):
+        report = _Report(place + path)
+        try:
+            root = package.xml(path)
+        except (UnsafeXmlError, UnsafePackage) as exc:
+            report.add(None, str(exc))
+            problems.extend(report.problems)
+            continue
+        if schemas is not None:
+            _xsd(schemas.qti(), root, report)
+        if root.tag == _q("assessmentItem"):
+            identifier = root.get("identifier", "")
+            report.where = f"item {identifier!r}"
+            if identifier in item_identifiers:
+                report.add(root, f"item identifier {identifier!r} is also used by {item_identifiers[identifier]}")
+            item_identifiers.setdefault(identifier, path)
+            _check_item(root, report)
+        elif root.tag == _q("assessmentTest"):
+            report.where = f"test {root.get('identifier', '')!r}"
+            _check_test(root, path, items, report)
+        else:
+            report.add(root, f"expected a QTI 2.1 assessmentItem or assessmentTest, found {_tag(root)}")
+        problems.extend(report.problems)
+    return problems
+
+
+# --- import ----------------------------------------------------------------------------------------------------
+
+
+def _same_content(a: etree._Element, b: etree._Element) -> bool:
+    """Whether two elements hold the same content (text, children, attributes), ignoring their own tag and tail."""
+    if (a.text or "") != (b.text or "") or len(a) != len(b):
+        return False
+    return all(
+        x.tag == y.tag and dict(x.attrib) == dict(y.attrib) and (x.tail or "") == (y.tail or "") and _same_content(x, y)
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def _without(container: etree._Element, tags: tuple[str, ...]) -> etree._Element:
+    """A copy of ``container`` without the children named (feedback inside a choice is not the choice's text)."""
+    copy = etree.Element(container.tag, dict(container.attrib))
+    copy.text = container.text
+    for child in container:
+        if child.tag in tags or not isinstance(child.tag, str):
+            _add_text(copy, child.tail)
+        else:
+            copy.append(_clone(child))
+    return copy
+
+
+def _clone(element: etree._Element) -> etree._Element:
+    clone = etree.Element(element.tag, dict(element.attrib))
+    clone.text = element.text
+    for child in element:
+        if isinstance(child.tag, str):
+            clone.append(_clone(child))
+        else:
+            _add_text(clone, child.tail)
+    clone.tail = element.tail
+    return clone
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+@dataclass(frozen=True)
+class _Text:
+    """One learner-facing string as found in an item: its container element and the language it is in."""
+
+    container: etree._Element
+    lang: str | None
+    inline: bool
+
+    def markdown(self) -> str:
+        """Markdown that renders back to exactly this content when possible (checked, not hoped), else the
+        closest Markdown, else the HTML itself (Markdown allows it; export sanitises it again)."""
+        render = render_inline if self.inline else render_block
+        target = self.container
+
+        def renders(candidate: str) -> bool:
+            scratch = etree.Element(_q("div"))
+            try:
+                append_html(scratch, render(candidate))
+            except ValueError:
+                return False
+            return _same_content(scratch, target)
+
+        plain = self._plain()
+        if plain is not None and plain.strip():
+            for candidate in (plain, _MARKDOWN_PUNCTUATION.sub(r"\\\1", plain)):
+                if renders(candidate):
+                    return candidate
+        as_html = _html_of(target)
+        converted = markdownify(as_html, heading_style="ATX", bullets="-", strip=["div"]).strip()
+        for candidate in (converted, as_html, _html_of(target, escape_markdown=True)):
+            if candidate and renders(candidate):
+                return candidate
+        return converted or as_html or (plain or "").strip()
+
+    def _plain(self) -> str | None:
+        c = self.container
+        if self.inline:
+            return c.text or "" if len(c) == 0 else None
+        if len(c) == 1 and not (c.text or "").strip() and not (c[0].tail or "").strip():
+            p = c[0]
+            if p.tag == _q("p") and not p.attrib and len(p) == 0:
+                return p.text or ""
+        return None
+
+
+def _lang_of(element: etree._Element) -> str | None:
+    node: etree._Element | None = element
+    while node is not None:
+        lang = node.get(XML_LANG)
+        if lang:
+            return lang
+        node = node.getparent()
+    return None
+
+
+def _same_lang(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and a.replace("_", "-").lower() == b.replace("_", "-").lower()
+
+
+def _locale_of(lang: str) -> str | None:
+    """A bank locale tag (pt_BR) for a BCP 47 language (pt-BR), or None if Babel does not know it."""
+    parts = lang.replace("-", "_").split("_")
+    tag = "_".join([parts[0].lower(), *parts[1:]])
+    if not re.match(r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", tag):
+        return None
+    try:
+        locale_info(tag)
+    except ValueError:
+        return None
+    return tag
+
+
+def _slug(value: str) -> str:
+    """An id the bank accepts, from an identifier another tool chose."""
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    if not slug or not slug[0].isalpha():
+        slug = f"q-{slug}".rstrip("-")
+    return slug[:ID_MAX_LENGTH].rstrip("-")
+
+
+def _feedback_text(element: etree._Element) -> _Text:
+    """Our feedback wraps its content in one div that carries language and direction; others' may not."""
+    children = [c for c in element if isinstance(c.tag, str)]
+    if (
+        len(children) == 1
+        and children[0].tag == _q("div")
+        and not (element.text or "").strip()
+        and not (children[0].tail or "").strip()
+    ):
+        element = children[0]
+    return _Text(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+
+
+@dataclass
+class _ParsedChoice:
+    id: str
+    text: _Text
+    correct: bool
+    explanation: _Text | None
+
+
+@dataclass
+class _ParsedItem:
+    path: str
+    qid: str
+    locale: str
+    kind: Kind
+    points: float | int
+    shuffle: bool
+    stem: _Text
+    explanation: _Text | None
+    choices: list[_ParsedChoice]
+    tags: tuple[str, ...]
+
+    def texts(self) -> Iterator[_Text]:
+        yield self.stem
+        if self.explanation is not None:
+            yield self.explanation
+        for c in self.choices:
+            yield c.text
+            if c.explanation is not None:
+                yield c.explanation
+
+
+def _number(text: str | None) -> float | int | None:
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, report: _Report) -> _ParsedItem | None:
+    if root.tag != _q("assessmentItem"):
+        report.add(root, f"expected a QTI 2.1 assessmentItem, found {_tag(root)}")
+        return None
+    identifier = root.get("identifier", "")
+    report.where = f"item {identifier!r}"
+    interactions = [
+        e
+        for e in root.iter()
+        if isinstance(e.tag, str) and e.tag.startswith(f"{{{QTI}}}") and e.tag.endswith("Interaction")
+    ]
+    if len(interactions) != 1 or interactions[0].tag != _q("choiceInteraction"):
+        report.add(root, "skipped: only items with exactly one choiceInteraction can be imported", Severity.WARNING)
+        return None
+    interaction = interactions[0]
+    declaration = next(
+        (
+            d
+            for d in root.iterfind(_q("responseDeclaration"))
+            if d.get("identifier") == interaction.get("responseIdentifier")
+        ),
+        None,
+    )
+    if declaration is None:
+        report.add(interaction, "the choiceInteraction's response is not declared")
+        return None
+    lang = root.get(XML_LANG)
+    locale = _locale_of(lang) if lang else default_locale
+    if locale is None:
+        report.add(root, f"xml:lang {lang!r} is not a language moe-lms knows")
+        return None
+    correct = {(v.text or "").strip() for v in declaration.iterfind(f"{_q('correctResponse')}/{_q('value')}")}
+    mapping = declaration.find(_q("mapping"))
+    if not correct and mapping is not None:
+        correct = {
+            e.get("mapKey", "") for e in mapping.iterfind(_q("mapEntry")) if (_number(e.get("mappedValue")) or 0) > 0
+        }
+    multiple = declaration.get("cardinality") == "multiple"
+    classes = (interaction.get("class") or "").split()
+    kind = Kind.MULTIPLE if multiple else Kind.TRUE_FALSE if TRUE_FALSE_CLASS in classes else Kind.SINGLE
+
+    points: float | int | None = None
+    for outcome in root.iterfind(_q("outcomeDeclaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = _number(outcome.findtext(f"{_q('defaultValue')}/{_q('value')}"))
+    if points is None and mapping is not None:
+        points = _number(mapping.get("upperBound"))
+    if points is None or points <= 0:
+        points = 1
+
+    feedback: dict[str, etree._Element] = {}
+    for element in root.iter(*_FEEDBACK_TAGS):
+        feedback.setdefault(element.get("identifier", ""), element)
+    prompt = interaction.find(_q("prompt"))
+    if prompt is None:  # the stem as blocks before the interaction, as some tools write it
+        prompt = etree.Element(_q("prompt"))
+        body = root.find(_q("itemBody"))
+        for child in body if body is not None else ():
+            if child is interaction or interaction in child.iterdescendants():
+                break
+            if isinstance(child.tag, str):
+                prompt.append(_clone(child))
+    choices = []
+    for choice in interaction.iterfind(_q("simpleChoice")):
+        cid = choice.get("identifier", "")
+        bound = feedback.get(cid)
+        text = _Text(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        choices.append(_ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
+    general = feedback.get(GENERAL_FEEDBACK)
+    if general is None:
+        ids = {c.id for c in choices}
+        general = next((f for f in root.iterfind(_q("modalFeedback")) if f.get("identifier") not in ids), None)
+    suffix = f"-{locale}"
+    qid = identifier.removesuffix(suffix) if identifier.endswith(suffix) else identifier
+    return _ParsedItem(
+        path=report.file,
+        qid=_slug(qid),
+        locale=locale,
+        kind=kind,
+        points=points,
+        shuffle=interaction.get("shuffle") == "true",
+        stem=_Text(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        explanation=_feedback_text(general) if general is not None else None,
+        choices=choices,
+        tags=_keywords(resource.element),
+    )
+
+
+def _lom_general(element: etree._Element) -> etree._Element | None:
+    return element.find(f"{_cp('metadata')}/{_lom('lom')}/{_lom('general')}")
+
+
+def _keywords(element: etree._Element) -> tuple[str, ...]:
+    general = _lom_general(element)
+    if general is None:
+        return ()
+    words = (k.findtext(_lom("string")) or "" for k in general.iterfind(_lom("keyword")))
+    return tuple(dict.fromkeys(_slug(w) for w in words if w.strip()))
+
+
+@dataclass
+class _BankMetadata:
+    id: str | None = None
+    titles: list[tuple[str, str]] = field(default_factory=list)  # (language, plain text)
+    language: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+def _bank_metadata(manifest: etree._Element) -> _BankMetadata:
+    meta = _BankMetadata()
+    general = _lom_general(manifest)
+    if general is None:
+        return meta
+    identifier = general.find(_lom("identifier"))
+    if identifier is not None and identifier.findtext(_lom("catalog")) == LOM_CATALOG:
+        meta.id = identifier.findtext(_lom("entry"))
+    for string in general.iterfind(f"{_lom('title')}/{_lom('string')}"):
+        meta.titles.append((string.get("language") or "", string.text or ""))
+    meta.language = general.findtext(_lom("language"))
+    meta.tags = _keywords(manifest)
+    return meta
+
+
+def _plain_markdown(text: str) -> str:
+    """Markdown whose plain text is exactly ``text`` (titles are plain text in QTI)."""
+    text = " ".join(text.split())
+    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+@dataclass
+class _ParsedTest:
+    identifier: str
+    locale: str | None
+    title: str | None
+    intro: _Text | None
+    items: list[str]
+
+
+def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _ParsedTest | None:
+    if root.tag != _q("assessmentTest") or resource.path is None:
+        report.add(root, f"expected a QTI 2.1 assessmentTest, found {_tag(root)}")
+        return None
+    general = _lom_general(resource.element)
+    lang = general.findtext(_lom("language")) if general is not None else None
+    rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
+    refs = [resolve_href(resource.path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
+    return _ParsedTest(
+        identifier=root.get("identifier", ""),
+        locale=_locale_of(lang) if lang else None,
+        title=root.get("title"),
+        intro=_Text(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        items=[r for r in refs if r],
+    )
+
+
+def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
+    try:
+        package = SafeZip(data)
+        if MANIFEST not in package.infos:
+            raise UnsafePackage(f"no {MANIFEST} at the root of the package")
+        manifest = package.xml(MANIFEST)
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        raise ProblemsFound([Problem(name, None, str(exc))]) from None
+    if manifest.tag != _cp("manifest"):
+        message = f"the root element is {_tag(manifest)}, not an IMS CP manifest"
+        raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", 1, message)])
+    return package, manifest
+
+
+def _read_resources(
+    package: SafeZip, manifest: etree._Element, name: str, default_locale: str, problems: list[Problem]
+) -> tuple[dict[str, _ParsedItem], list[_ParsedTest]]:
+    """Every item and test the manifest names, parsed (items by path, in manifest order)."""
+    items: dict[str, _ParsedItem] = {}
+    tests: list[_ParsedTest] = []
+    for resource in _resources(manifest):
+        is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
+        if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
+            continue
+        if resource.path is None or resource.path not in package.infos:
+            message = f"resource {resource.identifier!r} names no file of the package"
+            problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
+            continue
+        report = _Report(f"{name}!/{resource.path}")
+        try:
+            root = package.xml(resource.path)
+        except (UnsafePackage, UnsafeXmlError) as exc:
+            report.add(None, str(exc))
+        else:
+            if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
+                items[resource.path] = item
+            elif not is_item and (test := _parse_test(root, resource, report)) is not None:
+                tests.append(test)
+        problems.extend(report.problems)
+    for test in tests:  # a test without LOM language is in the language of its items
+        if test.locale is None:
+            test.locale = next((items[p].locale for p in test.items if p in items), None)
+    return items, tests
+
+
+def _group(
+    items: dict[str, _ParsedItem], tests: list[_ParsedTest], problems: list[Problem]
+) -> dict[str, dict[str, _ParsedItem]]:
+    """Items by question and locale, questions in test order (then manifest order for items no test names)."""
+    order = [p for t in tests for p in t.items if p in items] + list(items)
+    groups: dict[str, dict[str, _ParsedItem]] = {}
+    for path in dict.fromkeys(order):
+        item = items[path]
+        versions = groups.setdefault(item.qid, {})
+        if item.locale in versions:
+            message = f"question {item.qid!r} has two items in {item.locale} (also {versions[item.locale].path})"
+            problems.append(Problem(item.path, None, message))
+        else:
+            versions[item.locale] = item
+    return groups
+
+
+def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[Problem]]:
+    """A bank from a QTI 2.1 package (choice items; each question's items in several languages become one
+    question with translations). Returns the bank and warnings; raises ProblemsFound with every error."""
+    package, manifest = _open(data, name)
+    problems: list[Problem] = []
+    meta = _bank_metadata(manifest)
+    default_locale = (_locale_of(meta.language) if meta.language else None) or "en"
+    items, tests = _read_resources(package, manifest, name, default_locale, problems)
+    groups = _group(items, tests, problems)
+    if not groups:
+        problems.append(Problem(name, None, "the package has no choice item moe-lms can import"))
+        raise ProblemsFound(problems)
+    present = list(dict.fromkeys([*(t.locale for t in tests if t.locale), *(i.locale for i in items.values())]))
+    source = default_locale if default_locale in present else present[0]
+    source_lang = locale_info(source).lang
+    targets = [loc for loc in present if loc != source]
+
+    questions: list[Question] = []
+    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    foreign: dict[str, int] = {}  # languages of source-locale strings that are not in the source language
+    for qid, versions in groups.items():
+        question = _question(qid, versions, source, problems)
+        if question is None:
+            continue
+        questions.append(question)
+        for text in versions[source].texts():
+            if text.lang is not None and not _same_lang(text.lang, source_lang):
+                foreign[text.lang] = foreign.get(text.lang, 0) + 1
+        for locale, item in versions.items():
+            if locale != source:
+                _translate(question, item, locale, translations[locale], problems)
+    if foreign:
+        languages = ", ".join(f"{n} in {lang}" for lang, n in foreign.items())
+        message = (
+            f"the source locale {source} has strings in another language ({languages}): they fell back when the"
+            " package was exported; import a package of every locale to keep the original source"
+        )
+        problems.append(Problem(name, None, message, severity=Severity.WARNING))
+
+    source_test = next((t for t in tests if t.locale == source), None)
+    titles = dict(reversed(meta.titles))
+    title = _plain_markdown(titles.get(source_lang) or (source_test.title if source_test else None) or name)
+    bank_id = meta.id or (source_test.identifier.removesuffix(f"-{source}") if source_test else None)
+    raw: dict[str, object] = {
+        "id": _slug(bank_id or posixpath.basename(name).split(".")[0]),
+        "title": title,
+        "source_locale": source,
+        "target_locales": targets,
+        "tags": list(meta.tags),
+        "questions": questions,
+        "translations": translations,
+    }
+    intro = source_test.intro.markdown() if source_test is not None and source_test.intro is not None else None
+    if intro is not None:
+        raw["intro"] = intro
+    for test in tests:
+        if test.locale not in translations:
+            continue
+        lang, catalog = locale_info(test.locale).lang, translations[test.locale]
+        if lang in titles:  # a title that fell back is in the source language, so it has no entry here
+            catalog["title"] = Translation(text=_plain_markdown(titles[lang]), source=title)
+        if intro is not None and test.intro is not None and _same_lang(test.intro.lang, lang):
+            catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
+
+    if any(p.severity is Severity.ERROR for p in problems):
+        raise ProblemsFound(problems)
+    try:
+        return Bank.model_validate(raw), problems
+    except ValidationError as exc:
+        errors = [Problem(name, None, e["msg"].removeprefix("Value error, ")) for e in exc.errors(include_url=False)]
+        raise ProblemsFound(problems + errors) from None
+
+
+def _question(qid: str, versions: dict[str, _ParsedItem], source: str, problems: list[Problem]) -> Question | None:
+    item = versions.get(source)
+    if item is None:
+        any_item = next(iter(versions.values()))
+        problems.append(Problem(any_item.path, None, f"question {qid!r} has no item in the source locale {source}"))
+        return None
+    missing = [c.id for c in item.choices if c.explanation is None]
+    if missing or item.explanation is None:
+        what = [f"choice {m!r}" for m in missing] + (["the question"] if item.explanation is None else [])
+        problems.append(
+            Problem(
+                item.path,
+                None,
+                f"no feedback for {', '.join(what)}; a bank question needs an explanation for each",
+                f"question {qid!r}",
+            )
+        )
+        return None
+    raw = {
+        "id": qid,
+        "kind": item.kind.value,
+        "points": item.points,
+        "shuffle": item.shuffle,
+        "stem": item.stem.markdown(),
+        "explanation": item.explanation.markdown(),
+        "choices": [
+            {
+                "id": _slug(c.id),
+                "text": c.text.markdown(),
+                "correct": c.correct,
+                "explanation": c.explanation.markdown(),
+            }
+            for c in item.choices
+            if c.explanation is not None
+        ],
+        "tags": list(item.tags),
+    }
+    try:
+        return Question.model_validate(raw)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            message = error["msg"].removeprefix("Value error, ")
+            field_path = ".".join(str(p) for p in error["loc"])
+            problems.append(
+                Problem(item.path, None, f"{field_path}: {message}" if field_path else message, f"question {qid!r}")
+            )
+        return None
+
+
+def _translate(
+    question: Question, item: _ParsedItem, locale: str, catalog: dict[str, Translation], problems: list[Problem]
+) -> None:
+    """Record the strings of ``item`` that really are in ``locale`` (fallbacks carry the source's xml:lang)."""
+    lang = locale_info(locale).lang
+    choices = {_slug(c.id): c for c in item.choices}
+    if set(choices) != {c.id for c in question.choices}:
+        problems.append(
+            Problem(
+                item.path,
+                None,
+                f"its choices ({', '.join(choices)}) differ from the source locale's",
+                f"question {question.id!r}",
+            )
+        )
+        return
+    pairs: list[tuple[str, str, _Text | None]] = [
+        (f"{question.id}/stem", question.stem, item.stem),
+        (f"{question.id}/explanation", question.explanation, item.explanation),
+    ]
+    for c in question.choices:
+        found = choices[c.id]
+        pairs.append((f"{question.id}/choices/{c.id}/text", c.text, found.text))
+        pairs.append((f"{question.id}/choices/{c.id}/explanation", c.explanation, found.explanation))
+    for path, source_text, text in pairs:
+        if text is not None and _same_lang(text.lang, lang):
+            catalog[path] = Translation(text=text.markdown(), source=source_text)
+
+
+def load(data: bytes, *, name: str = "package.zip") -> Bank:
+    """A bank from a QTI 2.1 package; raises ProblemsFound with every error (warnings are dropped)."""
+    return read_package(data, name=name)[0]
