@@ -500,7 +500,7 @@ def _structure_problems(bank: Bank) -> tuple[dict[str, tuple[str, ...]], list[Pr
             problems.append(Problem("bank.yaml", None, message, where))
 
         if q.id in seen:
-            problem("the id is used twice; Moodle drops the second question of an idnumber silently")
+            problem("the id is used twice; Moodle silently drops the second question's idnumber")
         seen.add(q.id)
         if len(q.choices) < 2:
             problem(f"has {len(q.choices)} choice(s); Moodle aborts the import mid-file below 2")
@@ -598,7 +598,7 @@ def check_moodle_xml(data: bytes, *, file: str = "<moodle xml>") -> list[Problem
     aborts half-done), fractions are on Moodle's grade list (else the whole import stops), a single-answer
     multichoice has a 100% answer (else it imports silently as a question nobody can get right), the positive
     fractions of a multiple-answer question add up to 100%, and no idnumber repeats within a category (Moodle
-    drops the second silently). Multilang spans the filter would mis-read are reported as warnings.
+    silently drops the second one's idnumber). Multilang spans the filter would mis-read are reported as warnings.
     """
     try:
         root = parse_untrusted(data)
@@ -638,7 +638,7 @@ def check_moodle_xml(data: bytes, *, file: str = "<moodle xml>") -> list[Problem
                 if key in first_use:
                     add(
                         f"idnumber {idnumber!r} is already used in category {category or '(default)'!r} at line "
-                        f"{first_use[key]}; Moodle drops the second one silently"
+                        f"{first_use[key]}; Moodle silently drops the idnumber of the second"
                     )
                 else:
                     first_use[key] = q.sourceline
