@@ -32,8 +32,8 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
 
-# Text with none of these can only render to itself, escaped, so it skips the Markdown parser (the hot path
-# of large banks). A property test checks both paths agree.
+# Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
+# (the hot path of large banks). A property test checks both paths agree.
 _MARKDOWN_CHARACTERS = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]")
 _MARKDOWN_START = re.compile(r"\s|[-+=>]|\d+[.)]")
 
