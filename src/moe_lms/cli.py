@@ -587,3 +587,57 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
         f"wrote {', '.join(str(p) for p in written)}",
         markup=False,
     )
+
+
+# --- import moodle --------------------------------------------------------------------------------------------
+
+
+@import_.command("moodle")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+    help="Bank directory to write: bank.yaml and locales/<tag>.po.",
+)  # fmt: skip
+@click.option(
+    "--locale", "source_locale", metavar="TAG",
+    help="Source locale of the bank; for files that do not say (from Moodle, without multilang spans) "
+    "the language their text is in. Default: the first locale of a file moe-lms wrote, else en.",
+)  # fmt: skip
+@click.option("--force", is_flag=True, help="Replace a bank already in the output directory.")
+def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: bool) -> None:
+    """Read a Moodle XML file into a bank directory.
+
+    Multichoice and true/false questions are kept with their per-answer feedback, general feedback, tags,
+    categories and multilang spans (each further language becomes a PO file). Questions of other types are
+    listed, not imported.
+    """
+    from .formats import moodle
+    from .xmlsafe import MAX_XML_BYTES
+
+    if (bank_dir / loader.BANK_FILE).exists() and not force:
+        raise click.UsageError(f"{bank_dir} already holds a bank; use --force to replace it")
+    if source_locale is not None:
+        try:
+            locale_info(source_locale)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    if file.stat().st_size > MAX_XML_BYTES:
+        _fail([Problem(str(file), None, f"the file is larger than the {MAX_XML_BYTES:,}-byte limit")])
+    result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale)
+    for skipped in result.skipped:
+        err.print(f"{file}: not imported: {skipped} (moe-lms keeps multichoice and truefalse)", markup=False)
+    if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
+        _fail(list(result.problems))
+    _print_problems(list(result.problems))
+    bank = result.bank
+    if force:  # catalogs of locales the new bank does not have would no longer load
+        for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
+            if stale.stem not in bank.target_locales:
+                stale.unlink()
+    loader.save_bank(bank, bank_dir)
+    out.print(
+        f"wrote {bank_dir}: {len(bank.questions)} questions, source {bank.source_locale}, "
+        f"targets {', '.join(bank.target_locales) or 'none'}"
+        + (f"; {len(result.skipped)} question(s) of other types not imported" if result.skipped else ""),
+        markup=False,
+    )

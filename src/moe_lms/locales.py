@@ -8,13 +8,13 @@ language it is, and the view counts what fell back.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, cached_property
 
 from babel import Locale, UnknownLocaleError
 
-from .model import Bank, Choice, Question, StringField, path_of, strings
+from .model import Bank, Choice, Question, StringField, Translation, path_of, strings
 
 
 class Status(StrEnum):
@@ -110,26 +110,34 @@ class LocalizedView:
     bank: Bank
     locale: str
     include_drafts: bool = False
-    fallbacks: list[str] = field(default_factory=list)  # paths whose source text stands in
 
     def __post_init__(self) -> None:
         self.info = locale_info(self.locale)
         self.source_info = locale_info(self.bank.source_locale)
         self._catalog = self.bank.translations.get(self.locale, {})
         self._is_source = self.locale == self.bank.source_locale
-        if not self._is_source:
-            self.fallbacks = [p for p, s in strings(self.bank) if self._lookup(p, s).fell_back]
+        self._lang, self._source_lang = self.info.lang, self.source_info.lang  # read once per string: cached
+
+    @cached_property
+    def fallbacks(self) -> list[str]:
+        """Paths whose source text stands in. Computed when first asked: exporters read strings one by one."""
+        if self._is_source:
+            return []
+        return [p for p, s in strings(self.bank) if not self._usable(self._catalog.get(p), s)]
+
+    def _usable(self, t: Translation | None, source: str) -> bool:
+        """Whether a translation stands in for ``source`` (the test of _lookup, without building a Resolved)."""
+        return t is not None and bool(t.text) and (self.include_drafts or (t.source == source and not t.draft))
 
     def _lookup(self, path: str, source: str) -> Resolved:
         if self._is_source:
-            return Resolved(source, Origin.SOURCE, self.source_info.lang)
+            return Resolved(source, Origin.SOURCE, self._source_lang)
         t = self._catalog.get(path)
-        if t is not None and t.text:
-            if t.source == source and not t.draft:
-                return Resolved(t.text, Origin.REVIEWED, self.info.lang)
-            if self.include_drafts:  # a stale translation is a draft of the new source
-                return Resolved(t.text, Origin.DRAFT, self.info.lang)
-        return Resolved(source, Origin.FALLBACK, self.source_info.lang)
+        if t is None or not self._usable(t, source):
+            return Resolved(source, Origin.FALLBACK, self._source_lang)
+        # (a stale translation is a draft of the new source)
+        origin = Origin.REVIEWED if t.source == source and not t.draft else Origin.DRAFT
+        return Resolved(t.text, origin, self._lang)
 
     def text(self, path: str, source: str) -> Resolved:
         return self._lookup(path, source)

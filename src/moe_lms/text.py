@@ -32,9 +32,23 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
 
-# Text with none of these can only render to itself, escaped, so it skips the Markdown parser (the hot path
-# of large banks). A property test checks both paths agree.
-_MARKDOWN_SYNTAX = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]|^\s|\s$|^[-+=>]|^\d+[.)]|  ")
+# Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
+# (the hot path of large banks). A property test checks both paths agree.
+_MARKDOWN_CHARACTERS = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]")
+_MARKDOWN_START = re.compile(r"\s|[-+=>]|\d+[.)]")
+
+
+def _renders_as_itself(markdown: str) -> bool:
+    """No Markdown syntax: no syntax character, no double space, nothing at the start or end that Markdown reads.
+
+    (One alternation regex did the same 3-6x slower: it tried the anchored alternatives at every position.)
+    """
+    return not (
+        _MARKDOWN_CHARACTERS.search(markdown)
+        or "  " in markdown
+        or _MARKDOWN_START.match(markdown)
+        or markdown[-1:].isspace()
+    )
 
 
 def sanitize(fragment: str) -> str:
@@ -51,16 +65,16 @@ def sanitize(fragment: str) -> str:
 @lru_cache(maxsize=4096)
 def render_block(markdown: str) -> str:
     """Markdown to sanitised HTML block content (paragraphs, lists …), no trailing newline."""
-    if not _MARKDOWN_SYNTAX.search(markdown):
-        return f"<p>{html.escape(markdown, quote=False)}</p>"
+    if _renders_as_itself(markdown):  # (it has no & < >, so it needs no escaping either)
+        return f"<p>{markdown}</p>"
     return sanitize(_md.render(markdown)).strip()
 
 
 @lru_cache(maxsize=4096)
 def render_inline(markdown: str) -> str:
     """Markdown to sanitised inline HTML (no wrapping paragraph), for choices and titles."""
-    if not _MARKDOWN_SYNTAX.search(markdown):
-        return html.escape(markdown, quote=False)
+    if _renders_as_itself(markdown):
+        return markdown
     return sanitize(_md.renderInline(markdown)).strip()
 
 

@@ -52,6 +52,7 @@ _REGISTERED: dict[str, str] = {
     "canvas": "canvas",
     "gift": "gift",
     "html": "html",
+    "moodle": "moodle",
     "qti21": "qti21",
 }
 

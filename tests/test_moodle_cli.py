@@ -1,0 +1,105 @@
+"""`moe-lms export --format moodle` and `moe-lms import moodle` as a user runs them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from moe_lms.cli import main
+from moe_lms.formats.moodle import check_moodle_xml
+from moe_lms.loader import load_bank
+
+from .conftest import SHIPPED_BANK_DIR
+from .test_moodle_import import FROM_MOODLE
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path) -> Path:
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    yield tmp_path  # type: ignore[misc]
+    os.chdir(cwd)
+
+
+@pytest.mark.parametrize("locale", ["ur", "vi", "en"])
+def test_export_one_locale_of_the_shipped_bank(locale: str, in_tmp: Path) -> None:
+    code, output = run("export", "--format", "moodle", "--locale", locale, "-o", f"{locale}.xml")
+    assert code == 0, output
+    assert f"wrote {locale}.xml (Moodle XML, 8 questions)" in output
+    assert check_moodle_xml((in_tmp / f"{locale}.xml").read_bytes()) == []
+
+
+def test_export_without_options_writes_every_locale_to_the_default_file_and_reports_fallbacks(in_tmp: Path) -> None:
+    code, output = run("export", "--format", "moodle")
+    assert code == 0, output
+    assert (in_tmp / "moe-expert-parallelism.moodle.xml").is_file()
+    assert "en: source locale" in output
+    assert "ur: 27/85 strings translated, 58 fell back to en (drafts not included)" in output
+
+
+def test_export_to_stdout(in_tmp: Path) -> None:
+    code, output = run("export", "--format", "moodle", "--multilang", "-o", "-")
+    assert code == 0
+    assert '<span lang="ur" class="multilang">' in output
+
+
+def test_export_an_unknown_locale_is_a_usage_error() -> None:
+    code, output = run("export", "--format", "moodle", "--locale", "fr", "-o", "-")
+    assert code == 2 and "has no locale fr" in output
+
+
+def test_import_writes_a_bank_that_loads_and_exports_back_identically(in_tmp: Path) -> None:
+    assert run("export", "--format", "moodle", "-o", "all.xml")[0] == 0
+    code, output = run("import", "moodle", "all.xml", "-o", "copy")
+    assert code == 0, output
+    assert "wrote copy: 8 questions, source en, targets ur, vi" in output
+    copy, shipped = load_bank(in_tmp / "copy"), load_bank(SHIPPED_BANK_DIR)
+    # Moodle has no bank tags: each question carries them, and the import takes the shared ones back as bank tags.
+    assert [q.model_copy(update={"tags": ()}) for q in copy.questions] == [
+        q.model_copy(update={"tags": ()}) for q in shipped.questions
+    ]
+    assert [{*copy.tags, *q.tags} for q in copy.questions] == [{*shipped.tags, *q.tags} for q in shipped.questions]
+    assert run("export", "--format", "moodle", "copy", "-o", "again.xml")[0] == 0
+    assert (in_tmp / "again.xml").read_bytes() == (in_tmp / "all.xml").read_bytes()
+
+
+def test_import_lists_the_questions_of_other_types_it_did_not_import(in_tmp: Path) -> None:
+    (in_tmp / "phy.xml").write_bytes(FROM_MOODLE)
+    code, output = run("import", "moodle", "phy.xml", "-o", "phy")
+    assert code == 0, output
+    assert "phy.xml: not imported: line 59: shortanswer question 'Unit of frequency'" in output
+    assert "essay question 'Explain'" in output
+    assert "2 question(s) of other types not imported" in output
+    assert "phy.xml:14: warning: question 'wave-speed': no explanation" in output
+    assert run("check", "phy")[0] == 0
+
+
+def test_import_of_malformed_xml_exits_1_naming_file_and_line(in_tmp: Path) -> None:
+    (in_tmp / "bad.xml").write_text("<quiz>\n<question type='multichoice'>\n</quiz>\n", encoding="utf-8")
+    code, output = run("import", "moodle", "bad.xml", "-o", "out")
+    assert code == 1
+    assert "bad.xml:3: error: not well-formed XML" in output
+    assert not (in_tmp / "out").exists()
+
+
+def test_import_does_not_overwrite_a_bank_without_force(in_tmp: Path) -> None:
+    (in_tmp / "phy.xml").write_bytes(FROM_MOODLE)
+    assert run("import", "moodle", "phy.xml", "-o", "phy")[0] == 0
+    code, output = run("import", "moodle", "phy.xml", "-o", "phy")
+    assert code == 2 and "--force" in output
+    assert run("import", "moodle", "phy.xml", "-o", "phy", "--force", "--locale", "de")[0] == 0
+    assert load_bank(in_tmp / "phy").source_locale == "de"
+
+
+def test_import_with_an_unknown_locale_is_a_usage_error(in_tmp: Path) -> None:
+    (in_tmp / "phy.xml").write_bytes(FROM_MOODLE)
+    code, output = run("import", "moodle", "phy.xml", "-o", "phy", "--locale", "xx")
+    assert code == 2 and "unknown locale" in output

@@ -1,0 +1,326 @@
+"""Moodle XML export: the structure Moodle's importer reads, per locale and as multilang, refusing what it mangles."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+
+from moe_lms.formats.moodle import (
+    GRADES,
+    MULTILANG_RUN,
+    answer_fractions,
+    check_moodle_xml,
+    grade_shares,
+    on_grade_list,
+    split_languages,
+)
+from moe_lms.model import Bank, Choice, Question, Translation
+from moe_lms.problems import ProblemsFound
+
+from .moodle_banks import UR, export, parse, questions, text_of, trilingual_bank
+
+FIELDS_IN_MOODLE_ORDER = [
+    "name", "questiontext", "generalfeedback", "defaultgrade", "penalty", "hidden", "idnumber", "single",
+    "shuffleanswers", "answernumbering", "showstandardinstruction", "correctfeedback", "partiallycorrectfeedback",
+    "incorrectfeedback", "shownumcorrect",
+]  # fmt: skip
+
+
+def test_without_locales_every_locale_gets_its_own_category_source_first() -> None:
+    root = parse(export(trilingual_bank()))
+    categories = questions(root, "category")
+    assert [text_of(c, "category") for c in categories] == [
+        "$course$/Expert parallelism/English",
+        f"$course$/Expert parallelism/{UR}",
+        "$course$/Expert parallelism/Tiếng Việt",
+    ]
+    assert [c.findtext("idnumber") for c in categories] == ["ep-bank-en", "ep-bank-ur", "ep-bank-vi"]
+    assert len(questions(root)) == 3 * 3
+
+
+def test_the_category_info_holds_the_localized_title_and_intro() -> None:
+    root = parse(export(trilingual_bank(), "vi"))
+    (category,) = questions(root, "category")
+    assert category.find("info").get("format") == "html"
+    assert text_of(category, "info") == (
+        "<h3>Tiếng Việt: Expert parallelism</h3><p>Tiếng Việt: Answers appear when you take the quiz.</p>"
+    )
+
+
+def test_each_question_is_a_multichoice_with_every_field_moodle_reads_in_its_order() -> None:
+    root = parse(export(trilingual_bank(), "en"))
+    first = questions(root)[0]
+    tags = [child.tag for child in first]
+    assert tags == [*FIELDS_IN_MOODLE_ORDER, "answer", "answer", "answer", "answer", "tags"]
+    assert text_of(first, "name") == "ep-distributes: What does expert parallelism distribute across GPUs?"
+    assert first.find("questiontext").get("format") == "html"
+    assert text_of(first, "questiontext") == "<p>What does expert parallelism distribute across GPUs?</p>"
+    assert text_of(first, "generalfeedback") == "<p>Experts are sharded across devices.</p>"
+    assert first.findtext("defaultgrade") == "1.0000000"
+    assert first.findtext("penalty") == "0.3333333"
+    assert first.findtext("hidden") == "0"
+    assert first.findtext("idnumber") == "ep-distributes-en"
+    assert first.findtext("single") == "true"
+    assert first.findtext("shuffleanswers") == "true"
+    assert first.findtext("answernumbering") == "abc"
+    assert text_of(first, "correctfeedback") == "<p>Your answer is correct.</p>"
+    assert text_of(first, "incorrectfeedback") == "<p>Your answer is incorrect.</p>"
+    assert [t.text for t in first.findall("tags/tag/text")] == ["moe", "parallelism"]
+
+
+def test_the_key_is_the_answer_at_100_and_every_answer_carries_its_choice_explanation() -> None:
+    root = parse(export(trilingual_bank(), "en"))
+    answers = questions(root)[0].findall("answer")
+    assert [a.get("fraction") for a in answers] == ["0", "0", "100", "0"]
+    assert [a.get("format") for a in answers] == ["html"] * 4
+    assert [a.findtext("text") for a in answers][2] == "The experts of an MoE layer"
+    assert [a.findtext("feedback/text") for a in answers] == [
+        "<p>That is data parallelism.</p>",
+        "<p>That is tensor parallelism.</p>",
+        "<p>Yes.</p>",
+        "<p>Unrelated to MoE.</p>",
+    ]
+
+
+def test_multiple_answer_questions_share_100_among_the_correct_and_minus_100_among_the_wrong() -> None:
+    root = parse(export(trilingual_bank(), "en"))
+    costs = questions(root)[1]
+    assert costs.findtext("single") == "false"
+    assert costs.findtext("shuffleanswers") == "false"
+    assert costs.findtext("defaultgrade") == "2.0000000"
+    assert [a.get("fraction") for a in costs.findall("answer")] == ["33.33333", "-50", "33.33333", "-50", "33.33333"]
+
+
+def test_true_false_questions_are_unnumbered_single_answer_multichoice_keeping_their_texts() -> None:
+    root = parse(export(trilingual_bank(), "en"))
+    true_false = questions(root)[2]
+    assert true_false.findtext("single") == "true"
+    assert true_false.findtext("answernumbering") == "none"
+    assert true_false.findtext("penalty") == "1.0000000"
+    assert [(a.findtext("text"), a.get("fraction")) for a in true_false.findall("answer")] == [
+        ("True", "0"),
+        ("False", "100"),
+    ]
+
+
+@pytest.mark.parametrize("correct", range(1, 21))
+def test_any_number_of_correct_choices_up_to_20_gets_fractions_on_the_grade_list_adding_to_100(correct: int) -> None:
+    shares = grade_shares(correct)
+    assert shares is not None and len(shares) == correct
+    assert all(share in GRADES for share in shares)
+    assert abs(sum(Decimal(s) for s in shares) - 100) < Decimal("0.001")
+    assert max(Decimal(s) for s in shares) - min(Decimal(s) for s in shares) <= 5
+
+
+def test_equal_shares_where_the_grade_list_has_them_and_the_closest_mix_otherwise() -> None:
+    assert grade_shares(3) == ("33.33333",) * 3
+    assert grade_shares(7) == ("14.28571",) * 7
+    assert grade_shares(11) == ("10",) * 9 + ("5",) * 2
+    assert grade_shares(21) is None
+
+
+def test_wrong_choices_beyond_twenty_each_cost_the_smallest_grade() -> None:
+    choices = [Choice(id="a", text="A", correct=True, explanation="x")]
+    choices += [Choice(id=f"w{i}", text="W", explanation="x") for i in range(25)]
+    q = Question(id="many", kind="multiple", stem="s", explanation="e", choices=tuple(choices))
+    fractions = answer_fractions(q)
+    assert fractions[0] == "100" and set(fractions[1:]) == {"-5"}
+    assert all(on_grade_list(Decimal(f)) for f in fractions)
+
+
+def test_bank_order_is_kept_in_every_category() -> None:
+    root = parse(export(trilingual_bank()))
+    ids = [q.findtext("idnumber") for q in questions(root)]
+    assert ids[:3] == ["ep-distributes-en", "ep-costs-en", "ep-true-en"]
+    assert ids[3:6] == ["ep-distributes-ur", "ep-costs-ur", "ep-true-ur"]
+
+
+def test_idnumbers_are_unique_within_each_category() -> None:
+    data = export(trilingual_bank())
+    assert check_moodle_xml(data) == []
+    root = parse(data)
+    assert len({q.findtext("idnumber") for q in questions(root)}) == 9
+
+
+def test_urdu_text_is_wrapped_right_to_left_and_marked_urdu() -> None:
+    root = parse(export(trilingual_bank(), "ur"))
+    first = questions(root)[0]
+    assert text_of(first, "questiontext") == (
+        f'<div dir="rtl" lang="ur"><p>{UR} What does expert parallelism distribute across GPUs?</p></div>'
+    )
+    assert first.find("answer").findtext("text") == f'<div dir="rtl" lang="ur">{UR} Full model copies</div>'
+
+
+def test_text_that_fell_back_to_the_source_is_marked_with_its_real_language() -> None:
+    root = parse(export(trilingual_bank(), "ur"))
+    assert text_of(questions(root)[0], "generalfeedback") == (
+        '<div dir="ltr" lang="en"><p>Experts are sharded across devices.</p></div>'
+    )
+    vietnamese = parse(export(trilingual_bank(), "vi"))
+    assert text_of(questions(vietnamese)[2], "questiontext") == (
+        '<div dir="ltr" lang="en"><p>Each token runs every expert.</p></div>'
+    )
+
+
+def test_drafts_are_used_only_when_asked() -> None:
+    def costs_explanation(**options: bool) -> str:
+        return text_of(questions(parse(export(trilingual_bank(), "vi", **options)))[1], "generalfeedback")
+
+    assert costs_explanation() == '<div dir="ltr" lang="en"><p>Tokens travel twice per layer.</p></div>'
+    assert costs_explanation(include_drafts=True) == "<p>Tiếng Việt: Tokens travel twice per layer.</p>"
+
+
+def test_markdown_is_rendered_to_sanitised_html() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"stem": "Run `x` <script>alert(1)</script> *now*"})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    stem = text_of(questions(parse(export(bank, "en")))[0], "questiontext")
+    assert stem == "<p>Run <code>x</code>  <em>now</em></p>"
+
+
+def test_the_same_bank_gives_byte_identical_output() -> None:
+    for options in ({}, {"multilang": True}):
+        assert export(trilingual_bank(), **options) == export(trilingual_bank(), **options)
+
+
+def test_markup_characters_and_cdata_terminators_give_a_well_formed_file() -> None:
+    nasty = "a ]]> b & c < d > e ]]]]> <![CDATA[ f"
+    bank = trilingual_bank(title=nasty)
+    q = bank.questions[0].model_copy(update={"stem": nasty, "explanation": nasty})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    root = parse(export(bank, "en"))
+    assert (
+        text_of(questions(root)[0], "questiontext") == "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
+    )
+    assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty}/English"
+
+
+def test_a_slash_in_the_bank_title_is_doubled_in_the_category_path_as_moodle_expects() -> None:
+    root = parse(export(trilingual_bank(title="/MoE / serving/"), "en"))
+    assert text_of(questions(root, "category")[0], "category") == "$course$/ //MoE // serving// /English"
+
+
+def test_characters_xml_cannot_carry_are_an_error_naming_the_question_and_the_file() -> None:
+    bank = trilingual_bank()
+    ur = dict(bank.translations["ur"])
+    ur["ep-costs/choices/b/text"] = Translation("bad \x00 byte", bank.questions[1].choices[1].text)
+    bank = bank.model_copy(update={"translations": {**bank.translations, "ur": ur}})
+    with pytest.raises(ProblemsFound) as info:
+        export(bank)
+    (problem,) = info.value.problems
+    assert problem.file == "locales/ur.po"
+    assert problem.where == "question 'ep-costs'"
+    assert "choice 'b'" in problem.message and "U+0000" in problem.message and "XML 1.0" in problem.message
+
+
+def test_a_single_answer_question_without_a_key_is_refused_not_written() -> None:
+    bank = trilingual_bank()
+    keyless = Question.model_construct(**{**dict(bank.questions[0]), "choices": tuple(
+        c.model_copy(update={"correct": False}) for c in bank.questions[0].choices
+    )})  # fmt: skip
+    bank = Bank.model_construct(**{**dict(bank), "questions": (keyless, *bank.questions[1:])})
+    with pytest.raises(ProblemsFound) as info:
+        export(bank)
+    assert [p.where for p in info.value.problems] == ["question 'ep-distributes'"]
+    assert "exactly one correct choice" in info.value.problems[0].message
+
+
+def test_a_question_with_fewer_than_two_choices_is_refused() -> None:
+    bank = trilingual_bank()
+    lonely = Question.model_construct(**{**dict(bank.questions[0]), "choices": bank.questions[0].choices[2:3]})
+    bank = Bank.model_construct(**{**dict(bank), "questions": (lonely, *bank.questions[1:])})
+    with pytest.raises(ProblemsFound, match="below 2"):
+        export(bank)
+
+
+def test_more_than_twenty_correct_choices_cannot_be_graded_by_moodle_and_are_refused() -> None:
+    choices = tuple(Choice(id=f"c{i}", text="C", correct=True, explanation="x") for i in range(21))
+    q = Question(id="many", kind="multiple", stem="s", explanation="e", choices=choices)
+    bank = Bank(id="b", title="t", questions=(q,))
+    with pytest.raises(ProblemsFound, match="at most 20"):
+        export(bank)
+
+
+def test_a_text_that_renders_to_nothing_is_an_error_not_an_empty_question() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"stem": "<script>x</script>"})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    with pytest.raises(ProblemsFound, match="renders to no text"):
+        export(bank, "en")
+
+
+def test_only_the_requested_locales_are_exported() -> None:
+    root = parse(export(trilingual_bank(), "ur"))
+    assert [c.findtext("idnumber") for c in questions(root, "category")] == ["ep-bank-ur"]
+    assert {q.findtext("idnumber") for q in questions(root)} == {"ep-distributes-ur", "ep-costs-ur", "ep-true-ur"}
+
+
+# --- multilang ------------------------------------------------------------------------------------------------
+
+
+def test_multilang_gives_one_category_and_one_question_per_bank_question() -> None:
+    root = parse(export(trilingual_bank(), multilang=True))
+    (category,) = questions(root, "category")
+    assert text_of(category, "category") == "$course$/Expert parallelism"
+    assert category.findtext("idnumber") == "ep-bank-multilang"
+    assert [q.findtext("idnumber") for q in questions(root)] == ["ep-distributes", "ep-costs", "ep-true"]
+
+
+def test_multilang_spans_are_adjacent_and_carry_only_lang_and_class() -> None:
+    root = parse(export(trilingual_bank(), multilang=True))
+    stem = text_of(questions(root)[0], "questiontext")
+    assert stem == (
+        '<span lang="en" class="multilang"><p>What does expert parallelism distribute across GPUs?</p></span>'
+        f'<span lang="ur" class="multilang"><div dir="rtl" lang="ur"><p>{UR} What does expert parallelism '
+        "distribute across GPUs?</p></div></span>"
+        '<span lang="vi" class="multilang"><p>Tiếng Việt: What does expert parallelism distribute across GPUs?</p>'
+        "</span>"
+    )
+    assert MULTILANG_RUN.fullmatch(stem), "the whole text is one run the filter acts on"
+    for span in re.findall(r"<span[^>]*>", stem):
+        assert re.fullmatch(r'<span lang="(en|ur|vi)" class="multilang">', span)
+
+
+def test_every_text_of_a_multilang_export_is_one_run_of_spans_for_the_filter() -> None:
+    root = parse(export(trilingual_bank(), multilang=True))
+    texts = [t.text for q in questions(root) for t in q.iter("text") if t.getparent().tag != "name"]
+    texts = [t for t in texts if t and not t.startswith(("moe", "parallelism"))]  # tags are plain
+    assert texts and all(MULTILANG_RUN.fullmatch(t) for t in texts)
+
+
+def test_moodles_filter_shows_each_language_its_own_text_and_fallbacks_marked() -> None:
+    root = parse(export(trilingual_bank(), multilang=True))
+    shown = split_languages(text_of(questions(root)[0], "generalfeedback"))
+    assert shown == {
+        "en": "<p>Experts are sharded across devices.</p>",
+        "ur": '<div dir="ltr" lang="en"><p>Experts are sharded across devices.</p></div>',
+        "vi": "<p>Tiếng Việt: Experts are sharded across devices.</p>",
+    }
+
+
+def test_multilang_puts_the_direction_on_an_element_inside_the_span() -> None:
+    root = parse(export(trilingual_bank(), multilang=True))
+    answer = questions(root)[0].find("answer").findtext("text")
+    assert f'<span lang="ur" class="multilang"><div dir="rtl" lang="ur">{UR} Full model copies</div></span>' in answer
+
+
+def test_regional_locales_use_moodle_language_pack_codes_in_spans() -> None:
+    bank = trilingual_bank(target_locales=["pt_BR"])
+    bank = bank.model_copy(update={"translations": {}})
+    stem = text_of(questions(parse(export(bank, multilang=True)))[0], "questiontext")
+    assert '<span lang="pt_br" class="multilang"><div dir="ltr" lang="en">' in stem
+
+
+def test_a_span_in_the_text_cannot_go_into_a_multilang_export() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"stem": 'A <span lang="x">nested</span> span'})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    with pytest.raises(ProblemsFound, match="multilang filter ends a language at the first </span>"):
+        export(bank, multilang=True)
+    assert export(bank, "en")  # a plain export is fine
+
+
+def test_multilang_with_a_single_locale_is_that_locales_plain_export() -> None:
+    assert export(trilingual_bank(), "vi", multilang=True) == export(trilingual_bank(), "vi")

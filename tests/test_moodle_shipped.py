@@ -1,0 +1,99 @@
+"""The shipped bank in Moodle XML, every locale: 8 questions, the key, an explanation on every answer, Urdu marked
+right-to-left, the seed documents' texts verbatim, and a byte-identical round trip through the importer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from moe_lms.formats.moodle import check_moodle_xml, load, split_languages
+from moe_lms.loader import load_bank, save_bank
+from moe_lms.model import Bank
+
+from .moodle_banks import export, parse, questions, text_of
+from .test_shipped_bank import ANSWER_KEY, SEED_LOCALES, nfc, parse_seed
+
+LOCALES = ["en", "ur", "vi"]
+
+
+def visible(fragment: str) -> str:
+    """The text a learner reads in an HTML fragment."""
+    return lxml.html.fragment_fromstring(fragment, create_parent="div").text_content()
+
+
+@pytest.fixture(scope="module")
+def seeds(seeds_dir: Path) -> dict[str, tuple[str, str, list[tuple[str, list[str]]]]]:
+    found = {}
+    for path in sorted(seeds_dir.glob("*.txt")):
+        locale = next(loc for prefix, loc in SEED_LOCALES.items() if path.name.startswith(prefix))
+        found[locale] = parse_seed(path)
+    return found
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_eight_multichoice_questions_with_the_key_at_100(shipped_bank: Bank, locale: str) -> None:
+    root = parse(export(shipped_bank, locale))
+    multichoice = questions(root)
+    assert [q.findtext("idnumber") for q in multichoice] == [f"{qid}-{locale}" for qid in ANSWER_KEY]
+    for q, key in zip(multichoice, ANSWER_KEY.values(), strict=True):
+        fractions = [a.get("fraction") for a in q.findall("answer")]
+        assert fractions == ["100" if cid == key else "0" for cid in "abcd"]
+        assert q.findtext("single") == "true"
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_answer_and_every_question_carries_an_explanation(shipped_bank: Bank, locale: str) -> None:
+    for q in questions(parse(export(shipped_bank, locale))):
+        assert len(visible(text_of(q, "generalfeedback"))) > 80
+        assert all(len(visible(a.findtext("feedback/text") or "")) > 20 for a in q.findall("answer"))
+
+
+def test_urdu_text_is_marked_right_to_left_and_english_fallbacks_left_to_right(shipped_bank: Bank) -> None:
+    for q in questions(parse(export(shipped_bank, "ur"))):
+        for fragment in [text_of(q, "questiontext"), *(a.findtext("text") or "" for a in q.findall("answer"))]:
+            assert fragment.startswith(('<div dir="rtl" lang="ur">', '<div dir="ltr" lang="en">'))
+    first = questions(parse(export(shipped_bank, "ur")))[0]
+    assert text_of(first, "questiontext").startswith('<div dir="rtl" lang="ur">')
+    assert text_of(first, "generalfeedback").startswith('<div dir="ltr" lang="en">')  # a draft: not exported
+
+
+def test_with_drafts_the_urdu_explanations_are_urdu(shipped_bank: Bank) -> None:
+    first = questions(parse(export(shipped_bank, "ur", include_drafts=True)))[0]
+    assert text_of(first, "generalfeedback").startswith('<div dir="rtl" lang="ur">')
+
+
+@pytest.mark.parametrize("locale", ["ur", "vi"])
+def test_the_seed_texts_appear_verbatim(shipped_bank: Bank, seeds: dict, locale: str) -> None:  # type: ignore[type-arg]
+    title, intro, seed_questions = seeds[locale]
+    root = parse(export(shipped_bank, locale))
+    info = text_of(questions(root, "category")[0], "info")
+    assert visible(info) == nfc(title) + nfc(intro)
+    for q, (stem, choices) in zip(questions(root), seed_questions, strict=True):
+        assert visible(text_of(q, "questiontext")) == nfc(stem)
+        assert [visible(a.findtext("text") or "") for a in q.findall("answer")] == [nfc(c) for c in choices]
+
+
+def test_the_seed_texts_are_what_the_multilang_filter_shows_each_language(shipped_bank: Bank, seeds: dict) -> None:  # type: ignore[type-arg]
+    root = parse(export(shipped_bank, multilang=True))
+    for locale, (_, _, seed_questions) in seeds.items():
+        for q, (stem, _) in zip(questions(root), seed_questions, strict=True):
+            shown = split_languages(text_of(q, "questiontext"))
+            assert shown is not None and visible(shown[locale]) == nfc(stem)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"multilang": True}, {"include_drafts": True}, {"multilang": True, "include_drafts": True}],
+    ids=["per-locale", "multilang", "drafts", "multilang-drafts"],
+)
+def test_export_import_export_of_the_shipped_bank_is_byte_identical(
+    shipped_bank: Bank, options: dict[str, bool], tmp_path: Path
+) -> None:
+    first = export(shipped_bank, **options)
+    assert check_moodle_xml(first) == []
+    result = load(first)
+    assert result.bank is not None and result.problems == () and result.skipped == ()
+    save_bank(result.bank, tmp_path)
+    assert export(load_bank(tmp_path), **options) == first
