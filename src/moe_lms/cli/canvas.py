@@ -1,0 +1,209 @@
+"""``push canvas``: plan, then apply, a bank into a Canvas course."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.progress import Progress
+
+from .. import formats
+from ..formats import canvas as canvas_format
+from ..lms import canvas as canvas_sync
+from ..lms import canvas_client
+from ..locales import resolve
+from ..model import Bank
+from ..problems import ProblemsFound
+from ..text import plain_text
+from .common import (
+    EXIT_PROBLEMS,
+    bank_argument,
+    bank_dir_or_default,
+    err,
+    fail,
+    include_drafts_option,
+    load_or_exit,
+    out,
+)
+
+
+@click.group()
+def push() -> None:
+    """Send a bank straight into an LMS."""
+
+
+def _canvas_token() -> str:
+    """CANVAS_TOKEN, else a hidden prompt on a terminal; never an option, so it stays out of argv and shell history."""
+    token = os.environ.get("CANVAS_TOKEN", "").strip()
+    if token:
+        return token
+    if sys.stdin.isatty():
+        return str(click.prompt("Canvas API token", hide_input=True, err=True)).strip()
+    raise click.UsageError("set CANVAS_TOKEN to a Canvas API token (it is never taken from the command line)")
+
+
+def _print_canvas_plan(the_plan: canvas_sync.Plan, course: str, limit: int = 40) -> None:
+    marks = {"create": "+", "update": "~", "delete": "-", "left alone": "="}
+    out.print(f"plan for course {course} ({the_plan.engine}):", markup=False)
+    for step in the_plan.quizzes:
+        d = step.desired
+        quiz = f"quiz {step.remote_id}" if step.remote_id else "new quiz"
+        counts = ", ".join(f"{step.count(a)} {a.value}" for a in canvas_sync.Action if step.count(a))
+        out.print(f"  {d.locale}: {quiz} {step.action.value}: {d.fields['title']!r}; questions: {counts}", markup=False)
+        changes = [s for s in step.questions if s.action is not canvas_sync.Action.UNCHANGED]
+        for s in changes[:limit]:
+            why = f" ({s.why})" if s.why else ""
+            out.print(f"    {marks[s.action.value]} {s.key}{why}", markup=False)
+        if len(changes) > limit:
+            out.print(f"    … and {len(changes) - limit} more", markup=False)
+        if step.reorder:
+            out.print("    reorder the questions", markup=False)
+        if step.publishes:
+            out.print("    publish the quiz", markup=False)
+    for gone in the_plan.delete_quizzes:
+        out.print(f"  - quiz {gone.id} ({gone.marker.locale})", markup=False)
+    for warning in the_plan.all_warnings:
+        err.print(f"warning: {warning}", markup=False)
+    out.print(f"{the_plan.writes} write request(s) planned", markup=False)
+
+
+def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Outcome | None = None) -> None:
+    s = client.stats
+    if outcome is not None:
+        quizzes = ", ".join(f"{loc} → quiz {qid}" for loc, qid in outcome.quizzes.items())
+        out.print(
+            f"questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
+            f"{outcome.deleted} deleted; {quizzes}",
+            markup=False,
+        )
+    out.print(
+        f"{s.requests} requests ({s.writes} writes), {s.retries} retries, {s.throttled} throttled, "
+        f"{s.adopted} adopted after a lost response",
+        markup=False,
+    )
+
+
+def _push_via_qti(
+    client: canvas_client.CanvasClient, bank: Bank, options: formats.ExportOptions, course: str, engine: str,
+    dry_run: bool, poll: canvas_sync.PollPolicy,
+) -> None:  # fmt: skip
+    if "qti21" not in formats.names():
+        raise click.UsageError("--via qti needs the QTI 2.1 exporter, which this moe-lms does not have")
+    qti = formats.get("qti21")
+    for locale in options.locales:
+        package = qti.dump(bank, formats.ExportOptions((locale,), include_drafts=options.include_drafts))
+        filename = f"{bank.id}-{locale}.zip"
+        title = resolve(bank, locale, include_drafts=options.include_drafts).title.text
+        bank_name = f"{plain_text(title)} ({locale})"
+        if dry_run:
+            out.print(f"would upload {filename} ({len(package)} bytes) into question bank {bank_name!r}", markup=False)
+            continue
+        migration = canvas_sync.import_qti(
+            client, course, package, filename, bank_name=bank_name, new_quizzes=engine == "new-quizzes", poll=poll
+        )
+        out.print(f"{locale}: content migration {migration.id} {migration.state}: {bank_name!r}", markup=False)
+        for issue in migration.issues:
+            err.print(f"  {issue}", markup=False)
+        if migration.state != "completed":
+            raise canvas_client.CanvasError(f"the import of {filename} {migration.state}")
+
+
+@push.command("canvas")
+@click.option("--base-url", required=True, help="Your Canvas, e.g. https://school.instructure.com (HTTPS).")
+@click.option("--course", required=True, help="Course id (the number in the course's URL).")
+@bank_argument
+@click.option("--locale", "locales", multiple=True, help="Locale to push (repeatable); default: every locale.")
+@click.option("--dry-run", is_flag=True, help="Read the course and print the plan; change nothing.")
+@click.option("--prune", is_flag=True, help="Delete questions (and quizzes) the bank no longer has.")
+@click.option("--publish", is_flag=True, help="Publish the quiz, or republish it so students see the new questions.")
+@click.option(
+    "--via",
+    type=click.Choice(["api", "qti"]),
+    default="api",
+    show_default=True,
+    help="api: sync quiz and questions; qti: import a QTI package into a question bank.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["classic", "new-quizzes"]),
+    default="classic",
+    show_default=True,
+    help="Classic Quizzes or New Quizzes.",
+)
+@include_drafts_option
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 10),
+    default=6,
+    show_default=True,
+    help="Most requests in flight; fewer when Canvas's rate limit runs low.",
+)
+@click.option(
+    "--retry-delay",
+    type=click.FloatRange(0, 60),
+    default=0.5,
+    hidden=True,
+    help="First retry's backoff and first progress poll, in seconds.",
+)
+def push_canvas(
+    base_url: str, course: str, bank_dir: Path | None, locales: tuple[str, ...], dry_run: bool, prune: bool,
+    publish: bool, via: str, engine: str, include_drafts: bool, concurrency: int, retry_delay: float,
+) -> None:  # fmt: skip
+    """Sync a bank into a Canvas course: one quiz per locale, its questions with key and explanations.
+
+    The token comes from CANVAS_TOKEN or a hidden prompt. Re-running after an edit updates what changed, and
+    nothing else; an interrupted push is completed by the next run.
+    """
+    if via == "qti" and (prune or publish):
+        raise click.UsageError("--prune and --publish work with --via api only")
+    bank = load_or_exit(bank_dir_or_default(bank_dir))
+    try:
+        options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts)
+        token = _canvas_token()
+        client = canvas_client.CanvasClient(
+            base_url, token, concurrency=concurrency, retry=canvas_client.RetryPolicy(base_delay=retry_delay)
+        )
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    engine_name: canvas_format.Engine = "classic" if engine == "classic" else "new-quizzes"
+    try:
+        if via == "qti":
+            poll = canvas_sync.PollPolicy(first=retry_delay)
+            _push_via_qti(client, bank, options, course, engine_name, dry_run, poll)
+            _canvas_summary(client)
+            return
+        desired = list(canvas_format.desired_quizzes(bank, options, engine_name))
+        pusher = canvas_sync.Pusher(client, course, engine_name)
+        try:
+            the_plan = pusher.plan(desired, bank.locales, prune=prune, publish=publish)
+        except canvas_client.NotFound as exc:
+            hint = " (is New Quizzes enabled there?)" if engine_name == "new-quizzes" else ""
+            raise canvas_client.CanvasError(
+                f"course {course} not found at {client.base_url}{hint}, or the token's user cannot see it: {exc}"
+            ) from None
+        _print_canvas_plan(the_plan, course)
+        for locale in options.locales:
+            err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+        if dry_run:
+            out.print("dry run: nothing was changed", markup=False)
+            _canvas_summary(client)
+            return
+        if err.is_terminal and the_plan.writes:
+            with Progress(console=err, transient=True) as bar:
+                task = bar.add_task("pushing", total=the_plan.writes)
+                pusher.on_write = lambda: bar.advance(task)
+                outcome = pusher.apply(the_plan)
+        else:
+            outcome = pusher.apply(the_plan)
+        _canvas_summary(client, outcome)
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    except canvas_client.CanvasError as exc:
+        _canvas_summary(client)
+        err.print(f"error: {client.redact(str(exc))}", markup=False)
+        sys.exit(EXIT_PROBLEMS)
+    except KeyboardInterrupt:
+        err.print("interrupted: run the same command again to complete the push", markup=False)
+        sys.exit(130)

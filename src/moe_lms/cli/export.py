@@ -1,0 +1,145 @@
+"""Files for LMSs: one export, or the whole ready-to-import shelf."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .. import formats, shelf
+from ..files import write_atomic, write_atomic_stream
+from ..locales import resolve
+from ..problems import Problem, ProblemsFound
+from .common import (
+    EXIT_PROBLEMS,
+    bank_argument,
+    bank_dir_or_default,
+    err,
+    fail,
+    include_drafts_option,
+    load_or_exit,
+    out,
+    print_problems,
+    shipped_bank_dir,
+    shown,
+)
+
+
+@click.command()
+@click.option("--format", "format_name", required=True, type=click.Choice(formats.names()), help="Output format.")
+@bank_argument
+@click.option(
+    "--locale", "locales", multiple=True,
+    help="Locale to export (repeatable); default: every locale. html and gift: one locale, default the source.",
+)  # fmt: skip
+@include_drafts_option
+@click.option("--multilang", is_flag=True, help="Moodle: one question per bank question with every locale in it.")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
+    help="Output file, or - for stdout; default <bank-id><suffix> in the current folder.",
+)  # fmt: skip
+def export(
+    format_name: str,
+    bank_dir: Path | None,
+    locales: tuple[str, ...],
+    include_drafts: bool,
+    multilang: bool,
+    output: Path | None,
+) -> None:
+    """Export a bank to a file an LMS imports."""
+    fmt = formats.get(format_name)
+    if fmt.one_locale_per_file and len(locales) > 1:
+        raise click.UsageError(
+            f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
+        )
+    bank = load_or_exit(bank_dir_or_default(bank_dir))
+    if fmt.one_locale_per_file and not locales:
+        locales = (bank.source_locale,)
+    try:
+        options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    default_name = f"{bank.id}.{locales[0]}{fmt.suffix}" if fmt.one_locale_per_file else f"{bank.id}{fmt.suffix}"
+    target = output or Path(default_name)
+    try:
+        if str(target) == "-":
+            fmt.write(bank, options, sys.stdout.buffer)
+        else:
+            write_atomic_stream(target, lambda stream: fmt.write(bank, options, stream))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    if str(target) != "-":
+        err.print(f"wrote {target} ({fmt.description}, {len(bank.questions)} questions)", markup=False)
+    for locale in options.locales:
+        err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+
+
+def _default_shelf(bank_dir: Path | None) -> Path:
+    """exporters/ at the top of the checkout for the shipped bank, else in the current folder."""
+    if bank_dir is None:
+        return shipped_bank_dir().resolve().parents[1] / "exporters"
+    return Path("exporters")
+
+
+def _is_shelf_file(path: Path) -> bool:
+    return path.is_file() and not path.name.startswith(".")
+
+
+@click.command()
+@bank_argument
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
+    help="Folder of the shelf; default exporters/ at the top of the checkout.",
+)  # fmt: skip
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every file that differs from a fresh build.")
+@include_drafts_option
+def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_drafts: bool) -> None:
+    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and
+    HTML, one Moodle file with every locale, and a README saying which file to take and how to import it."""
+    directory = bank_dir_or_default(bank_dir)
+    bank = load_or_exit(directory)
+    folder = out_dir or _default_shelf(bank_dir)
+    plan = shelf.plan(bank, include_drafts=include_drafts)
+    if plan.skipped:
+        err.print(
+            f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
+            markup=False,
+        )
+    expected = set(plan.filenames)
+    present = {p.name for p in folder.iterdir() if _is_shelf_file(p)} if folder.is_dir() else set()
+    problems: list[Problem] = []
+    written = unchanged = 0
+    try:
+        for name, data in shelf.build(plan):
+            target = folder / name
+            old = target.read_bytes() if name in present else None
+            if old == data:
+                unchanged += 1
+            elif check:
+                what = "is missing" if old is None else "differs from a fresh build"
+                problems.append(Problem(shown(target), None, what))
+            else:
+                write_atomic(target, data)
+                written += 1
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    for name in sorted(present - expected):
+        target = folder / name
+        if check:
+            problems.append(Problem(shown(target), None, "is extra: a fresh build does not make it"))
+        elif name.startswith(f"{bank.id}."):
+            target.unlink()
+            err.print(f"removed {shown(target)} (a fresh build does not make it)", markup=False)
+        else:
+            err.print(f"left {shown(target)} alone: not a file moe-lms makes", markup=False)
+    if check:
+        if problems:
+            print_problems(problems)
+            err.print(f"{shown(folder)} is stale: run moe-lms build and commit the result.", markup=False)
+            sys.exit(EXIT_PROBLEMS)
+        out.print(f"{shown(folder)}: all {unchanged} files are up to date", markup=False)
+        return
+    out.print(f"{shown(folder)}: {written} written, {unchanged} unchanged", markup=False)
+    for locale in bank.target_locales:
+        out.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)

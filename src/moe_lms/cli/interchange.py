@@ -1,0 +1,146 @@
+"""Files from elsewhere: validate packages before an LMS sees them, import them into banks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import loader, schemas
+from ..formats import moodle, qti21
+from ..locales import locale_info
+from ..problems import Problem, ProblemsFound, Severity
+from ..xmlsafe import MAX_XML_BYTES
+from .common import err, fail, out, print_problems
+
+
+@click.group("import")
+def import_() -> None:
+    """Read a file from another tool or LMS into a bank directory."""
+
+
+def _read_limited(path: Path, limit: int) -> bytes:
+    size = path.stat().st_size
+    if size > limit:
+        fail([Problem(str(path), None, f"the file is {size:,} bytes; the limit is {limit:,}")])
+    return path.read_bytes()
+
+
+@click.command()
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "--schemas", "schemas_dir", type=click.Path(path_type=Path, file_okay=False),
+    help=f"Folder of the official XSDs (laid out like shared/schemas); default ${schemas.ENV_VAR}, "
+    "else ../shared/schemas.",
+)  # fmt: skip
+def validate(file: Path, schemas_dir: Path | None) -> None:
+    """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
+
+    QTI: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
+    outcomes declared, correctResponse names a choice, every choice has its feedback, manifest and zip agree).
+    """
+    data = _read_limited(file, qti21.MAX_PACKAGE_BYTES)
+    if data[:4] == b"PK\x03\x04" or file.suffix.lower() == ".zip":
+        try:
+            directory = schemas.locate(schemas_dir)
+            validators = schemas.load(directory) if directory else None
+        except schemas.SchemaError as exc:
+            raise click.UsageError(str(exc)) from None
+        if validators is None:
+            out.print(
+                f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+                markup=False,
+            )
+        else:
+            out.print(f"XSD validation: done, against {validators.directory}", markup=False)
+        try:
+            problems = qti21.check_package(data, validators, name=str(file))
+        except schemas.SchemaError as exc:
+            raise click.UsageError(str(exc)) from None
+        what = "QTI 2.1 package: " + ("XSD and semantic checks" if validators else "semantic checks only")
+    else:
+        out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
+        problems = moodle.check_moodle_xml(data, file=str(file))
+        what = "Moodle XML: well-formedness and structural checks"
+    if any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    out.print(f"{file}: ok ({what})", markup=False)
+
+
+@import_.command("qti21")
+@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Bank directory to create (bank.yaml and locales/*.po).",
+)  # fmt: skip
+@click.option("--force", is_flag=True, help="Overwrite the bank files already in BANK_DIR.")
+def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
+    """Read the choice items of a QTI 2.1 package into a bank directory.
+
+    Items of one question in several languages become one question with translations. Hostile packages
+    (paths outside the package, entities, oversized or too many files) are refused with the reason.
+    """
+    if (bank_dir / loader.BANK_FILE).exists() and not force:
+        raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
+    data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
+    try:
+        bank, warnings = qti21.read_package(data, name=str(package))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    written = loader.save_bank(bank, bank_dir)
+    print_problems(warnings)
+    out.print(
+        f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
+        f"{', translations ' + ', '.join(bank.target_locales) if bank.target_locales else ''}); "
+        f"wrote {', '.join(str(p) for p in written)}",
+        markup=False,
+    )
+
+
+@import_.command("moodle")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+    help="Bank directory to write: bank.yaml and locales/<tag>.po.",
+)  # fmt: skip
+@click.option(
+    "--locale", "source_locale", metavar="TAG",
+    help="Source locale of the bank; for files that do not say (from Moodle, without multilang spans) "
+    "the language their text is in. Default: the first locale of a file moe-lms wrote, else en.",
+)  # fmt: skip
+@click.option("--force", is_flag=True, help="Replace a bank already in the output directory.")
+def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: bool) -> None:
+    """Read a Moodle XML file into a bank directory.
+
+    Multichoice and true/false questions are kept with their per-answer feedback, general feedback, tags,
+    categories and multilang spans (each further language becomes a PO file). Questions of other types are
+    listed, not imported.
+    """
+    if (bank_dir / loader.BANK_FILE).exists() and not force:
+        raise click.UsageError(f"{bank_dir} already holds a bank; use --force to replace it")
+    if source_locale is not None:
+        try:
+            locale_info(source_locale)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+    if file.stat().st_size > MAX_XML_BYTES:
+        fail([Problem(str(file), None, f"the file is larger than the {MAX_XML_BYTES:,}-byte limit")])
+    result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale)
+    for skipped in result.skipped:
+        err.print(f"{file}: not imported: {skipped} (moe-lms keeps multichoice and truefalse)", markup=False)
+    if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
+        fail(list(result.problems))
+    print_problems(list(result.problems))
+    bank = result.bank
+    if force:  # catalogs of locales the new bank does not have would no longer load
+        for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
+            if stale.stem not in bank.target_locales:
+                stale.unlink()
+    loader.save_bank(bank, bank_dir)
+    out.print(
+        f"wrote {bank_dir}: {len(bank.questions)} questions, source {bank.source_locale}, "
+        f"targets {', '.join(bank.target_locales) or 'none'}"
+        + (f"; {len(result.skipped)} question(s) of other types not imported" if result.skipped else ""),
+        markup=False,
+    )
