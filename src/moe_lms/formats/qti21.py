@@ -30,7 +30,6 @@ from typing import IO, TYPE_CHECKING, BinaryIO
 
 import lxml.html
 from lxml import etree
-from markdownify import markdownify
 from pydantic import ValidationError
 
 from .. import __version__
@@ -39,6 +38,7 @@ from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
 from ..text import plain_text, render_block, render_inline
+from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError, parse_untrusted
 from . import ExportOptions, Format
 
@@ -152,7 +152,6 @@ _AS_SPAN = {"u": "moe-u", "s": "moe-s", "bdi": "moe-bdi", "bdo": "moe-bdo"}
 _FROM_SPAN = {v: k for k, v in _AS_SPAN.items()}
 _VOID = frozenset({"br", "hr", "img"})
 # ASCII punctuation Markdown may read as syntax, except & < > which leave as entities (&amp; &lt; &gt;).
-_INLINE_PUNCTUATION = re.compile(r"([!-%'-/:;=?@\[-`{-~])")
 _LENGTH = re.compile(r"^[0-9]+%?$")
 _INTEGER = re.compile(r"^[0-9]+$")
 _LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
@@ -226,12 +225,8 @@ def append_html(parent: etree._Element, fragment: str) -> None:
         _convert(child, parent)
 
 
-def _html_of(container: etree._Element, *, escape_markdown: bool = False) -> str:
-    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`.
-
-    With ``escape_markdown`` the text is backslash-escaped, for HTML that Markdown parses inline (where
-    ``*`` or ``\\`` between tags would otherwise be read as Markdown).
-    """
+def _html_of(container: etree._Element) -> str:
+    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`."""
     holder = etree.Element("div")
     holder.text = container.text
     for child in container:
@@ -239,12 +234,6 @@ def _html_of(container: etree._Element, *, escape_markdown: bool = False) -> str
             holder.append(_plain_copy(child))
         elif child.tail:
             _add_text(holder, child.tail)
-    if escape_markdown:
-        for element in holder.iter():
-            if element.text:
-                element.text = _INLINE_PUNCTUATION.sub(r"\\\1", element.text)
-            if element.tail and element is not holder:
-                element.tail = _INLINE_PUNCTUATION.sub(r"\\\1", element.tail)
     parts = [html.escape(holder.text or "", quote=False)]
     # XML syntax with explicit end tags: the HTML serialiser drops optional ones (</li>), which reparses differently.
     parts.extend(etree.tostring(child, encoding="unicode") for child in holder)
@@ -1048,16 +1037,6 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
 # --- import ----------------------------------------------------------------------------------------------------
 
 
-def _same_content(a: etree._Element, b: etree._Element) -> bool:
-    """Whether two elements hold the same content (text, children, attributes), ignoring their own tag and tail."""
-    if (a.text or "") != (b.text or "") or len(a) != len(b):
-        return False
-    return all(
-        x.tag == y.tag and dict(x.attrib) == dict(y.attrib) and (x.tail or "") == (y.tail or "") and _same_content(x, y)
-        for x, y in zip(a, b, strict=True)
-    )
-
-
 def _without(container: etree._Element, tags: tuple[str, ...]) -> etree._Element:
     """A copy of ``container`` without the children named (feedback inside a choice is not the choice's text)."""
     copy = etree.Element(container.tag, dict(container.attrib))
@@ -1094,40 +1073,8 @@ class _Text:
     inline: bool
 
     def markdown(self) -> str:
-        """Markdown that renders back to exactly this content when possible (checked, not hoped), else the
-        closest Markdown, else the HTML itself (Markdown allows it; export sanitises it again)."""
-        render = render_inline if self.inline else render_block
-        target = self.container
-
-        def renders(candidate: str) -> bool:
-            scratch = etree.Element(_q("div"))
-            try:
-                append_html(scratch, render(candidate))
-            except ValueError:
-                return False
-            return _same_content(scratch, target)
-
-        plain = self._plain()
-        if plain is not None and plain.strip():
-            for candidate in (plain, _MARKDOWN_PUNCTUATION.sub(r"\\\1", plain)):
-                if renders(candidate):
-                    return candidate
-        as_html = _html_of(target)
-        converted = markdownify(as_html, heading_style="ATX", bullets="-", strip=["div"]).strip()
-        for candidate in (converted, as_html, _html_of(target, escape_markdown=True)):
-            if candidate and renders(candidate):
-                return candidate
-        return converted or as_html or (plain or "").strip()
-
-    def _plain(self) -> str | None:
-        c = self.container
-        if self.inline:
-            return c.text or "" if len(c) == 0 else None
-        if len(c) == 1 and not (c.text or "").strip() and not (c[0].tail or "").strip():
-            p = c[0]
-            if p.tag == _q("p") and not p.attrib and len(p) == 0:
-                return p.text or ""
-        return None
+        """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
+        return markdown_from_html(_html_of(self.container), inline=self.inline)
 
 
 def _lang_of(element: etree._Element) -> str | None:
