@@ -36,3 +36,7 @@ def test_plain_text_fast_path_renders_exactly_as_markdown_it(s: str) -> None:
     slow_inline = text.sanitize(text._md.renderInline(s)).strip()
     assert text.render_block(s) == slow_block
     assert text.render_inline(s) == slow_inline
+
+
+def test_headings_keep_their_level_so_importers_can_read_them_back() -> None:
+    assert text.render_block("# Title\n\n## Part") == "<h1>Title</h1>\n<h2>Part</h2>"

@@ -8,10 +8,8 @@ Every problem of a run is collected and reported together.
 from __future__ import annotations
 
 import difflib
-import gc
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ import yaml_rs
 from pydantic import ValidationError
 
 from . import po
+from .bulk import gc_paused
 from .files import write_atomic
 from .model import Bank, Choice, Feedback, Question, Translation, clean_text, strings
 from .problems import Problem, ProblemsFound, Severity
@@ -302,21 +301,9 @@ def _path_where(path: str) -> str | None:
     return None
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Loading builds large acyclic trees; the cyclic GC would only rescan them (it doubled load time)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     """Load a bank directory, returning every problem found (the bank is None if bank.yaml is unusable)."""
-    with _gc_paused():
+    with gc_paused():
         return _check_bank(directory)
 
 

@@ -17,7 +17,7 @@ ALLOWED_TAGS = frozenset(
     {
         "p", "br", "strong", "em", "b", "i", "u", "s", "sub", "sup", "code", "pre", "kbd", "blockquote",
         "ul", "ol", "li", "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr",
-        "h3", "h4", "h5", "h6", "img", "bdi", "bdo",
+        "h1", "h2", "h3", "h4", "h5", "h6", "img", "bdi", "bdo",
     }
 )  # fmt: skip
 ALLOWED_ATTRIBUTES = {
