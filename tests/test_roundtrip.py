@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 
 from moe_lms.loader import load_bank, save_bank
-from moe_lms.model import Bank
+from moe_lms.model import Bank, string_count, strings
 
 from .strategies import banks
 
@@ -30,3 +30,9 @@ def test_saving_is_deterministic(bank: Bank) -> None:
         for path in sorted(Path(a).rglob("*")):
             if path.is_file():
                 assert path.read_bytes() == (Path(b) / path.relative_to(a)).read_bytes()
+
+
+@settings(max_examples=30, deadline=None)
+@given(banks(with_translations=False))
+def test_string_count_counts_what_strings_yields(bank: Bank) -> None:
+    assert string_count(bank) == len(list(strings(bank)))

@@ -14,7 +14,7 @@ from functools import cache, cached_property
 
 from babel import Locale, UnknownLocaleError
 
-from .model import Bank, Choice, Question, StringField, Translation, path_of, strings
+from .model import Bank, Choice, Question, StringField, Translation, path_of, string_count, strings
 
 
 class Status(StrEnum):
@@ -173,7 +173,7 @@ class LocalizedView:
         """One line for the CLI: how much of this locale fell back to the source."""
         if self._is_source:
             return f"{self.locale}: source locale"
-        total = sum(1 for _ in strings(self.bank))
+        total = string_count(self.bank)
         used = total - len(self.fallbacks)
         drafts = "drafts included" if self.include_drafts else "drafts not included"
         return (

@@ -208,6 +208,11 @@ def strings(bank: Bank) -> Iterator[tuple[str, str]]:
         yield from question_strings(q)
 
 
+def string_count(bank: Bank) -> int:
+    """How many strings :func:`strings` yields, without building their paths."""
+    return 4 + (bank.intro is not None) + sum(2 + 2 * len(q.choices) for q in bank.questions)
+
+
 def question_strings(q: Question) -> Iterator[tuple[str, str]]:
     yield f"{q.id}/stem", q.stem
     yield f"{q.id}/explanation", q.explanation

@@ -62,20 +62,25 @@ def sanitize(fragment: str) -> str:
     )
 
 
-@lru_cache(maxsize=4096)
 def render_block(markdown: str) -> str:
     """Markdown to sanitised HTML block content (paragraphs, lists …), no trailing newline."""
     if _renders_as_itself(markdown):  # (it has no & < >, so it needs no escaping either)
         return f"<p>{markdown}</p>"
-    return sanitize(_md.render(markdown)).strip()
+    return _render_markdown(markdown, False)
 
 
-@lru_cache(maxsize=4096)
 def render_inline(markdown: str) -> str:
     """Markdown to sanitised inline HTML (no wrapping paragraph), for choices and titles."""
     if _renders_as_itself(markdown):
         return markdown
-    return sanitize(_md.renderInline(markdown)).strip()
+    return _render_markdown(markdown, True)
+
+
+# Only real Markdown is cached (plain text costs less than a cache look-up). A multi-locale export renders the
+# source text of every string that fell back once per locale, a whole locale apart, so the cache is large.
+@lru_cache(maxsize=65536)
+def _render_markdown(markdown: str, inline: bool) -> str:
+    return sanitize(_md.renderInline(markdown) if inline else _md.render(markdown)).strip()
 
 
 def plain_text(markdown: str) -> str:
