@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,35 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def seeds_dir(shared_dir: Path) -> Path:
     return _need(shared_dir / "seeds", "the seed documents")
+
+
+SEED_LOCALES = {"000_": "ur", "001_": "vi"}  # seed file name prefix -> locale
+
+
+def parse_seed(path: Path) -> tuple[str, str, list[tuple[str, list[str]]]]:
+    """A seed document as (title, intro, [(stem, [choices])])."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    title, intro = lines[0], lines[2]
+    questions: list[tuple[str, list[str]]] = []
+    for line in lines[3:]:
+        numbered = re.match(r"^(\d+)\. (.+)$", line)
+        if numbered:
+            assert int(numbered[1]) == len(questions) + 1
+            questions.append((numbered[2], []))
+        elif line.startswith("   • "):
+            questions[-1][1].append(line.removeprefix("   • "))
+    return title, intro, questions
+
+
+@pytest.fixture(scope="session")
+def seeds(seeds_dir: Path) -> dict[str, tuple[str, str, list[tuple[str, list[str]]]]]:
+    """The seed documents by locale (ur, vi), parsed."""
+    found = {}
+    for path in sorted(seeds_dir.glob("*.txt")):
+        locale = next(loc for prefix, loc in SEED_LOCALES.items() if path.name.startswith(prefix))
+        found[locale] = parse_seed(path)
+    assert sorted(found) == ["ur", "vi"]
+    return found
 
 
 @pytest.fixture(scope="session")

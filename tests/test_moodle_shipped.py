@@ -13,7 +13,7 @@ from moe_lms.loader import load_bank, save_bank
 from moe_lms.model import Bank
 
 from .moodle_banks import export, parse, questions, text_of
-from .test_shipped_bank import ANSWER_KEY, SEED_LOCALES, nfc, parse_seed
+from .test_shipped_bank import ANSWER_KEY, nfc
 
 LOCALES = ["en", "ur", "vi"]
 
@@ -21,15 +21,6 @@ LOCALES = ["en", "ur", "vi"]
 def visible(fragment: str) -> str:
     """The text a learner reads in an HTML fragment."""
     return lxml.html.fragment_fromstring(fragment, create_parent="div").text_content()
-
-
-@pytest.fixture(scope="module")
-def seeds(seeds_dir: Path) -> dict[str, tuple[str, str, list[tuple[str, list[str]]]]]:
-    found = {}
-    for path in sorted(seeds_dir.glob("*.txt")):
-        locale = next(loc for prefix, loc in SEED_LOCALES.items() if path.name.startswith(prefix))
-        found[locale] = parse_seed(path)
-    return found
 
 
 @pytest.mark.parametrize("locale", LOCALES)

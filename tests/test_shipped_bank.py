@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from moe_lms.cli import main
 from moe_lms.locales import Status, coverage, resolve
 from moe_lms.model import Bank, strings
 
-SEED_LOCALES = {"000_": "ur", "001_": "vi"}
 ENGLISH_IN_SEEDS = (5, 7, 8)  # the seeds left these questions in English
 ANSWER_KEY = {
     "ep-distributes": "c",
@@ -25,30 +22,6 @@ ANSWER_KEY = {
     "top2-dispatch-combine": "b",
     "straggler-expert": "c",
 }
-
-
-def parse_seed(path: Path) -> tuple[str, str, list[tuple[str, list[str]]]]:
-    lines = path.read_text(encoding="utf-8").split("\n")
-    title, intro = lines[0], lines[2]
-    questions: list[tuple[str, list[str]]] = []
-    for line in lines[3:]:
-        numbered = re.match(r"^(\d+)\. (.+)$", line)
-        if numbered:
-            assert int(numbered[1]) == len(questions) + 1
-            questions.append((numbered[2], []))
-        elif line.startswith("   • "):
-            questions[-1][1].append(line.removeprefix("   • "))
-    return title, intro, questions
-
-
-@pytest.fixture(scope="module")
-def seeds(seeds_dir: Path) -> dict[str, tuple[str, str, list[tuple[str, list[str]]]]]:
-    found = {}
-    for path in sorted(seeds_dir.glob("*.txt")):
-        locale = next(loc for prefix, loc in SEED_LOCALES.items() if path.name.startswith(prefix))
-        found[locale] = parse_seed(path)
-    assert sorted(found) == ["ur", "vi"]
-    return found
 
 
 def nfc(text: str) -> str:
