@@ -12,8 +12,6 @@ import html
 import re
 from collections.abc import Iterator
 
-from markdownify import markdownify
-
 from .text import render_block, render_inline, sanitize
 
 _PARAGRAPH = re.compile(r"<p>([^<]*)</p>")
@@ -65,6 +63,8 @@ def _candidates(target: str, inline: bool) -> Iterator[str]:
         yield _ALL_PUNCTUATION.sub(r"\\\1", literal)
         if _EDGE_SPACE.search(literal):
             yield _keep_spaces(_ALL_PUNCTUATION.sub(r"\\\1", literal))
+    from markdownify import markdownify  # (with BeautifulSoup: megabytes, needed only when plain text is not enough)
+
     for escape_misc in (False, True):
         try:
             yield markdownify(
