@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 import yaml_rs
@@ -21,8 +22,9 @@ from pydantic import ValidationError
 from . import po
 from .bulk import gc_paused
 from .files import write_atomic
-from .model import Bank, Choice, Feedback, Question, Translation, clean_text, strings
+from .model import XML_ILLEGAL, Bank, Choice, Feedback, Question, Translation, clean_text, strings
 from .problems import Problem, ProblemsFound, Severity
+from .translations import PackedCatalog, StringIndex
 
 BANK_FILE = "bank.yaml"
 LOCALES_DIR = "locales"
@@ -162,8 +164,92 @@ def _stand_in(question_id: str | None, index: int) -> Question:
     raise AssertionError("unreachable: the second id is always valid")
 
 
+_QUESTIONS_LINE = re.compile(r"questions:[ \t]*(?:#.*)?\n?")
+_FIRST_ITEM = re.compile(r"( *)-(?:[ \t]|\n|$)")
+
+
+class _NotTheUsualLayout(Exception):
+    pass
+
+
+def _split_questions(stream: TextIO) -> Iterator[str | list[str]]:
+    """The questions of bank.yaml, one ``- `` item (its lines) at a time, and then the rest of the file as a str.
+
+    A block sequence item is its dash line and the more indented lines after it: YAML allows nothing less
+    indented inside an item but comments and blank lines, so each item parses on its own. The file is read
+    line by line, so not even its text is in memory at once. Raises _NotTheUsualLayout for any other layout.
+    """
+    header: list[str] = []
+    for line in stream:
+        header.append(line)
+        if _QUESTIONS_LINE.fullmatch(line):
+            break
+    else:
+        raise _NotTheUsualLayout
+    item: list[str] = []
+    dash = ""
+    for line in stream:
+        if not dash:
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            first = _FIRST_ITEM.match(line)
+            if first is None:
+                raise _NotTheUsualLayout
+            dash = first.group(1) + "-"
+            item = [line]
+            continue
+        if line.startswith(dash) and line[len(dash) : len(dash) + 1] in (" ", "\t", "\n", ""):
+            yield item
+            item = [line]
+            continue
+        content = line.lstrip(" ")
+        if len(line) - len(content) < len(dash) and content[:1] not in ("#", "\n", "\r", ""):
+            header.append(line)  # the sequence has ended: the rest is more of the bank's own keys
+            break
+        item.append(line)
+    if not dash:
+        raise _NotTheUsualLayout
+    yield item
+    header.extend(stream)
+    yield "".join(header)
+
+
+def _read_question_by_question(path: Path) -> Bank | None:
+    """The fast path for a valid bank: parse and validate one question at a time, so a large bank's parsed form
+    (about four times its text) never exists all at once. None means: read it the thorough way, which also
+    reports every problem with its line (any doubt about the layout, any error, ends up there)."""
+    questions = []
+    header: object = None
+    try:
+        with path.open(encoding="utf-8") as stream:
+            for part in _split_questions(stream):
+                if isinstance(part, str):
+                    header = yaml_rs.loads(part, parse_datetime=False)
+                    break
+                item = yaml_rs.loads("".join(part), parse_datetime=False)
+                if not isinstance(item, list) or len(item) != 1:
+                    return None
+                questions.append(Question.model_validate(item[0]))
+        if not isinstance(header, dict) or "questions" not in header or header["questions"] is not None:
+            return None
+        if "translations" in header:
+            return None
+        return Bank.model_validate({**header, "questions": questions})
+    except (_NotTheUsualLayout, yaml_rs.YAMLDecodeError, ValidationError, OSError, UnicodeDecodeError):
+        return None
+
+
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
+    bank = _read_question_by_question(path)
+    if bank is not None:
+        return bank, []
+    return _read_whole_document(path)
+
+
+def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
+    """The thorough way: any YAML layout, and every problem with its line."""
     file = _display(path)
     try:
         data = path.read_bytes()
@@ -221,74 +307,98 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def read_catalog(
-    path: Path, bank: Bank, locale: str, known: dict[str, tuple[str, str]] | None = None
-) -> tuple[dict[str, Translation], list[Problem]]:
-    """One locale's translations from its PO file, with a problem for every entry that names no string.
+    path: Path, bank: Bank, locale: str, index: StringIndex | None = None
+) -> tuple[PackedCatalog, list[Problem]]:
+    """One locale's translations from its PO file, with a problem for every entry that is wrong.
 
-    ``known`` maps each string path of the bank to (path, source text); passing it in shares those strings
-    between locales instead of keeping a copy per catalog.
+    ``index`` (of ``bank``) can be shared between the locales of a bank.
     """
-    file = _display(path)
-    if known is None:
-        known = {p: (p, s) for p, s in strings(bank)}
-    problems: list[Problem] = []
-    catalog: dict[str, Translation] = {}
-    seen: set[str] = set()
+    reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
     try:
         with path.open(encoding="utf-8") as stream:
-            for index, e in enumerate(po.iter_po(stream)):
-                if index == 0 and e.context is None and e.msgid == "":
-                    language = po.parse_header(e.msgstr).get("Language")
+            for index_, item in enumerate(po.iter_runs(stream)):
+                if isinstance(item, po.Run):
+                    reader.run(item)
+                elif index_ == 0 and item.context is None and item.msgid == "":
+                    language = po.parse_header(item.msgstr).get("Language")
                     if language and language.replace("-", "_") != locale:
-                        problems.append(
-                            Problem(file, e.line, f"header says Language: {language}, but the file name says {locale}")
-                        )
-                    continue
-                if e.obsolete:
-                    continue
-                problem = _catalog_entry(e, known, catalog, seen, file)
-                if problem is not None:
-                    problems.append(problem)
+                        reader.problem(item.line, f"header says Language: {language}, but the file name says {locale}")
+                elif not item.obsolete:
+                    reader.entry(item.context, item.msgid, item.msgstr, item.fuzzy, item.line)
     except po.PoSyntaxError as exc:
-        return {}, [*problems, Problem(file, exc.line, f"PO syntax error: {exc.message}")]
+        syntax = Problem(reader.file, exc.line, f"PO syntax error: {exc.message}")
+        return PackedCatalog(reader.catalog.index), [*reader.problems, syntax]
     except (OSError, UnicodeDecodeError) as exc:
-        return {}, [Problem(file, None, f"cannot read: {exc}")]
-    return catalog, problems
+        return PackedCatalog(reader.catalog.index), [Problem(reader.file, None, f"cannot read: {exc}")]
+    return reader.catalog, reader.problems
 
 
-def _catalog_entry(
-    e: po.PoEntry,
-    known: dict[str, tuple[str, str]],
-    catalog: dict[str, Translation],
-    seen: set[str],
-    file: str,
-) -> Problem | None:
-    """Add one PO entry to the catalog, or say what is wrong with it."""
-    if e.context is None:
-        return Problem(file, e.line, f"entry {e.msgid[:40]!r} has no msgctxt (the string's path)")
-    hit = known.get(e.context)
-    if hit is None:
-        hint = difflib.get_close_matches(e.context, known, n=1)
-        return Problem(
-            file,
-            e.line,
-            f"msgctxt {e.context!r} names no string of the bank" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
-            where=_path_where(e.context),
+class _CatalogReader:
+    """Checks PO entries against the bank and packs them. Entries usually come in bank order (every file moe-lms
+    writes has them so), and a run of them in that order is checked and packed in bulk."""
+
+    def __init__(self, file: str, catalog: PackedCatalog) -> None:
+        self.file = file
+        self.catalog = catalog
+        self.index = catalog.index
+        self.problems: list[Problem] = []
+        self.next = 0  # the ordinal expected next: the one after the entry read last
+
+    def problem(self, line: int | None, message: str, where: str | None = None) -> None:
+        self.problems.append(Problem(self.file, line, message, where))
+
+    def run(self, run: po.Run) -> None:
+        first, count = self.next, len(run.contexts)
+        expected = self.index.strings(first, count)
+        bulk = (
+            len(expected) == count
+            and [path for path, _ in expected] == run.contexts
+            and not self.catalog.any_listed(first, count)
+            and not any(map(str.isspace, run.msgstrs))
+            and _clean_already("".join(run.msgstrs))
         )
-    if e.context in seen:
-        return Problem(file, e.line, f"msgctxt {e.context!r} appears more than once", where=_path_where(e.context))
-    seen.add(hit[0])
-    if not e.msgstr:
-        return None
-    key, source = hit
-    if e.msgid != source:  # stale; otherwise share the bank's string instead of keeping a copy
-        source = e.msgid
-    try:
-        text = clean_text(e.msgstr)
-    except ValueError as exc:
-        return Problem(file, e.line, f"msgstr: {exc}", where=_path_where(e.context))
-    catalog[key] = Translation(text, source, e.fuzzy)
-    return None
+        if not bulk:
+            for k, (context, msgid, msgstr, fuzzy) in enumerate(
+                zip(run.contexts, run.msgids, run.msgstrs, run.fuzzy, strict=True)
+            ):
+                self.entry(context, msgid, msgstr, fuzzy, run.line_of(k))
+            return
+        pairs = zip(run.msgids, expected, strict=True)
+        stale = {k: msgid for k, (msgid, (_, source)) in enumerate(pairs) if msgid != source}
+        self.catalog.add_run(first, run.msgstrs, run.fuzzy, stale)
+        self.next = first + count
+
+    def entry(self, context: str | None, msgid: str, msgstr: str, fuzzy: bool, line: int) -> None:
+        if context is None:
+            self.problem(line, f"entry {msgid[:40]!r} has no msgctxt (the string's path)")
+            return
+        ordinal = self.index.ordinal(context)
+        if ordinal is None:
+            hint = difflib.get_close_matches(context, (p for p, _ in self.index.strings(0, self.index.size)), n=1)
+            self.problem(
+                line,
+                f"msgctxt {context!r} names no string of the bank" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
+                _path_where(context),
+            )
+            return
+        if self.catalog.listed(ordinal):
+            self.problem(line, f"msgctxt {context!r} appears more than once", _path_where(context))
+            return
+        self.next = ordinal + 1
+        if msgstr:
+            try:
+                msgstr = clean_text(msgstr)
+            except ValueError as exc:
+                self.problem(line, f"msgstr: {exc}", _path_where(context))
+                return
+        source = self.index.string(ordinal)[1]
+        self.catalog.add(ordinal, msgstr, fuzzy, msgid if msgid != source else None)
+
+
+def _clean_already(text: str) -> bool:
+    """Whether clean_text would leave every piece of ``text`` as it is (NFC, nothing XML cannot carry).
+    One check of the joined pieces answers for all of them: joining can only hide NFC text, never non-NFC."""
+    return XML_ILLEGAL.search(text) is None and unicodedata.is_normalized("NFC", text)
 
 
 def _path_where(path: str) -> str | None:
@@ -311,8 +421,8 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     bank, problems = read_bank_yaml(directory / BANK_FILE)
     if bank is None:
         return None, problems
-    translations: dict[str, dict[str, Translation]] = {}
-    known = {p: (p, s) for p, s in strings(bank)}
+    translations: dict[str, Mapping[str, Translation]] = {}
+    index = StringIndex(bank)
     locales_dir = directory / LOCALES_DIR
     for path in sorted(locales_dir.glob("*.po")) if locales_dir.is_dir() else []:
         locale = path.stem
@@ -326,7 +436,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
                 )
             )
             continue
-        catalog, found = read_catalog(path, bank, locale, known)
+        catalog, found = read_catalog(path, bank, locale, index)
         problems.extend(found)
         if catalog:
             translations[locale] = catalog

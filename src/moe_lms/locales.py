@@ -11,10 +11,23 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property
+from typing import NamedTuple
 
 from babel import Locale, UnknownLocaleError
 
-from .model import Bank, Choice, Question, StringField, Translation, path_of, string_count, strings
+from .model import (
+    Bank,
+    Choice,
+    Question,
+    StringField,
+    Translation,
+    path_of,
+    question_sources,
+    question_strings,
+    string_count,
+    strings,
+)
+from .translations import DRAFT, PRESENT, STALE, PackedCatalog
 
 
 class Status(StrEnum):
@@ -72,6 +85,14 @@ def translation_status(bank: Bank, locale: str, path: str, source: str) -> Statu
     return Status.DRAFT if t.draft else Status.REVIEWED
 
 
+def _status_of_state(state: int) -> Status:
+    if not state & PRESENT:
+        return Status.MISSING
+    if state & STALE:
+        return Status.STALE
+    return Status.DRAFT if state & DRAFT else Status.REVIEWED
+
+
 @dataclass(frozen=True)
 class Coverage:
     locale: str
@@ -88,12 +109,27 @@ class Coverage:
 
 
 def coverage(bank: Bank, locale: str) -> Coverage:
-    counts = Counter(translation_status(bank, locale, path, source) for path, source in strings(bank))
+    packed = _packed(bank, locale)
+    counts: Counter[Status] = Counter()
+    if packed is not None:
+        for state, n in packed.state_counts().items():
+            counts[_status_of_state(state)] += n
+    else:
+        counts.update(translation_status(bank, locale, path, source) for path, source in strings(bank))
     return Coverage(locale=locale, total=sum(counts.values()), counts=dict(counts))
 
 
-@dataclass(frozen=True)
-class Resolved:
+def _packed(bank: Bank, locale: str) -> PackedCatalog | None:
+    """The locale's catalog if it is packed for exactly this bank's strings (so its ordinals and states hold)."""
+    catalog = bank.translations.get(locale)
+    if isinstance(catalog, PackedCatalog) and catalog.index.questions is bank.questions:
+        return catalog
+    return None
+
+
+class Resolved(NamedTuple):
+    """A string as a locale shows it. (A named tuple: exporters make one per string, hundreds of thousands.)"""
+
     text: str
     origin: Origin
     lang: str  # the language the text is really in: the source locale's when it fell back
@@ -115,15 +151,34 @@ class LocalizedView:
         self.info = locale_info(self.locale)
         self.source_info = locale_info(self.bank.source_locale)
         self._catalog = self.bank.translations.get(self.locale, {})
+        self._packed = _packed(self.bank, self.locale)
         self._is_source = self.locale == self.bank.source_locale
         self._lang, self._source_lang = self.info.lang, self.source_info.lang  # read once per string: cached
+        # A packed string's state byte is usable when it has PRESENT and none of the unusable bits.
+        self._unusable = 0 if self.include_drafts else DRAFT | STALE
 
     @cached_property
     def fallbacks(self) -> list[str]:
         """Paths whose source text stands in. Computed when first asked: exporters read strings one by one."""
         if self._is_source:
             return []
+        packed = self._packed
+        if packed is not None:
+            every = packed.index.strings(0, packed.index.size)
+            return [path for o, (path, _) in enumerate(every) if self._packed_falls_back(packed.state(o))]
         return [p for p, s in strings(self.bank) if not self._usable(self._catalog.get(p), s)]
+
+    @cached_property
+    def fallback_count(self) -> int:
+        """How many strings fell back to the source text."""
+        if self._is_source:
+            return 0
+        if self._packed is not None:
+            return sum(n for state, n in self._packed.state_counts().items() if self._packed_falls_back(state))
+        return len(self.fallbacks)
+
+    def _packed_falls_back(self, state: int) -> bool:
+        return not state & PRESENT or bool(state & self._unusable)
 
     def _usable(self, t: Translation | None, source: str) -> bool:
         """Whether a translation stands in for ``source`` (the test of _lookup, without building a Resolved)."""
@@ -132,6 +187,10 @@ class LocalizedView:
     def _lookup(self, path: str, source: str) -> Resolved:
         if self._is_source:
             return Resolved(source, Origin.SOURCE, self._source_lang)
+        if self._packed is not None:
+            ordinal = self._packed.index.ordinal(path)
+            if ordinal is not None:
+                return self._at(ordinal, source)
         t = self._catalog.get(path)
         if t is None or not self._usable(t, source):
             return Resolved(source, Origin.FALLBACK, self._source_lang)
@@ -139,8 +198,29 @@ class LocalizedView:
         origin = Origin.REVIEWED if t.source == source and not t.draft else Origin.DRAFT
         return Resolved(t.text, origin, self._lang)
 
+    def _at(self, ordinal: int, source: str) -> Resolved:
+        """A packed string, by ordinal (the index describes this bank, so its states hold for ``source``)."""
+        packed = self._packed
+        assert packed is not None
+        state = packed.state(ordinal)
+        if not state & PRESENT or state & self._unusable:
+            return Resolved(source, Origin.FALLBACK, self._source_lang)
+        origin = Origin.DRAFT if state & (DRAFT | STALE) else Origin.REVIEWED
+        return Resolved(packed.text(ordinal), origin, self._lang)
+
     def text(self, path: str, source: str) -> Resolved:
         return self._lookup(path, source)
+
+    def question_texts(self, q: Question) -> list[Resolved]:
+        """Every string of a question in model.question_strings order: stem, explanation, then each choice's text
+        and explanation. The fast way to read a whole question."""
+        sources = question_sources(q)
+        if self._is_source:
+            return [Resolved(source, Origin.SOURCE, self._source_lang) for source in sources]
+        if self._packed is not None:
+            base = self._packed.index.base(q)
+            return [self._at(base + k, source) for k, source in enumerate(sources)]
+        return [self._lookup(path, source) for path, source in question_strings(q)]
 
     # Convenience accessors, so exporters never spell a path.
     @property
@@ -155,6 +235,8 @@ class LocalizedView:
         return self._lookup(f"feedback/{which}", getattr(self.bank.feedback, which))
 
     def question(self, q: Question, which: StringField) -> Resolved:
+        if self._packed is not None and not self._is_source:
+            return self._at(self._packed.index.base(q) + (which == "explanation"), getattr(q, which))
         return self._lookup(path_of(q, which), getattr(q, which))
 
     def stem(self, q: Question) -> Resolved:
@@ -164,20 +246,28 @@ class LocalizedView:
         return self.question(q, "explanation")
 
     def choice_text(self, q: Question, c: Choice) -> Resolved:
-        return self._lookup(path_of(q, "text", c), c.text)
+        return self._choice(q, c, "text")
 
     def choice_explanation(self, q: Question, c: Choice) -> Resolved:
-        return self._lookup(path_of(q, "explanation", c), c.explanation)
+        return self._choice(q, c, "explanation")
+
+    def _choice(self, q: Question, c: Choice, which: StringField) -> Resolved:
+        source = getattr(c, which)
+        if self._packed is not None and not self._is_source:
+            for j, other in enumerate(q.choices):
+                if other is c:
+                    return self._at(self._packed.index.base(q) + 2 + 2 * j + (which == "explanation"), source)
+        return self._lookup(path_of(q, which, c), source)
 
     def summary(self) -> str:
         """One line for the CLI: how much of this locale fell back to the source."""
         if self._is_source:
             return f"{self.locale}: source locale"
         total = string_count(self.bank)
-        used = total - len(self.fallbacks)
+        fell_back = self.fallback_count
         drafts = "drafts included" if self.include_drafts else "drafts not included"
         return (
-            f"{self.locale}: {used}/{total} strings translated, {len(self.fallbacks)} fell back to "
+            f"{self.locale}: {total - fell_back}/{total} strings translated, {fell_back} fell back to "
             f"{self.bank.source_locale} ({drafts})"
         )
 

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from enum import StrEnum
-from typing import Annotated, Literal, NamedTuple, NoReturn
+from typing import Annotated, Any, Literal, NamedTuple, NoReturn
 
 from pydantic import (
     AfterValidator,
@@ -31,12 +31,12 @@ ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 ID_MAX_LENGTH = 48
 
 # XML 1.0 Char production minus the C0 controls that HTML also forbids; everything we export is XML or HTML.
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 def clean_text(value: str) -> str:
     """NFC-normalise, and reject text that XML 1.0 cannot carry or that is empty."""
-    bad = _XML_ILLEGAL.search(value)
+    bad = XML_ILLEGAL.search(value)
     if bad:
         raise ValueError(
             f"contains U+{ord(bad.group()):04X} at character {bad.start() + 1}, which XML 1.0 cannot carry"
@@ -83,8 +83,19 @@ def _choices_error(message: str) -> NoReturn:
     raise PydanticCustomError("answer_key", message, {"loc": ("choices",)})
 
 
+# One fields-set per model class and combination of fields given, shared by all such instances: pydantic keeps a
+# set per instance (216 bytes or more), a third of a large bank's memory. Frozen models never change theirs
+# (model_copy changes a copy), so sharing is safe.
+_FIELDS_SETS: dict[tuple[type[BaseModel], frozenset[str]], set[str]] = {}
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def model_post_init(self, context: Any, /) -> None:
+        fields = self.__pydantic_fields_set__
+        shared = _FIELDS_SETS.setdefault((type(self), frozenset(fields)), fields)
+        object.__setattr__(self, "__pydantic_fields_set__", shared)
 
 
 class Kind(StrEnum):
@@ -198,14 +209,18 @@ def strings(bank: Bank) -> Iterator[tuple[str, str]]:
     The path is the string's identity across translations: ``title``, ``intro``, ``feedback/correct``,
     ``<question>/stem``, ``<question>/explanation``, ``<question>/choices/<choice>/text`` and ``…/explanation``.
     """
-    yield "title", bank.title
-    if bank.intro is not None:
-        yield "intro", bank.intro
-    yield "feedback/correct", bank.feedback.correct
-    yield "feedback/partially_correct", bank.feedback.partially_correct
-    yield "feedback/incorrect", bank.feedback.incorrect
+    yield from bank_strings(bank)
     for q in bank.questions:
         yield from question_strings(q)
+
+
+def bank_strings(bank: Bank) -> list[tuple[str, str]]:
+    """The strings of the bank itself (title, intro, overall feedback), which come first in :func:`strings`."""
+    heads = [("title", bank.title)]
+    if bank.intro is not None:
+        heads.append(("intro", bank.intro))
+    heads += [(f"feedback/{which}", getattr(bank.feedback, which)) for which in Feedback.model_fields]
+    return heads
 
 
 def string_count(bank: Bank) -> int:
@@ -214,11 +229,20 @@ def string_count(bank: Bank) -> int:
 
 
 def question_strings(q: Question) -> Iterator[tuple[str, str]]:
+    """A question's strings in :func:`strings` order: stem, explanation, then each choice's text and explanation."""
     yield f"{q.id}/stem", q.stem
     yield f"{q.id}/explanation", q.explanation
     for c in q.choices:
         yield f"{q.id}/choices/{c.id}/text", c.text
         yield f"{q.id}/choices/{c.id}/explanation", c.explanation
+
+
+def question_sources(q: Question) -> list[str]:
+    """The source texts of :func:`question_strings`, without their paths."""
+    texts = [q.stem, q.explanation]
+    for c in q.choices:
+        texts += (c.text, c.explanation)
+    return texts
 
 
 def path_of(question: Question, field: StringField, choice: Choice | None = None) -> str:

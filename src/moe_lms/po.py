@@ -118,7 +118,56 @@ def parse_header(msgstr: str) -> dict[str, str]:
     return header
 
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16
+
+
+@dataclass(slots=True)
+class Run:
+    """Consecutive entries of the plain shape Babel writes (msgctxt, msgid and msgstr on one line each, no
+    escapes, maybe ``#, fuzzy``), as parallel lists: most of a large catalog, read without an object per entry."""
+
+    line: int  # the first line of the first entry
+    contexts: list[str]
+    msgids: list[str]
+    msgstrs: list[str]
+    fuzzy: list[bool]
+    blank_after: list[bool]
+
+    def line_of(self, k: int) -> int:
+        """The line of entry ``k``'s msgctxt, as PoEntry.line counts it."""
+        before = 3 * k + sum(self.fuzzy[:k]) + sum(self.blank_after[:k])
+        return self.line + before + self.fuzzy[k]
+
+
+_PLAIN = re.compile(r'(#, fuzzy\n)?msgctxt "(.*)"\nmsgid "(.*)"\nmsgstr "(.*)"\n(\n?)')
+_PLAIN_FIXED = len('msgctxt ""\nmsgid ""\nmsgstr ""\n')
+_FUZZY_LINE = len("#, fuzzy\n")
+
+
+def _plain_run(text: str, line: int) -> Run | None:
+    """The chunk as one Run if every entry in it has the plain shape, else None.
+
+    The regex engine finds the entries; the lengths and quote count then prove they tile the chunk exactly,
+    with nothing between them and no quote inside a string, so nothing unusual can pass unread.
+    """
+    body = text.lstrip("\n")
+    if not body or "\\" in body:
+        return None
+    found = _PLAIN.findall(body)
+    if not found:
+        return None
+    fuzzy, contexts, msgids, msgstrs, blanks = (list(column) for column in zip(*found, strict=True))
+    count = len(found)
+    length = _PLAIN_FIXED * count + sum(map(len, contexts)) + sum(map(len, msgids)) + sum(map(len, msgstrs))
+    length += _FUZZY_LINE * (count - fuzzy.count("")) + (count - blanks.count(""))
+    if length != len(body) or body.count('"') != 6 * count:
+        return None
+    return Run(line + len(text) - len(body), contexts, msgids, msgstrs, list(map(bool, fuzzy)), list(map(bool, blanks)))
+
+
+def iter_runs(stream: TextIO) -> Iterator[Run | PoEntry]:
+    """Like :func:`iter_po`, but a chunk whose entries all have the plain shape comes as one :class:`Run`."""
+    return _iter(stream, runs=True)
 
 
 def iter_po(stream: TextIO) -> Iterator[PoEntry]:
@@ -127,6 +176,12 @@ def iter_po(stream: TextIO) -> Iterator[PoEntry]:
     Memory stays flat however large the catalog. Chunks end at blank lines, which separate PO entries; a chunk
     the fast path cannot read is handed, with the rest of the file, to the line parser.
     """
+    for entry in _iter(stream, runs=False):
+        assert isinstance(entry, PoEntry)
+        yield entry
+
+
+def _iter(stream: TextIO, *, runs: bool) -> Iterator[Run | PoEntry]:
     pending, line = "", 1
     while True:
         chunk = stream.read(_CHUNK)
@@ -136,6 +191,18 @@ def iter_po(stream: TextIO) -> Iterator[PoEntry]:
             pending = text
             continue
         head, pending = text[:cut], text[cut:]
+        run = _plain_run(head, line) if runs else None
+        split = head.find("\n\n") + 1
+        if runs and run is None and 0 < split < len(head):  # the header entry, then plain entries
+            run = _plain_run(head[split:], line + head.count("\n", 0, split))
+            if run is not None:
+                yield from _entries(head[:split], line)
+        if run is not None:
+            yield run
+            line += head.count("\n")
+            if not chunk:
+                return
+            continue
         try:
             parsed = list(_parse_chunk(head, line))  # whole chunk first: a fallback must not repeat entries
         except _NotCommonShape:
@@ -151,6 +218,20 @@ def iter_po(stream: TextIO) -> Iterator[PoEntry]:
         line += head.count("\n")
         if not chunk:
             return
+
+
+def _entries(text: str, line: int) -> list[PoEntry]:
+    """The entries of a piece of a PO file that ends at a blank line; ``line`` is the piece's first line."""
+    try:
+        return list(_parse_chunk(text, line))
+    except _NotCommonShape:
+        try:
+            entries = _read_po_lines(text)
+        except PoSyntaxError as exc:
+            raise PoSyntaxError(exc.line + line - 1, exc.message) from None
+        for e in entries:
+            e.line += line - 1
+        return entries
 
 
 class _NotCommonShape(Exception):

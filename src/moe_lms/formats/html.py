@@ -368,9 +368,9 @@ class _Page:
 
     def footer(self) -> HtmlElement:
         footer = E.footer({"class": "colophon"})
-        if self.view.fallbacks:  # every string of the bank is on the page
+        if self.view.fallback_count:  # every string of the bank is on the page
             note = self.chrome.fallback_note.format(
-                count=self.number(len(self.view.fallbacks)), language=self.language_name(self.view.bank.source_locale)
+                count=self.number(self.view.fallback_count), language=self.language_name(self.view.bank.source_locale)
             )
             footer.append(self.ui("p", note))
         footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))

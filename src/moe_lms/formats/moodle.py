@@ -40,7 +40,7 @@ from pydantic import ValidationError
 
 from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text, path_of
+from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text
 from ..problems import Problem, ProblemsFound, Severity
 from ..text import render_block, render_inline
 from ..unrender import markdown_from_html
@@ -244,32 +244,32 @@ class _Texts:
         self._mark = [_wrapper(v.info) for v in views]
         self._fallback = [_wrapper(v.source_info) for v in views]
         self._spans = [f'<span lang="{html.escape(moodle_lang(v.locale))}" class="multilang">' for v in views]
-        self._first_text = views[0].text
         self._first_lang, self._first_own, self._first_fallback = self._langs[0], self._own[0], self._fallback[0]
 
-    def html(self, what: str, path: str, source: str, render: Callable[[str], str], choice: str | None = None) -> str:
-        """One text (its path and source text, see model.strings) in each locale of the category, rendered, marked
-        and joined as Moodle needs it. ``what`` (and ``choice``, a choice id) name the text in problems."""
+    def html(
+        self, what: str, resolved: Sequence[Resolved], render: Callable[[str], str], choice: str | None = None
+    ) -> str:
+        """One text, as each locale of the category resolved it (one per view), rendered, marked and joined as
+        Moodle needs it. ``what`` (and ``choice``, a choice id) name the text in problems."""
         if not self.multilang:  # the hot path of a per-locale export: _localized for one locale, inlined
-            resolved = self._first_text(path, source)
-            rendered = render(resolved.text)
+            first = resolved[0]
+            rendered = render(first.text)
             if rendered:
-                if resolved.lang != self._first_lang:
+                if first.lang != self._first_lang:
                     return self._first_fallback + rendered + "</div>"
                 if self._first_own is None and not rendered.startswith("<div"):
                     return rendered
-            return self._localized(0, what, resolved, rendered, choice)
+            return self._localized(0, what, first, rendered, choice)
         parts = []
         for i, view in enumerate(self.views):
-            resolved = view.text(path, source)
-            rendered = render(resolved.text)
+            rendered = render(resolved[i].text)
             if "<span" in rendered or "</lang" in rendered:
                 raise _Unwritable(
                     f"{_label(what, choice)} ({view.locale}) contains a <span>; Moodle's multilang filter ends a "
                     "language at the first </span>, so it cannot go in a multilang export (use <em>, <strong> or "
                     "<bdi> instead)"
                 )
-            parts.append(self._spans[i] + self._localized(i, what, resolved, rendered, choice) + "</span>")
+            parts.append(self._spans[i] + self._localized(i, what, resolved[i], rendered, choice) + "</span>")
         return "".join(parts)
 
     def _localized(self, i: int, what: str, resolved: Resolved, rendered: str, choice: str | None = None) -> str:
@@ -392,8 +392,7 @@ class _Questions:
         self.feedback = {
             which: texts.html(
                 f"the bank's {which.replace('_', ' ')} feedback",
-                f"feedback/{which}",
-                getattr(bank.feedback, which),
+                [view.feedback(which) for view in texts.views],
                 render_block,
             )
             for which in FEEDBACK_ELEMENTS
@@ -441,21 +440,19 @@ class _Questions:
 
     def element(self, q: Question, fractions: tuple[str, ...]) -> etree._Element:
         texts, html = self.texts, self.texts.html
-        first = texts.views[0]
-        stem_path = path_of(q, "stem")
+        # Every string of the question in each locale, in model.question_strings order (stem, explanation, choices).
+        columns = list(zip(*(view.question_texts(q) for view in texts.views), strict=True))
         values = [
-            f"{q.id}: {_short(_visible(render_block(first.text(stem_path, q.stem).text)), _NAME_LENGTH)}",
-            html("the stem", stem_path, q.stem, render_block),
-            html("the explanation", path_of(q, "explanation"), q.explanation, render_block),
+            f"{q.id}: {_short(_visible(render_block(columns[0][0].text)), _NAME_LENGTH)}",
+            html("the stem", columns[0], render_block),
+            html("the explanation", columns[1], render_block),
             f"{float(q.points):.7f}",
-            q.id if texts.multilang else f"{q.id}-{first.locale}",
+            q.id if texts.multilang else f"{q.id}-{texts.views[0].locale}",
             "true" if q.shuffle else "false",
         ]
-        for c in q.choices:
-            values.append(html("choice", path_of(q, "text", c), c.text, render_inline, c.id))
-            values.append(
-                html("the explanation of choice", path_of(q, "explanation", c), c.explanation, render_block, c.id)
-            )
+        for j, c in enumerate(q.choices):
+            values.append(html("choice", columns[2 + 2 * j], render_inline, c.id))
+            values.append(html("the explanation of choice", columns[3 + 2 * j], render_block, c.id))
         tags = _question_tags(self.bank, q)
         values += tags
         template = self.template(q.kind, len(q.choices), len(tags))

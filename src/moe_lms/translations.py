@@ -1,0 +1,184 @@
+"""One locale's translations packed for large banks: the text as UTF-8 in one buffer, found by ordinal.
+
+A string's ordinal is its position in :func:`model.strings` order. A 10,000-question bank has 100,000 strings
+a locale: as a dict of path to Translation they cost about 50 MiB a locale (a dict entry, a tuple and a str
+object each, and two bytes a character for Urdu or Vietnamese); packed, about the size of their UTF-8 text.
+The loader builds these; everything else reads them as a ``Mapping[str, Translation]`` like any catalog, or,
+where speed matters (locales.LocalizedView), by ordinal.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import accumulate
+
+from .model import Bank, Question, Translation, bank_strings, question_sources
+
+# Bits of a string's state byte.
+LISTED = 1  # the PO file has an entry for it, translated or not
+PRESENT = 2  # it has a translation
+DRAFT = 4  # the translation needs review (PO fuzzy)
+STALE = 8  # translated from a source text that has since changed (set only with PRESENT)
+
+
+class StringIndex:
+    """Ordinals of a bank's strings, computed from its questions instead of kept as 100,000 path strings."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.questions = bank.questions  # identity tells a view whether this index describes its bank
+        self._heads = bank_strings(bank)
+        self._head_ordinal = {path: i for i, (path, _) in enumerate(self._heads)}
+        self._number: dict[str, int] = {}
+        self._bases = array("q")
+        ordinal = len(self._heads)
+        for number, q in enumerate(bank.questions):
+            self._number[q.id] = number
+            self._bases.append(ordinal)
+            ordinal += 2 + 2 * len(q.choices)
+        self.size = ordinal
+
+    def base(self, question: Question) -> int:
+        """The ordinal of a question's stem; its explanation and choices' strings follow in question_strings order."""
+        return self._bases[self._number[question.id]]
+
+    def ordinal(self, path: str) -> int | None:
+        """The ordinal of the string at ``path``, or None if the bank has no such string."""
+        head = self._head_ordinal.get(path)
+        if head is not None:
+            return head
+        question_id, _, rest = path.partition("/")
+        number = self._number.get(question_id)
+        if number is None:
+            return None
+        base = self._bases[number]
+        if rest == "stem":
+            return base
+        if rest == "explanation":
+            return base + 1
+        kind, _, rest = rest.partition("/")
+        choice_id, _, field = rest.partition("/")
+        if kind != "choices" or field not in ("text", "explanation"):
+            return None
+        for j, c in enumerate(self.questions[number].choices):
+            if c.id == choice_id:
+                return base + 2 + 2 * j + (field == "explanation")
+        return None
+
+    def strings(self, first: int, count: int) -> list[tuple[str, str]]:
+        """(path, source text) of ``count`` strings from ordinal ``first`` on, as model.strings gives them."""
+        found: list[tuple[str, str]] = self._heads[first : first + count]
+        ordinal = first + len(found)
+        end = min(first + count, self.size)
+        number = bisect_right(self._bases, ordinal) - 1
+        while ordinal < end:
+            q = self.questions[number]
+            base = self._bases[number]
+            paths = [f"{q.id}/stem", f"{q.id}/explanation"]
+            for c in q.choices:
+                paths += (f"{q.id}/choices/{c.id}/text", f"{q.id}/choices/{c.id}/explanation")
+            pairs = list(zip(paths, question_sources(q), strict=True))
+            found += pairs[ordinal - base : end - base]
+            ordinal = base + len(pairs)
+            number += 1
+        return found
+
+    def string(self, ordinal: int) -> tuple[str, str]:
+        return self.strings(ordinal, 1)[0]
+
+
+class PackedCatalog(Mapping[str, Translation]):
+    """A locale's translations of the strings of one bank (its ``index``), filled in by the loader."""
+
+    def __init__(self, index: StringIndex) -> None:
+        self.index = index
+        self._text = bytearray()
+        self._start = array("Q", bytes(8 * index.size))
+        self._length = array("I", bytes(4 * index.size))
+        self._state = bytearray(index.size)
+        self._stale_source: dict[int, str] = {}  # the msgid a stale translation was made from
+        self._present = 0
+
+    # --- filling -----------------------------------------------------------------------------------------------
+
+    def listed(self, ordinal: int) -> bool:
+        return bool(self._state[ordinal] & LISTED)
+
+    def any_listed(self, first: int, count: int) -> bool:
+        return self._state[first : first + count].count(0) != count
+
+    def add(self, ordinal: int, text: str, draft: bool, stale_source: str | None = None) -> None:
+        """Record one PO entry: an empty ``text`` marks the string as listed but untranslated."""
+        self.add_run(ordinal, [text], [draft], {0: stale_source} if stale_source is not None else {})
+
+    def add_run(self, first: int, texts: Sequence[str], drafts: Sequence[bool], stale: Mapping[int, str]) -> None:
+        """Record consecutive strings from ordinal ``first`` on; ``stale`` maps a position in the run to the old
+        source text of a translation that is stale. The caller has checked the texts (loader.clean_text)."""
+        encoded = [t.encode() for t in texts]
+        lengths = array("I", map(len, encoded))
+        starts = array("Q", accumulate(lengths[:-1], initial=len(self._text)))
+        end = first + len(encoded)
+        self._start[first:end] = starts
+        self._length[first:end] = lengths
+        self._text += b"".join(encoded)
+        states = bytearray(
+            (LISTED | PRESENT | (DRAFT if draft else 0)) if text else LISTED
+            for text, draft in zip(texts, drafts, strict=True)
+        )
+        for position, source in stale.items():
+            if texts[position]:
+                states[position] |= STALE
+                self._stale_source[first + position] = source
+        self._state[first:end] = states
+        self._present += len(encoded) - lengths.count(0)
+
+    # --- reading -----------------------------------------------------------------------------------------------
+
+    def state(self, ordinal: int) -> int:
+        return self._state[ordinal]
+
+    def text(self, ordinal: int) -> str:
+        start = self._start[ordinal]
+        return self._text[start : start + self._length[ordinal]].decode()
+
+    def translation(self, ordinal: int, source: str) -> Translation | None:
+        """The translation of the string at ``ordinal``, whose current source text is ``source``."""
+        state = self._state[ordinal]
+        if not state & PRESENT:
+            return None
+        return Translation(self.text(ordinal), self._stale_source.get(ordinal, source), bool(state & DRAFT))
+
+    def state_counts(self) -> dict[int, int]:
+        """How many strings are in each state (a state byte is a combination of the bits above)."""
+        return {state: n for state in range(16) if (n := self._state.count(state))}
+
+    def __getitem__(self, path: str) -> Translation:
+        ordinal = self.index.ordinal(path)
+        found = None if ordinal is None else self.translation(ordinal, self.index.string(ordinal)[1])
+        if found is None:
+            raise KeyError(path)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (path for path, _ in self._items())
+
+    def __len__(self) -> int:
+        return self._present
+
+    def items(self) -> Iterator[tuple[str, Translation]]:  # type: ignore[override]
+        """In bank order, without looking each path up again."""
+        return self._items()
+
+    def values(self) -> Iterator[Translation]:  # type: ignore[override]
+        return (t for _, t in self._items())
+
+    def _items(self) -> Iterator[tuple[str, Translation]]:
+        step = 4096
+        for first in range(0, self.index.size, step):
+            if self._state[first : first + step].count(0) == min(step, self.index.size - first):
+                continue
+            for offset, (path, source) in enumerate(self.index.strings(first, step)):
+                found = self.translation(first + offset, source)
+                if found is not None:
+                    yield path, found

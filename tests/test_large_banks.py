@@ -1,0 +1,411 @@
+"""Large banks load through bulk paths (bank.yaml a question at a time, PO files in runs, translations packed).
+
+Each bulk path must give exactly what the thorough one gives, and must not hide a problem or its line.
+"""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import textwrap
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from moe_lms import po
+from moe_lms.loader import (
+    _read_question_by_question,
+    _read_whole_document,
+    check_bank,
+    load_bank,
+    save_bank,
+)
+from moe_lms.locales import coverage, resolve
+from moe_lms.model import Bank, Choice, Translation, strings
+from moe_lms.translations import PackedCatalog
+
+from .strategies import banks
+
+# --- PO files read in runs ------------------------------------------------------------------------------------
+
+Flat = tuple[str | None, str, str, bool, int]
+
+
+def flatten(items: Iterable[po.Run | po.PoEntry]) -> Iterator[Flat]:
+    for item in items:
+        if isinstance(item, po.Run):
+            for k, fields in enumerate(zip(item.contexts, item.msgids, item.msgstrs, item.fuzzy, strict=True)):
+                yield (*fields, item.line_of(k))
+        elif not item.obsolete:
+            yield item.context, item.msgid, item.msgstr, item.fuzzy, item.line
+
+
+def reference(text: str) -> list[Flat]:
+    return list(flatten(po._read_po_lines(text)))
+
+
+def catalog_text(entries: list[tuple[str, str, str, bool]]) -> str:
+    written = po.write_catalog((po.CatalogEntry(*e) for e in entries), locale="vi", project="demo")
+    return written.decode("utf-8")
+
+
+plain_text = st.text(alphabet=st.sampled_from(list("ab ếạ漢#:,.-")), min_size=1, max_size=12)
+any_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12)
+entries = st.lists(
+    st.tuples(plain_text, plain_text | any_text, st.just("") | plain_text | any_text, st.booleans()),
+    max_size=30,
+    unique_by=lambda e: e[0],
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(entries, st.sampled_from([16, 64, 300, 1 << 16]))
+def test_runs_read_what_the_reference_reader_reads(found: list[tuple[str, str, str, bool]], chunk: int) -> None:
+    text = catalog_text(found)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(po, "_CHUNK", chunk)
+        assert list(flatten(po.iter_runs(io.StringIO(text)))) == reference(text)
+
+
+def test_plain_entries_come_in_runs_and_anything_else_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(po, "_CHUNK", 400)
+    found = [(f"q{i}/stem", f"Question {i}", f"Câu hỏi {i}" if i % 3 else "", i % 2 == 0) for i in range(60)]
+    text = catalog_text(found)
+    # One entry a translator commented, deep in the file: its chunk must go to the reference reader.
+    text = text.replace('msgctxt "q41/stem"', '# checked by Lan\nmsgctxt "q41/stem"')
+    items = list(po.iter_runs(io.StringIO(text)))
+    runs = [item for item in items if isinstance(item, po.Run)]
+    assert len(runs) >= 5
+    assert not any("q41/stem" in run.contexts for run in runs)
+    assert list(flatten(items)) == reference(text)
+
+
+# --- translations packed, and read back through views --------------------------------------------------------
+
+
+def saved_and_loaded(bank: Bank) -> Bank:
+    with tempfile.TemporaryDirectory() as tmp:
+        save_bank(bank, Path(tmp))
+        return load_bank(Path(tmp))
+
+
+@settings(max_examples=60, deadline=None)
+@given(banks(), st.booleans(), st.sampled_from([64, 1 << 16]))
+def test_a_loaded_bank_reads_in_every_locale_as_the_bank_it_was_saved_from(
+    bank: Bank, include_drafts: bool, chunk: int
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(po, "_CHUNK", chunk)
+        loaded = saved_and_loaded(bank)
+    assert all(isinstance(catalog, PackedCatalog) for catalog in loaded.translations.values())
+    for locale in bank.locales:
+        want, got = (resolve(b, locale, include_drafts=include_drafts) for b in (bank, loaded))
+        for q, lq in zip(bank.questions, loaded.questions, strict=True):
+            assert got.question_texts(lq) == want.question_texts(q)
+            assert (got.stem(lq), got.explanation(lq)) == (want.stem(q), want.explanation(q))
+            for c, lc in zip(q.choices, lq.choices, strict=True):
+                assert got.choice_text(lq, lc) == want.choice_text(q, c)
+                assert got.choice_explanation(lq, lc) == want.choice_explanation(q, c)
+        assert [got.text(p, s) for p, s in strings(loaded)] == [want.text(p, s) for p, s in strings(bank)]
+        assert (got.title, got.intro, got.feedback("incorrect")) == (want.title, want.intro, want.feedback("incorrect"))
+        assert got.fallbacks == want.fallbacks
+        assert got.fallback_count == len(want.fallbacks)
+        assert got.summary() == want.summary()
+        assert coverage(loaded, locale) == coverage(bank, locale)
+
+
+def test_a_packed_catalog_is_a_mapping_like_any_other() -> None:
+    bank = Bank.model_validate(
+        {
+            "id": "demo",
+            "title": "Demo",
+            "target_locales": ["vi"],
+            "questions": [
+                {
+                    "id": f"q{i}",
+                    "stem": f"Stem {i}",
+                    "explanation": f"Why {i}",
+                    "choices": [
+                        {"id": "a", "text": "Yes", "correct": True, "explanation": "Right."},
+                        {"id": "b", "text": "No", "explanation": "Wrong."},
+                    ],
+                }
+                for i in range(3)
+            ],
+        }
+    )
+    catalog = {
+        "title": Translation("Thử", "Demo"),
+        "q1/stem": Translation("Câu 1", "Stem 1 (old)"),  # stale: keeps the source it was translated from
+        "q2/choices/b/explanation": Translation("Sai.", "Wrong.", draft=True),
+    }
+    loaded = saved_and_loaded(bank.model_copy(update={"translations": {"vi": catalog}}))
+    packed = loaded.translations["vi"]
+    assert isinstance(packed, PackedCatalog)
+    assert len(packed) == 3
+    assert list(packed) == ["title", "q1/stem", "q2/choices/b/explanation"]  # bank order
+    assert dict(packed) == catalog
+    assert packed == catalog
+    assert "q0/stem" not in packed and "q9/stem" not in packed and "q1/choices/z/text" not in packed
+    assert packed.get("q1/stem") == Translation("Câu 1", "Stem 1 (old)")
+    with pytest.raises(KeyError):
+        packed["q0/explanation"]
+
+
+# --- PO problems found inside runs keep their lines ----------------------------------------------------------
+
+
+def big_bank(tmp_path: Path, questions: int = 120) -> tuple[Path, str]:
+    """A saved bank whose vi.po is long enough to be read in many runs, and the PO text."""
+    bank = Bank.model_validate(
+        {
+            "id": "big",
+            "title": "Big",
+            "target_locales": ["vi"],
+            "questions": [
+                {
+                    "id": f"q{i}",
+                    "stem": f"Stem {i}?",
+                    "explanation": f"Because {i}.",
+                    "choices": [
+                        {"id": "a", "text": f"Yes {i}", "correct": True, "explanation": f"Right {i}."},
+                        {"id": "b", "text": f"No {i}", "explanation": f"Wrong {i}."},
+                    ],
+                }
+                for i in range(questions)
+            ],
+        }
+    )
+    catalog = {p: Translation(f"Tiếng Việt: {s}", s, draft=n % 4 == 0) for n, (p, s) in enumerate(strings(bank))}
+    save_bank(bank.model_copy(update={"translations": {"vi": catalog}}), tmp_path)
+    return tmp_path, (tmp_path / "locales" / "vi.po").read_text(encoding="utf-8")
+
+
+def line_of(text: str, needle: str) -> int:
+    return text[: text.index(needle)].count("\n") + 1
+
+
+def vi_problems(directory: Path) -> list[str]:
+    _, found = check_bank(directory)
+    return [str(p).split(": error: ", 1)[1] if ": error: " in str(p) else str(p) for p in found]
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(po, "_CHUNK", 2000)
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_an_unknown_msgctxt_deep_in_a_run_names_its_line(tmp_path: Path) -> None:
+    directory, text = big_bank(tmp_path)
+    text = text.replace('msgctxt "q77/choices/b/text"', 'msgctxt "q77/choices/c/text"')
+    (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
+    _, found = check_bank(directory)
+    assert [(p.line, p.message) for p in found] == [
+        (
+            line_of(text, 'msgctxt "q77/choices/c/text"'),
+            "msgctxt 'q77/choices/c/text' names no string of the bank (did you mean 'q77/choices/b/text'?)",
+        )
+    ]
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_a_repeated_entry_after_a_run_is_reported_where_it_is(tmp_path: Path) -> None:
+    directory, text = big_bank(tmp_path)
+    repeated = 'msgctxt "q3/stem"\nmsgid "Stem 3?"\nmsgstr "Lặp lại"\n'
+    text = text.replace('msgctxt "q90/stem"', repeated + '\nmsgctxt "q90/stem"')
+    (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
+    _, found = check_bank(directory)
+    assert [(p.line, p.message) for p in found] == [
+        (line_of(text, repeated), "msgctxt 'q3/stem' appears more than once")
+    ]
+
+
+@pytest.mark.usefixtures("small_chunks")
+@pytest.mark.parametrize(
+    ("msgstr", "message"),
+    [
+        ("Bell \u0007 rings", "msgstr: contains U+0007 at character 6, which XML 1.0 cannot carry"),
+        ("   ", "msgstr: text is empty"),
+    ],
+)
+def test_a_translation_that_cannot_be_text_is_reported_with_its_line(tmp_path: Path, msgstr: str, message: str) -> None:
+    directory, text = big_bank(tmp_path)
+    old = 'msgstr "Tiếng Việt: Because 64."'
+    text = text.replace(old, f'msgstr "{msgstr}"')
+    (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
+    _, found = check_bank(directory)
+    assert [(p.line, p.message, p.where) for p in found] == [
+        (line_of(text, f'msgstr "{msgstr}"') - 2, message, "question 'q64'")
+    ]
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_an_unescaped_quote_in_a_run_is_a_syntax_error_not_text(tmp_path: Path) -> None:
+    directory, text = big_bank(tmp_path)
+    text = text.replace('msgstr "Tiếng Việt: No 70"', 'msgstr "Say "no" 70"')
+    (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
+    _, found = check_bank(directory)
+    assert [(p.line, p.message) for p in found] == [
+        (line_of(text, 'msgstr "Say "no" 70"'), "PO syntax error: bad escape or unescaped quote '\"' in string")
+    ]
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_translations_in_a_run_are_normalised_to_nfc(tmp_path: Path) -> None:
+    directory, text = big_bank(tmp_path)
+    text = text.replace('msgstr "Tiếng Việt: Yes 50"', 'msgstr "Cafe\u0301 50"')
+    (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
+    assert load_bank(directory).translations["vi"]["q50/choices/a/text"].text == "Caf\u00e9 50"
+
+
+@pytest.mark.usefixtures("small_chunks")
+def test_entries_in_any_order_or_left_out_load_the_same(tmp_path: Path) -> None:
+    directory, text = big_bank(tmp_path)
+    in_order = load_bank(directory)
+    header, *blocks = text.strip("\n").split("\n\n")
+    kept = [b for b in reversed(blocks) if "q11/" not in b]
+    (directory / "locales" / "vi.po").write_text("\n\n".join([header, *kept]) + "\n", encoding="utf-8")
+    shuffled = load_bank(directory)
+    expected = {p: t for p, t in in_order.translations["vi"].items() if not p.startswith("q11/")}
+    assert dict(shuffled.translations["vi"].items()) == expected
+
+
+# --- bank.yaml a question at a time --------------------------------------------------------------------------
+
+LAYOUTS = {
+    "as saved": """\
+        id: demo
+        title: Demo
+        questions:
+          - id: q1
+            stem: One?
+            explanation: Yes.
+            choices:
+              - {id: a, text: "1", correct: true, explanation: Right.}
+              - {id: b, text: "2", explanation: Wrong.}
+          - id: q2
+            stem: Two?
+            explanation: Yes.
+            choices:
+              - {id: a, text: "2", correct: true, explanation: Right.}
+              - {id: b, text: "3", explanation: Wrong.}
+        """,
+    "comments, blank lines, block scalars and keys after the questions": """\
+        id: demo   # the bank
+        title: Demo
+
+        questions:   # all of them
+        # first
+          - id: q1
+            stem: |
+              A list inside a stem:
+              - not a question
+            explanation: >
+              Folded
+              text.
+        # a comment at the left margin, inside the sequence
+            choices:
+              - id: a
+                text: "1"
+                correct: true
+                explanation: Right.
+
+              - id: b
+                text: "2"
+                explanation: Wrong.
+          -
+            id: q2
+            stem: &same Two?
+            explanation: *same
+            choices:
+              - {id: a, text: "2", correct: true, explanation: Right.}
+              - {id: b, text: "3", explanation: Wrong.}
+        tags: [late]
+        intro: Keys may follow the questions.
+        """,
+    "items at the left margin": """\
+        id: demo
+        title: Demo
+        questions:
+        - id: q1
+          stem: One?
+          explanation: Yes.
+          choices:
+          - {id: a, text: "1", correct: true, explanation: Right.}
+          - {id: b, text: "2", explanation: Wrong.}
+        target_locales: [vi]
+        """,
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS.values(), ids=LAYOUTS.keys())
+def test_bank_yaml_read_a_question_at_a_time_is_what_the_whole_document_gives(tmp_path: Path, layout: str) -> None:
+    path = tmp_path / "bank.yaml"
+    path.write_text(textwrap.dedent(layout), encoding="utf-8")
+    fast = _read_question_by_question(path)
+    assert fast is not None
+    assert _read_whole_document(path) == (fast, [])
+
+
+UNUSUAL = {
+    "a flow sequence": "id: demo\ntitle: Demo\nquestions: [{id: q1, stem: S, explanation: E, choices: "
+    "[{id: a, text: A, correct: true, explanation: X}, {id: b, text: B, explanation: Y}]}]\n",
+    "an alias to another question": """\
+        id: demo
+        title: Demo
+        questions:
+          - id: q1
+            stem: One?
+            explanation: &why Because.
+            choices: &choices
+              - {id: a, text: "1", correct: true, explanation: Right.}
+              - {id: b, text: "2", explanation: Wrong.}
+          - id: q2
+            stem: Two?
+            explanation: *why
+            choices: *choices
+        """,
+}
+
+
+@pytest.mark.parametrize("layout", UNUSUAL.values(), ids=UNUSUAL.keys())
+def test_unusual_yaml_is_read_as_a_whole_document(tmp_path: Path, layout: str) -> None:
+    path = tmp_path / "bank.yaml"
+    path.write_text(textwrap.dedent(layout), encoding="utf-8")
+    assert _read_question_by_question(path) is None
+    bank, found = _read_whole_document(path)
+    assert found == [] and bank is not None
+    assert load_bank(tmp_path) == bank
+
+
+@settings(max_examples=60, deadline=None)
+@given(banks(with_translations=False))
+def test_any_saved_bank_reads_the_same_a_question_at_a_time(bank: Bank) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        save_bank(bank, Path(tmp))
+        path = Path(tmp) / "bank.yaml"
+        fast = _read_question_by_question(path)
+        assert fast == bank
+        assert _read_whole_document(path) == (fast, [])
+
+
+# --- the model's memory diet ---------------------------------------------------------------------------------
+
+
+def test_instances_share_a_fields_set_without_sharing_changes() -> None:
+    plain = Choice.model_validate({"id": "a", "text": "A", "explanation": "E"})
+    other = Choice.model_validate({"id": "b", "text": "B", "explanation": "F"})
+    assert plain.model_fields_set == other.model_fields_set == {"id", "text", "explanation"}
+    changed = plain.model_copy(update={"correct": True})
+    assert changed.model_fields_set == {"id", "text", "explanation", "correct"}
+    assert plain.model_fields_set == other.model_fields_set == {"id", "text", "explanation"}
+    assert Choice.model_validate({**plain.model_dump(), "correct": True}).model_fields_set == {
+        "id",
+        "text",
+        "explanation",
+        "correct",
+    }
