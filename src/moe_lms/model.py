@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal, NamedTuple, NoReturn
 
@@ -172,7 +172,7 @@ class Bank(Frozen):
     tags: tuple[Identifier, ...] = ()
     feedback: Feedback = Feedback()
     questions: tuple[Question, ...]
-    translations: SkipJsonSchema[dict[LocaleTag, dict[str, Translation]]] = Field(default_factory=dict, exclude=True)
+    translations: SkipJsonSchema[dict[LocaleTag, Mapping[str, Translation]]] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="after")
     def _ids_and_locales(self) -> Bank:

@@ -2,7 +2,9 @@
 
 Writing goes through Babel, so the files are what Poedit, Weblate and Crowdin expect. Reading is a small
 parser of our own because every error must name its line, which Babel's reader does not keep, and because
-it reads a 100,000-entry catalog about four times faster (bench/load_bank.py).
+it is fast: a 100,000-entry catalog in about 0.3 s, where Babel's reader takes 1.9 s (bench/load_bank.py).
+Three readers agree (tests/test_po.py, tests/test_large_banks.py): the line parser is the reference and names
+syntax errors; a regex reads one entry at a time; and runs of the plain entries Babel writes come in bulk.
 """
 
 from __future__ import annotations
