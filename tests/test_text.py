@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from moe_lms import text
@@ -30,7 +30,26 @@ def test_plain_text_strips_markup() -> None:
 
 
 @settings(max_examples=300)
-@given(st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), min_size=1))
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]),
+            st.sampled_from(list("-+=>.)0123456789٣ \u00a0\u2003#*")),  # what may start a Markdown block
+        ),
+        min_size=1,
+    )
+)
+@example("1. a list item")
+@example("12) another")
+@example("1.5 is a number")
+@example("٣. an Arabic-Indic digit")
+@example("- a bullet")
+@example("+ a bullet")
+@example("= an underline")
+@example("> a quote")
+@example(" a leading space")
+@example("a trailing space ")
+@example("two  spaces")
 def test_plain_text_fast_path_renders_exactly_as_markdown_it(s: str) -> None:
     slow_block = text.sanitize(text._md.render(s)).strip()
     slow_inline = text.sanitize(text._md.renderInline(s)).strip()

@@ -35,20 +35,27 @@ _md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("tab
 # Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
 # (the hot path of large banks). A property test checks both paths agree.
 _MARKDOWN_CHARACTERS = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]")
-_MARKDOWN_START = re.compile(r"\s|[-+=>]|\d+[.)]")
+_LIST_NUMBER = re.compile(r"\d+[.)]")
 
 
 def _renders_as_itself(markdown: str) -> bool:
-    """No Markdown syntax: no syntax character, no double space, nothing at the start or end that Markdown reads.
+    """No Markdown syntax: no syntax character, no double space, nothing at the start or end that Markdown reads
+    (a space, a list or heading marker, a quote mark, a list number).
 
     (One alternation regex did the same 3-6x slower: it tried the anchored alternatives at every position.)
     """
+    first = markdown[:1]
     return not (
         _MARKDOWN_CHARACTERS.search(markdown)
         or "  " in markdown
-        or _MARKDOWN_START.match(markdown)
+        or first in _START_MARKS
+        or first.isspace()
+        or (first.isdecimal() and _LIST_NUMBER.match(markdown))
         or markdown[-1:].isspace()
     )
+
+
+_START_MARKS = frozenset("-+=>")
 
 
 # Built once: nh3.clean with keyword arguments converts the allow-lists on every call, four times the cost.
