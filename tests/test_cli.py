@@ -53,6 +53,26 @@ def test_check_strict_fails_on_missing_translations(bank_copy: Path) -> None:
     assert "1 missing and 0 stale translation(s) (--strict)" in output
 
 
+def test_check_names_text_that_renders_to_nothing_which_every_export_would_refuse(bank_copy: Path) -> None:
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(text.replace("text: Only individual attention heads", "text: <script>heads()</script>"))
+    po = bank_copy / "locales" / "ur.po"
+    po.write_text(
+        po.read_text(encoding="utf-8").replace('msgstr "صرف انفرادی توجہ کے سربراہ"', 'msgstr "<!-- سربراہ -->"'),
+        encoding="utf-8",
+    )
+    code, output = run("check", str(bank_copy))
+    assert code == 1
+    yaml_line = text.splitlines().index("        text: Only individual attention heads") + 1
+    assert (
+        f"bank.yaml:{yaml_line}:15: error: question 'ep-distributes', choice 'b': the text renders to no text at all"
+        in output
+    )
+    assert "ur.po:58: error: question 'ep-distributes', choice 'b': the ur translation of the text renders to" in output
+    assert run("export", "--format", "moodle", str(bank_copy), "-o", "-")[0] == 1  # what check warned of
+
+
 def test_not_a_bank_directory_is_a_usage_error(tmp_path: Path) -> None:
     code, output = run("check", str(tmp_path))
     assert code == 2

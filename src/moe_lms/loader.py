@@ -443,6 +443,65 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     return bank.model_copy(update={"translations": translations}), problems
 
 
+def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
+    """Text that renders to nothing once sanitised (only a script, a style or a comment), in the source or in a
+    translation: every export refuses it, so ``moe-lms check`` names it first. Slower than loading (every text is
+    rendered), so only ``check`` runs it."""
+    from .text import render_block, render_inline
+
+    def renders_to_nothing(path: str, text: str) -> bool:
+        inline = path == "title" or path.endswith("/text")
+        return not (render_inline(text) if inline else render_block(text))
+
+    problems: list[Problem] = []
+    yaml_file = directory / BANK_FILE
+    lines = _YamlLines(yaml_file)
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    for path, source in strings(bank):
+        if renders_to_nothing(path, source):
+            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
+            problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
+    for locale, catalog in bank.translations.items():
+        bad = [path for path, t in catalog.items() if renders_to_nothing(path, t.text)]
+        po_file = directory / LOCALES_DIR / f"{locale}.po"
+        for path in bad:
+            message = f"the {locale} translation of {_describe(path)} renders to no text at all"
+            problems.append(Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path)))
+    return problems
+
+
+def _describe(path: str) -> str:
+    """'q1/choices/a/text' -> 'the text', 'q1/stem' -> 'the stem', 'feedback/correct' -> 'the correct feedback'."""
+    parts = path.split("/")
+    if parts[0] == "feedback":
+        return f"the bank's {parts[1].replace('_', ' ')} feedback"
+    if len(parts) == 1:
+        return f"the bank {parts[0]}"
+    return f"the {parts[-1]}"
+
+
+def _yaml_path(bank: Bank, numbers: dict[str, int], path: str) -> tuple[str | int, ...]:
+    parts = path.split("/")
+    if len(parts) == 1 or parts[0] == "feedback":
+        return tuple(parts)
+    number = numbers[parts[0]]
+    if parts[1] != "choices":
+        return ("questions", number, parts[1])
+    choice = next(j for j, c in enumerate(bank.questions[number].choices) if c.id == parts[2])
+    return ("questions", number, "choices", choice, parts[3])
+
+
+def _po_line(po_file: Path, path: str) -> int | None:
+    """The line of the entry for ``path`` (found again only when there is something to report)."""
+    wanted = f'msgctxt "{path}"'
+    with po_file.open(encoding="utf-8") as stream:
+        for number, line in enumerate(stream, start=1):
+            if line.strip() == wanted:
+                return number
+    return None
+
+
 def load_bank(directory: Path) -> Bank:
     """Load a bank directory or raise ProblemsFound with every error in it."""
     bank, problems = check_bank(directory)

@@ -39,6 +39,7 @@ def check(bank_dir: Path | None, strict: bool) -> None:
     bank, problems = loader.check_bank(directory)
     if bank is None:
         fail(problems)
+    problems += loader.rendering_problems(directory, bank)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
