@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +86,58 @@ def test_the_command_as_typed_in_a_shell_pushes_the_shipped_bank(app: Canvas, en
     assert done.returncode == 0, done.stderr
     assert TOKEN not in done.stdout + done.stderr
     assert_course_holds(app, load_bank(SHIPPED_BANK_DIR), engine, ("ur",))
+
+
+# Started as a session leader, this opens its terminal by name, which makes it the controlling terminal (what
+# getpass needs to turn echo off), then becomes moe-lms. subprocess, not fork: the test server runs in a thread.
+_ON_A_TERMINAL = "import os, sys; os.close(os.open(os.ttyname(0), os.O_RDWR)); os.execv(sys.argv[1], sys.argv[1:])"
+
+
+def _read_terminal(master: int, until: bytes | None, seconds: float = 60) -> bytes:
+    """What the program wrote to its terminal: up to ``until``, or until it closed the terminal."""
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while (until is None or until not in seen) and time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: every process has closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+def test_without_canvas_token_a_terminal_is_asked_for_it_and_what_is_typed_is_not_shown(app: Canvas) -> None:
+    master, slave = os.openpty()
+    moe_lms = str(Path(sys.executable).with_name("moe-lms"))
+    argv = ["push", "canvas", "--base-url", app.base_url, "--course", "1", "--locale", "ur", "--dry-run"]
+    env = {k: v for k, v in os.environ.items() if k != "CANVAS_TOKEN"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _ON_A_TERMINAL, moe_lms, *argv, str(SHIPPED_BANK_DIR)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        asked = _read_terminal(master, until=b"Canvas API token")
+        assert b"Canvas API token" in asked, asked
+        os.write(master, TOKEN.encode() + b"\n")
+        rest = _read_terminal(master, until=None)
+        assert process.wait(timeout=60) == 0, (asked + rest).decode()
+    finally:
+        process.kill()
+        os.close(master)
+    shown = (asked + rest).decode()
+    assert TOKEN not in shown  # not echoed while typed, not printed after
+    assert "dry run: nothing was changed" in shown
+    assert app.log and app.writes() == []  # the typed token was accepted: the course was read
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(app: Canvas, tmp_path: Path) -> None:
