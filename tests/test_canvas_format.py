@@ -8,13 +8,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from moe_lms import formats, loader
 from moe_lms.cli import main
 from moe_lms.formats import canvas
-from moe_lms.model import Kind
+from moe_lms.model import Bank, Kind
 from moe_lms.problems import ProblemsFound
 from tests.canvas_helpers import make_bank
+from tests.strategies import banks
 
 
 def test_the_export_is_json_with_classic_and_new_quizzes_bodies_per_locale_and_byte_identical() -> None:
@@ -113,6 +116,54 @@ def test_fields_over_canvas_limits_are_reported_naming_each_question() -> None:
     assert len(messages) == 4  # stem and explanation, in both locales
     assert all("question 'q0002'" in m for m in messages)
     assert any("limit of 5120" in m for m in messages) and any("limit of 16384" in m for m in messages)
+
+
+def whole_document(bank: Bank, options: formats.ExportOptions) -> bytes:
+    """The export as one json.dumps of the whole document built from what a push sends."""
+    classic = list(canvas.desired_quizzes(bank, options, "classic"))
+    new = list(canvas.desired_quizzes(bank, options, "new-quizzes"))
+    locales = []
+    for c, n in zip(classic, new, strict=True):
+        classic_path, new_path = "/api/v1/courses/{course_id}/quizzes", "/api/quiz/v1/courses/{course_id}/quizzes"
+        locales.append(
+            {
+                "locale": c.locale,
+                "classic": {
+                    "quiz": {"method": "POST", "path": classic_path, "body": c.body()},
+                    "questions": [
+                        {"method": "POST", "path": classic_path + "/{quiz_id}/questions", "body": d.body}
+                        for d in c.questions
+                    ],
+                },
+                "new_quizzes": {
+                    "quiz": {"method": "POST", "path": new_path, "body": n.body()},
+                    "items": [
+                        {"method": "POST", "path": new_path + "/{assignment_id}/items", "body": d.body}
+                        for d in n.questions
+                    ],
+                },
+            }
+        )
+    document = {"bank": bank.id, "generator": "moe-lms canvas payloads 1", "locales": locales}
+    return (json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode()
+
+
+@settings(max_examples=40, deadline=None)
+@given(banks(), st.booleans())
+def test_the_streamed_export_is_byte_for_byte_the_whole_document_a_push_would_send(
+    bank: Bank, include_drafts: bool
+) -> None:
+    options = formats.ExportOptions.for_bank(bank, include_drafts=include_drafts)
+    assert formats.get("canvas").dump(bank, options) == whole_document(bank, options)
+
+
+def test_the_streamed_export_reports_every_field_over_a_limit_too() -> None:
+    bank = make_bank(3)
+    long = bank.questions[1].model_copy(update={"explanation": "x" * 6000})
+    bank = bank.model_copy(update={"questions": (bank.questions[0], long, bank.questions[2])})
+    with pytest.raises(ProblemsFound) as caught:
+        formats.get("canvas").dump(bank, formats.ExportOptions(("en", "vi")))
+    assert [p.where for p in caught.value.problems] == ["question 'q0002' (en)", "question 'q0002' (vi)"]
 
 
 def test_export_format_canvas_writes_the_file(tmp_path: Path) -> None:

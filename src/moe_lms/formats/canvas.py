@@ -23,8 +23,9 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, BinaryIO, Literal
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
@@ -224,27 +225,56 @@ def _new_quizzes_item(view: LocalizedView, q: Question, position: int) -> Desire
     return DesiredQuestion(q.id, fp, {"item": {**item, "position": position}})
 
 
+class QuizStream:
+    """One locale's quiz as ``engine`` wants it, its questions made one at a time: an export streams them, a push
+    keeps them (desired_quiz). The quiz itself (``quiz()``) comes after the questions, whose digest it carries."""
+
+    def __init__(self, bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> None:
+        self.bank, self.locale, self.engine = bank, locale, engine
+        self.view = resolve(bank, locale, include_drafts=include_drafts)
+        self.limits = _Limits(bank, locale)
+        self._made: list[tuple[str, str]] | None = None
+
+    def questions(self) -> Iterator[DesiredQuestion]:
+        made: list[tuple[str, str]] = []
+        for position, q in enumerate(self.bank.questions, start=1):
+            if self.engine == "classic":
+                desired = _classic_question(self.view, q, self.limits)
+            else:
+                desired = _new_quizzes_item(self.view, q, position)
+            made.append((desired.key, desired.fingerprint))
+            yield desired
+        self._made = made
+
+    def quiz(self, questions: tuple[DesiredQuestion, ...] = ()) -> DesiredQuiz:
+        """The quiz, once every question was made. Raises ProblemsFound for fields Canvas refuses."""
+        if self._made is None:
+            raise RuntimeError("QuizStream.quiz() before its questions were all made")
+        if self.limits.problems:
+            raise ProblemsFound(self.limits.problems)
+        view, intro = self.view, "" if self.view.intro is None else _block(self.view.intro)
+        fields: dict[str, Any]
+        if self.engine == "classic":
+            fields = {
+                "title": plain_text(view.title.text),
+                "description": intro,
+                # Classic Quizzes shuffle per quiz: only when every question allows it.
+                "shuffle_answers": all(q.shuffle for q in self.bank.questions),
+            }
+        else:
+            # No points_possible: New Quizzes totals its items' points itself.
+            fields = {"title": plain_text(view.title.text), "instructions": intro}
+        digest = fingerprint(self.engine, self._made)
+        return DesiredQuiz(
+            self.bank.id, self.locale, self.engine, fingerprint(self.engine, fields), digest, fields, questions
+        )
+
+
 def desired_quiz(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> DesiredQuiz:
     """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses."""
-    view = resolve(bank, locale, include_drafts=include_drafts)
-    intro = "" if view.intro is None else _block(view.intro)
-    if engine == "classic":
-        limits = _Limits(bank, locale)
-        questions = tuple(_classic_question(view, q, limits) for q in bank.questions)
-        if limits.problems:
-            raise ProblemsFound(limits.problems)
-        fields: dict[str, Any] = {
-            "title": plain_text(view.title.text),
-            "description": intro,
-            # Classic Quizzes shuffle per quiz: only when every question allows it.
-            "shuffle_answers": all(q.shuffle for q in bank.questions),
-        }
-    else:
-        questions = tuple(_new_quizzes_item(view, q, i) for i, q in enumerate(bank.questions, start=1))
-        # No points_possible: New Quizzes totals its items' points itself.
-        fields = {"title": plain_text(view.title.text), "instructions": intro}
-    digest = fingerprint(engine, [(d.key, d.fingerprint) for d in questions])
-    return DesiredQuiz(bank.id, locale, engine, fingerprint(engine, fields), digest, fields, questions)
+    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts)
+    questions = tuple(stream.questions())
+    return stream.quiz(questions)
 
 
 def desired_quizzes(bank: Bank, options: ExportOptions, engine: Engine) -> Iterator[DesiredQuiz]:
@@ -260,38 +290,74 @@ def desired_quizzes(bank: Bank, options: ExportOptions, engine: Engine) -> Itera
 
 _CLASSIC = "/api/v1/courses/{course_id}/quizzes"
 _NEW = "/api/quiz/v1/courses/{course_id}/quizzes"
+_SLOT = re.compile(r'"@@moe-slot-(\d+)@@"')
+# Per engine: its key in a locale's entry, the key of its list of questions, the quiz and question paths.
+_SECTIONS: tuple[tuple[Engine, str, str, str, str], ...] = (
+    ("classic", "classic", "questions", _CLASSIC, _CLASSIC + "/{quiz_id}/questions"),
+    ("new-quizzes", "new_quizzes", "items", _NEW, _NEW + "/{assignment_id}/items"),
+)
 
 
-def _document(bank: Bank, options: ExportOptions) -> dict[str, Any]:
-    locales = []
-    classic = list(desired_quizzes(bank, options, "classic"))
-    new = list(desired_quizzes(bank, options, "new-quizzes"))
-    for c, n in zip(classic, new, strict=True):
-        locales.append(
-            {
-                "locale": c.locale,
-                "classic": {
-                    "quiz": {"method": "POST", "path": _CLASSIC, "body": c.body()},
-                    "questions": [
-                        {"method": "POST", "path": _CLASSIC + "/{quiz_id}/questions", "body": d.body}
-                        for d in c.questions
-                    ],
-                },
-                "new_quizzes": {
-                    "quiz": {"method": "POST", "path": _NEW, "body": n.body()},
-                    "items": [
-                        {"method": "POST", "path": _NEW + "/{assignment_id}/items", "body": d.body} for d in n.questions
-                    ],
-                },
-            }
-        )
-    return {"bank": bank.id, "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}", "locales": locales}
+def _dumps(value: Any, level: int) -> str:
+    """``value`` as json.dumps(indent=2) writes it ``level`` levels deep in a document (JSON strings never hold a
+    raw newline, so indenting every line after the first is exact)."""
+    text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+    return text.replace("\n", "\n" + "  " * level)
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    document = _document(bank, options)
-    out.write(json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True).encode())
-    out.write(b"\n")
+    """Every locale's request bodies for both engines, as one JSON document (sorted keys, two-space indent).
+
+    Streamed: the document's frame is laid out with a slot for each list of questions and each quiz, and the
+    slots are filled in order, one question at a time, so memory does not grow with the bank. The bytes are
+    exactly those of json.dumps of the whole document.
+    """
+    slots: list[Callable[[int], Iterator[str]]] = []
+
+    def slot(fill: Callable[[int], Iterator[str]]) -> str:
+        slots.append(fill)
+        return f"@@moe-slot-{len(slots) - 1}@@"
+
+    locales = []
+    for locale in options.locales:
+        entry: dict[str, Any] = {"locale": locale}
+        for engine, name, items, path, item_path in _SECTIONS:
+            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts)
+            entry[name] = {
+                items: slot(partial(_question_list, stream, item_path)),
+                "quiz": slot(partial(_quiz_request, stream, path)),
+            }
+        locales.append(entry)
+    frame = {"bank": bank.id, "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}", "locales": locales}
+    text = json.dumps(frame, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    problems: list[Problem] = []
+    position = 0
+    for match in _SLOT.finditer(text):
+        out.write(text[position : match.start()].encode())
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        level = (len(text[line_start:]) - len(text[line_start:].lstrip(" "))) // 2
+        try:
+            for piece in slots[int(match[1])](level):
+                out.write(piece.encode())
+        except ProblemsFound as exc:
+            problems.extend(exc.problems)
+        position = match.end()
+    out.write(text[position:].encode())
+    if problems:
+        raise ProblemsFound(problems)
+
+
+def _question_list(stream: QuizStream, path: str, level: int) -> Iterator[str]:
+    indent = "  " * (level + 1)
+    yield "["
+    for n, desired in enumerate(stream.questions()):
+        request = {"method": "POST", "path": path, "body": desired.body}
+        yield ("\n" if n == 0 else ",\n") + indent + _dumps(request, level + 1)
+    yield "\n" + "  " * level + "]"
+
+
+def _quiz_request(stream: QuizStream, path: str, level: int) -> Iterator[str]:
+    yield _dumps({"method": "POST", "path": path, "body": stream.quiz().body()}, level)
 
 
 FORMAT = Format(
