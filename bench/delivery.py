@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -20,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bankgen import make_bank
 from moe_lms import shelf
+from moe_lms.files import replace_if_changed
 from moe_lms.formats import ExportOptions, get
 from moe_lms.model import Bank
 
@@ -66,7 +68,11 @@ def export(bank: Bank, fmt: str) -> int:
 
 
 def build(plan: shelf.Plan) -> int:
-    return sum(len(data) for _, data in shelf.build(plan))
+    """As `moe-lms build` does it: each file streamed to disk and compared with the one there."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, write in shelf.writers(plan):
+            replace_if_changed(Path(tmp) / name, write)
+        return sum(p.stat().st_size for p in Path(tmp).iterdir())
 
 
 if __name__ == "__main__":

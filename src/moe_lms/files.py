@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import filecmp
 import os
 import tempfile
 from collections.abc import Callable
@@ -28,3 +29,28 @@ def write_atomic_stream(path: Path, produce: Callable[[BinaryIO], object]) -> No
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def replace_if_changed(path: Path, produce: Callable[[BinaryIO], object], *, replace: bool = True) -> bool:
+    """Stream ``produce`` into a temporary file and say whether its bytes differ from ``path`` (or it is missing).
+
+    With ``replace``, a differing file is moved over ``path`` as write_atomic_stream does; without, nothing in
+    ``path``'s folder is touched (the temporary file goes to the system's). Files are compared a chunk at a time,
+    so memory stays flat however large they are; the temporary file never stays behind.
+    """
+    if replace:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if replace else None)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            produce(out)
+            out.flush()
+            differs = not (path.is_file() and filecmp.cmp(tmp, path, shallow=False))
+            if differs and replace:
+                os.fsync(out.fileno())
+        if differs and replace:
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        return differs
+    finally:
+        Path(tmp).unlink(missing_ok=True)

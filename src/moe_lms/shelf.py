@@ -3,13 +3,17 @@
 What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a QTI 2.1 package, the
 Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle file carrying every locale and a README
 that says which file to take and how to import it. A format this moe-lms does not have yet is left out and named,
-so the shelf fills as formats land. Everything here is pure: bytes in memory; the CLI writes and compares files.
+so the shelf fills as formats land. Everything here is pure: files as functions that stream them; the CLI
+writes and compares them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+import io
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
+from functools import partial
+from typing import BinaryIO
 
 from . import formats
 from .formats import ExportOptions
@@ -90,15 +94,22 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
     return Plan(bank, tuple(items), skipped)
 
 
-def produce(bank: Bank, item: Item) -> bytes:
-    return formats.get(item.format_name).dump(bank, item.options)
+def writers(shelf: Plan) -> Iterator[tuple[str, Callable[[BinaryIO], object]]]:
+    """Every file of the shelf as (file name, a function that streams it into a binary file), in order."""
+    bank = shelf.bank
+    for item in shelf.items:
+        write = formats.get(item.format_name).write
+        yield item.filename, partial(write, bank, item.options)
+    text = readme(shelf).encode("utf-8")
+    yield README, lambda out: out.write(text)
 
 
 def build(shelf: Plan) -> Iterator[tuple[str, bytes]]:
-    """Every file of the shelf as (file name, bytes), one at a time."""
-    for item in shelf.items:
-        yield item.filename, produce(shelf.bank, item)
-    yield README, readme(shelf).encode("utf-8")
+    """Every file of the shelf as (file name, bytes), one at a time (the CLI streams them instead: writers)."""
+    for name, write in writers(shelf):
+        buffer = io.BytesIO()
+        write(buffer)
+        yield name, buffer.getvalue()
 
 
 # --- the README ---------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import formats, shelf
-from ..files import write_atomic, write_atomic_stream
+from ..files import replace_if_changed, write_atomic_stream
 from ..locales import resolve
 from ..problems import Problem, ProblemsFound
 from .common import (
@@ -111,16 +111,14 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_draf
     problems: list[Problem] = []
     written = unchanged = 0
     try:
-        for name, data in shelf.build(plan):
+        for name, write in shelf.writers(plan):
             target = folder / name
-            old = target.read_bytes() if name in present else None
-            if old == data:
+            if not replace_if_changed(target, write, replace=not check):
                 unchanged += 1
             elif check:
-                what = "is missing" if old is None else "differs from a fresh build"
+                what = "is missing" if name not in present else "differs from a fresh build"
                 problems.append(Problem(shown(target), None, what))
             else:
-                write_atomic(target, data)
                 written += 1
     except ProblemsFound as exc:
         fail(exc.problems)
