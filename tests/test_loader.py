@@ -150,3 +150,18 @@ def test_save_writes_bank_and_catalogs_that_load_back(tmp_path: Path) -> None:
     written = save_bank(bank, tmp_path / "out")
     assert [p.name for p in written] == ["bank.yaml", "ur.po"]
     assert load_bank(tmp_path / "out") == bank
+
+
+def test_a_byte_order_mark_that_windows_editors_add_is_not_part_of_the_text(tmp_path: Path) -> None:
+    po = 'msgid ""\nmsgstr ""\n"Language: ur\\n"\n\nmsgctxt "q1/stem"\nmsgid "What is 2 + 2?"\nmsgstr "دو جمع دو؟"\n'
+    directory = write(tmp_path, GOOD, {"ur": po})
+    for name in ("bank.yaml", "locales/ur.po"):
+        (directory / name).write_bytes(b"\xef\xbb\xbf" + (directory / name).read_bytes())
+    bank = load_bank(directory)
+    assert bank.id == "demo"
+    assert bank.translations["ur"]["q1/stem"].text == "دو جمع دو؟"
+
+
+def test_not_utf8_after_a_byte_order_mark_names_the_line(tmp_path: Path) -> None:
+    (tmp_path / "bank.yaml").write_bytes(b"\xef\xbb\xbf" + GOOD.encode().replace(b"Demo bank", b"Demo \xff bank"))
+    assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]

@@ -7,6 +7,7 @@ Every problem of a run is collected and reported together.
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import re
 import unicodedata
@@ -28,6 +29,8 @@ from .translations import PackedCatalog, StringIndex
 
 BANK_FILE = "bank.yaml"
 LOCALES_DIR = "locales"
+# UTF-8, with the byte-order mark some Windows editors put first taken off (YAML and PO both allow one).
+TEXT_ENCODING = "utf-8-sig"
 
 _KNOWN_KEYS = sorted(
     set(Bank.model_fields) | set(Question.model_fields) | set(Choice.model_fields) | set(Feedback.model_fields)
@@ -52,7 +55,7 @@ class _YamlLines:
     def root(self) -> yaml.Node | None:
         if self._root is None and not self._failed:
             try:
-                self._root = yaml.compose(self._path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+                self._root = yaml.compose(self._path.read_text(encoding=TEXT_ENCODING), Loader=yaml.CSafeLoader)
             except (yaml.YAMLError, OSError, UnicodeDecodeError):
                 self._failed = True
         return self._root
@@ -222,7 +225,7 @@ def _read_question_by_question(path: Path) -> Bank | None:
     questions = []
     header: object = None
     try:
-        with path.open(encoding="utf-8") as stream:
+        with path.open(encoding=TEXT_ENCODING) as stream:
             for part in _split_questions(stream):
                 if isinstance(part, str):
                     header = yaml_rs.loads(part, parse_datetime=False)
@@ -252,7 +255,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     """The thorough way: any YAML layout, and every problem with its line."""
     file = _display(path)
     try:
-        data = path.read_bytes()
+        data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
     except OSError as exc:
         return None, [Problem(file, None, f"cannot read: {exc.strerror or exc}")]
     try:
@@ -315,7 +318,7 @@ def read_catalog(
     """
     reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
     try:
-        with path.open(encoding="utf-8") as stream:
+        with path.open(encoding=TEXT_ENCODING) as stream:
             for index_, item in enumerate(po.iter_runs(stream)):
                 if isinstance(item, po.Run):
                     reader.run(item)
@@ -495,7 +498,7 @@ def _yaml_path(bank: Bank, numbers: dict[str, int], path: str) -> tuple[str | in
 def _po_line(po_file: Path, path: str) -> int | None:
     """The line of the entry for ``path`` (found again only when there is something to report)."""
     wanted = f'msgctxt "{path}"'
-    with po_file.open(encoding="utf-8") as stream:
+    with po_file.open(encoding=TEXT_ENCODING) as stream:
         for number, line in enumerate(stream, start=1):
             if line.strip() == wanted:
                 return number
@@ -554,7 +557,7 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
     report: dict[str, dict[str, int]] = {}
     for locale in bank.target_locales:
         path = directory / LOCALES_DIR / f"{locale}.po"
-        old = po.read_po(path.read_text(encoding="utf-8")).entries if path.exists() else []
+        old = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
         merged = po.merge(old, current)
         before = {e.context: e for e in old if not e.obsolete}
         report[locale] = {
