@@ -213,6 +213,17 @@ def test_an_unknown_msgctxt_deep_in_a_run_names_its_line(tmp_path: Path) -> None
 
 
 @pytest.mark.usefixtures("small_chunks")
+def test_every_unknown_msgctxt_is_reported_and_the_first_ones_say_what_was_meant(tmp_path: Path) -> None:
+    directory, text = big_bank(tmp_path)
+    (directory / "locales" / "vi.po").write_text(text.replace('/choices/b/text"', '/choices/x/text"'), "utf-8")
+    _, found = check_bank(directory)
+    assert len(found) == 120  # one per question
+    hinted = [p for p in found if "did you mean" in p.message]
+    assert len(hinted) == 20 and found[:20] == hinted
+    assert hinted[0].message.endswith("(did you mean 'q0/choices/b/text'?)")
+
+
+@pytest.mark.usefixtures("small_chunks")
 def test_a_repeated_entry_after_a_run_is_reported_where_it_is(tmp_path: Path) -> None:
     directory, text = big_bank(tmp_path)
     repeated = 'msgctxt "q3/stem"\nmsgid "Stem 3?"\nmsgstr "Lặp lại"\n'

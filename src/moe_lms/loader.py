@@ -346,6 +346,7 @@ class _CatalogReader:
         self.index = catalog.index
         self.problems: list[Problem] = []
         self.next = 0  # the ordinal expected next: the one after the entry read last
+        self.hints_left = 20  # "did you mean" suggestions still to make
 
     def problem(self, line: int | None, message: str, where: str | None = None) -> None:
         self.problems.append(Problem(self.file, line, message, where))
@@ -377,7 +378,10 @@ class _CatalogReader:
             return
         ordinal = self.index.ordinal(context)
         if ordinal is None:
-            hint = difflib.get_close_matches(context, (p for p, _ in self.index.strings(0, self.index.size)), n=1)
+            hint = []
+            if self.hints_left:  # a few are enough to show the pattern; each costs a search of the question ids
+                self.hints_left -= 1
+                hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
             self.problem(
                 line,
                 f"msgctxt {context!r} names no string of the bank" + (f" (did you mean {hint[0]!r}?)" if hint else ""),

@@ -9,6 +9,7 @@ where speed matters (locales.LocalizedView), by ordinal.
 
 from __future__ import annotations
 
+import difflib
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -65,6 +66,21 @@ class StringIndex:
             if c.id == choice_id:
                 return base + 2 + 2 * j + (field == "explanation")
         return None
+
+    def neighbours(self, path: str) -> list[str]:
+        """Paths a mistyped ``path`` may have meant: the bank's own strings, and those of the question whose id
+        is closest to the one in ``path`` (looking at 100,000 paths for each mistake would take seconds)."""
+        candidates = [head for head, _ in self._heads]
+        question_id = path.partition("/")[0]
+        close = (
+            [question_id] if question_id in self._number else difflib.get_close_matches(question_id, self._number, n=1)
+        )
+        if close:
+            number = self._number[close[0]]
+            base = self._bases[number]
+            count = 2 + 2 * len(self.questions[number].choices)
+            candidates += [p for p, _ in self.strings(base, count)]
+        return candidates
 
     def strings(self, first: int, count: int) -> list[tuple[str, str]]:
         """(path, source text) of ``count`` strings from ordinal ``first`` on, as model.strings gives them."""
