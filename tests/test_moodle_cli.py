@@ -103,3 +103,15 @@ def test_import_with_an_unknown_locale_is_a_usage_error(in_tmp: Path) -> None:
     (in_tmp / "phy.xml").write_bytes(FROM_MOODLE)
     code, output = run("import", "moodle", "phy.xml", "-o", "phy", "--locale", "xx")
     assert code == 2 and "unknown locale" in output
+
+
+def test_a_file_over_the_size_limit_is_refused_naming_the_option_that_raises_it(in_tmp: Path) -> None:
+    padding = b"<!-- " + b"x" * (3 * 2**19) + b" -->\n"  # 1.5 MiB of comment
+    (in_tmp / "big.xml").write_bytes(FROM_MOODLE.replace(b"<quiz>", b"<quiz>\n" + padding, 1))
+    code, output = run("import", "moodle", "big.xml", "-o", "big", "--max-size", "1")
+    assert code == 1
+    assert "big.xml: error: the file is 1.5 MiB, over the limit of 1 MiB (--max-size)" in output
+    assert not (in_tmp / "big").exists()
+    code, output = run("import", "moodle", "big.xml", "-o", "big", "--max-size", "2")
+    assert code == 0, output
+    assert load_bank(in_tmp / "big").questions
