@@ -112,8 +112,7 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
 @click.option("--force", is_flag=True, help="Replace a bank already in the output directory.")
 @click.option(
     "--max-size", "max_mib", type=click.IntRange(1), default=MAX_XML_BYTES // 2**20, show_default=True,
-    help="Largest file to read, in MiB. Reading takes about ten times the file's size in memory; raise it only "
-    "for a file you trust.",
+    help="Largest file to read, in MiB; raise it for a large file you trust.",
 )  # fmt: skip
 def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: bool, max_mib: int) -> None:
     """Read a Moodle XML file into a bank directory.

@@ -44,7 +44,7 @@ from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, T
 from ..problems import Problem, ProblemsFound, Severity
 from ..text import render_block, render_inline
 from ..unrender import markdown_from_html
-from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, parse_untrusted
+from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
 
 # Moodle's grade list (question_bank::fraction_options), in percent as Moodle writes it. Its importer refuses a
@@ -764,9 +764,12 @@ class _Importer:
 
     # Reading the XML.
 
-    def read(self, root: etree._Element) -> None:
+    def read(self, children: Iterable[etree._Element]) -> None:
+        """Read the children of <quiz> in order (they may come one at a time from a streaming parser)."""
         category = _Category("", _Text("", "html"), None)
-        for q in root.iterchildren("question"):
+        for q in children:
+            if q.tag != "question":
+                continue
             qtype = q.get("type") or ""
             name = " ".join((q.findtext("name/text") or "").split())
             if qtype == "category":
@@ -1217,7 +1220,8 @@ def load(
 ) -> ImportResult:
     """Read Moodle XML into a bank: multichoice and truefalse questions, per-answer and general feedback,
     overall feedback, tags, categories and multilang spans (one PO catalog per further language). A file over
-    ``max_bytes`` is refused before parsing (the parsed tree takes about ten times the file's size).
+    ``max_bytes`` is refused before parsing. The file is parsed a question at a time, so memory does not hold
+    its whole tree.
 
     ``locale`` is the source locale when the file does not say (a file from Moodle without multilang spans);
     by default the first locale of a file moe-lms wrote, else ``en``. Translations read from a file are taken as
@@ -1229,12 +1233,13 @@ def load(
         message = f"the file is {len(data):,} bytes; the limit is {max_bytes:,}"
         return ImportResult(None, (), (Problem(file, None, message),))
     try:
-        root = parse_untrusted(data, max_bytes=max_bytes)
+        elements = iterparse_untrusted(data, max_bytes=max_bytes)  # one question in memory at a time
+        root = next(elements)
+        if root.tag != "quiz":
+            message = f"the root element is <{root.tag!s}>; Moodle XML has <quiz>"
+            return ImportResult(None, (), (Problem(file, root.sourceline, message),))
+        importer.read(elements)
     except UnsafeXmlError as exc:
         return ImportResult(None, (), (Problem(file, exc.line, exc.message),))
-    if root.tag != "quiz":
-        message = f"the root element is <{root.tag!s}>; Moodle XML has <quiz>"
-        return ImportResult(None, (), (Problem(file, root.sourceline, message),))
-    importer.read(root)
     bank = importer.bank()
     return ImportResult(bank, tuple(importer.skipped), tuple(importer.problems))
