@@ -118,29 +118,11 @@ def test_a_loaded_bank_reads_in_every_locale_as_the_bank_it_was_saved_from(
 
 
 def test_a_packed_catalog_is_a_mapping_like_any_other() -> None:
-    bank = Bank.model_validate(
-        {
-            "id": "demo",
-            "title": "Demo",
-            "target_locales": ["vi"],
-            "questions": [
-                {
-                    "id": f"q{i}",
-                    "stem": f"Stem {i}",
-                    "explanation": f"Why {i}",
-                    "choices": [
-                        {"id": "a", "text": "Yes", "correct": True, "explanation": "Right."},
-                        {"id": "b", "text": "No", "explanation": "Wrong."},
-                    ],
-                }
-                for i in range(3)
-            ],
-        }
-    )
+    bank = numbered_bank(3)
     catalog = {
-        "title": Translation("Thử", "Demo"),
-        "q1/stem": Translation("Câu 1", "Stem 1 (old)"),  # stale: keeps the source it was translated from
-        "q2/choices/b/explanation": Translation("Sai.", "Wrong.", draft=True),
+        "title": Translation("Thử", "Big"),
+        "q1/stem": Translation("Câu 1", "Stem 1? (old)"),  # stale: keeps the source it was translated from
+        "q2/choices/b/explanation": Translation("Sai.", "Wrong 2.", draft=True),
     }
     loaded = saved_and_loaded(bank.model_copy(update={"translations": {"vi": catalog}}))
     packed = loaded.translations["vi"]
@@ -150,7 +132,7 @@ def test_a_packed_catalog_is_a_mapping_like_any_other() -> None:
     assert dict(packed) == catalog
     assert packed == catalog
     assert "q0/stem" not in packed and "q9/stem" not in packed and "q1/choices/z/text" not in packed
-    assert packed.get("q1/stem") == Translation("Câu 1", "Stem 1 (old)")
+    assert packed.get("q1/stem") == Translation("Câu 1", "Stem 1? (old)")
     with pytest.raises(KeyError):
         packed["q0/explanation"]
 
@@ -158,9 +140,9 @@ def test_a_packed_catalog_is_a_mapping_like_any_other() -> None:
 # --- PO problems found inside runs keep their lines ----------------------------------------------------------
 
 
-def big_bank(tmp_path: Path, questions: int = 120) -> tuple[Path, str]:
-    """A saved bank whose vi.po is long enough to be read in many runs, and the PO text."""
-    bank = Bank.model_validate(
+def numbered_bank(questions: int) -> Bank:
+    """Questions q0, q1, … with two choices each, every text numbered."""
+    return Bank.model_validate(
         {
             "id": "big",
             "title": "Big",
@@ -179,6 +161,11 @@ def big_bank(tmp_path: Path, questions: int = 120) -> tuple[Path, str]:
             ],
         }
     )
+
+
+def big_bank(tmp_path: Path, questions: int = 120) -> tuple[Path, str]:
+    """A saved bank whose vi.po is long enough to be read in many runs, and the PO text."""
+    bank = numbered_bank(questions)
     catalog = {p: Translation(f"Tiếng Việt: {s}", s, draft=n % 4 == 0) for n, (p, s) in enumerate(strings(bank))}
     save_bank(bank.model_copy(update={"translations": {"vi": catalog}}), tmp_path)
     return tmp_path, (tmp_path / "locales" / "vi.po").read_text(encoding="utf-8")

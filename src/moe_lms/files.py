@@ -17,18 +17,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def write_atomic_stream(path: Path, produce: Callable[[BinaryIO], object]) -> None:
     """Let ``produce`` stream into a temporary file, then rename it over ``path`` (nothing is left on failure)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            produce(out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _through_temporary_file(path, produce, compare=False, replace=True)
 
 
 def replace_if_changed(path: Path, produce: Callable[[BinaryIO], object], *, replace: bool = True) -> bool:
@@ -36,8 +25,14 @@ def replace_if_changed(path: Path, produce: Callable[[BinaryIO], object], *, rep
 
     With ``replace``, a differing file is moved over ``path`` as write_atomic_stream does; without, nothing in
     ``path``'s folder is touched (the temporary file goes to the system's). Files are compared a chunk at a time,
-    so memory stays flat however large they are; the temporary file never stays behind.
+    so memory stays flat however large they are.
     """
+    return _through_temporary_file(path, produce, compare=True, replace=replace)
+
+
+def _through_temporary_file(path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool) -> bool:
+    """The one way files are written: into a temporary file, then (if it differs, when ``compare``) renamed over
+    ``path`` after an fsync. Returns whether it differed; the temporary file never stays behind."""
     if replace:
         path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if replace else None)
@@ -45,7 +40,7 @@ def replace_if_changed(path: Path, produce: Callable[[BinaryIO], object], *, rep
         with os.fdopen(fd, "wb") as out:
             produce(out)
             out.flush()
-            differs = not (path.is_file() and filecmp.cmp(tmp, path, shallow=False))
+            differs = not (compare and path.is_file() and filecmp.cmp(tmp, path, shallow=False))
             if differs and replace:
                 os.fsync(out.fileno())
         if differs and replace:

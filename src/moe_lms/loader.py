@@ -319,10 +319,10 @@ def read_catalog(
     reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
-            for index_, item in enumerate(po.iter_runs(stream)):
+            for position, item in enumerate(po.iter_runs(stream)):
                 if isinstance(item, po.Run):
                     reader.run(item)
-                elif index_ == 0 and item.context is None and item.msgid == "":
+                elif position == 0 and item.context is None and item.msgid == "":
                     language = po.parse_header(item.msgstr).get("Language")
                     if language and language.replace("-", "_") != locale:
                         reader.problem(item.line, f"header says Language: {language}, but the file name says {locale}")

@@ -235,7 +235,7 @@ class LocalizedView:
         return self._lookup(f"feedback/{which}", getattr(self.bank.feedback, which))
 
     def question(self, q: Question, which: StringField) -> Resolved:
-        if self._packed is not None and not self._is_source:
+        if self._packed is not None:
             return self._at(self._packed.index.base(q) + (which == "explanation"), getattr(q, which))
         return self._lookup(path_of(q, which), getattr(q, which))
 
@@ -253,7 +253,7 @@ class LocalizedView:
 
     def _choice(self, q: Question, c: Choice, which: StringField) -> Resolved:
         source = getattr(c, which)
-        if self._packed is not None and not self._is_source:
+        if self._packed is not None:
             for j, other in enumerate(q.choices):
                 if other is c:
                     return self._at(self._packed.index.base(q) + 2 + 2 * j + (which == "explanation"), source)

@@ -194,8 +194,8 @@ def _iter(stream: TextIO, *, runs: bool) -> Iterator[Run | PoEntry]:
             continue
         head, pending = text[:cut], text[cut:]
         run = _plain_run(head, line) if runs else None
-        split = head.find("\n\n") + 1
-        if runs and run is None and 0 < split < len(head):  # the header entry, then plain entries
+        split = head.find("\n\n") + 1 if runs and run is None else 0
+        if 0 < split < len(head):  # the header entry, then plain entries
             run = _plain_run(head[split:], line + head.count("\n", 0, split))
             if run is not None:
                 yield from _entries(head[:split], line)

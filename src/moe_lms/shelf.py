@@ -9,7 +9,6 @@ writes and compares them.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -102,14 +101,6 @@ def writers(shelf: Plan) -> Iterator[tuple[str, Callable[[BinaryIO], object]]]:
         yield item.filename, partial(write, bank, item.options)
     text = readme(shelf).encode("utf-8")
     yield README, lambda out: out.write(text)
-
-
-def build(shelf: Plan) -> Iterator[tuple[str, bytes]]:
-    """Every file of the shelf as (file name, bytes), one at a time (the CLI streams them instead: writers)."""
-    for name, write in writers(shelf):
-        buffer = io.BytesIO()
-        write(buffer)
-        yield name, buffer.getvalue()
 
 
 # --- the README ---------------------------------------------------------------------------------------------------

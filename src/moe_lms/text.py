@@ -36,6 +36,7 @@ _md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("tab
 # (the hot path of large banks). A property test checks both paths agree.
 _MARKDOWN_CHARACTERS = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]")
 _LIST_NUMBER = re.compile(r"\d+[.)]")
+_START_MARKS = frozenset("-+=>")
 
 
 def _renders_as_itself(markdown: str) -> bool:
@@ -53,9 +54,6 @@ def _renders_as_itself(markdown: str) -> bool:
         or (first.isdecimal() and _LIST_NUMBER.match(markdown))
         or markdown[-1:].isspace()
     )
-
-
-_START_MARKS = frozenset("-+=>")
 
 
 # Built once: nh3.clean with keyword arguments converts the allow-lists on every call, four times the cost.

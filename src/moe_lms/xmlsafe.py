@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from typing import TypedDict
 
 from lxml import etree
 
@@ -23,15 +24,28 @@ class UnsafeXmlError(ValueError):
         self.message = message
 
 
+# No entities, no DTD, no network, libxml2's size limits: for the whole-document and the streaming parser alike.
+class _SafeOptions(TypedDict):
+    resolve_entities: bool
+    no_network: bool
+    load_dtd: bool
+    dtd_validation: bool
+    huge_tree: bool
+    remove_blank_text: bool
+
+
+_SAFE = _SafeOptions(
+    resolve_entities=False,
+    no_network=True,
+    load_dtd=False,
+    dtd_validation=False,
+    huge_tree=False,
+    remove_blank_text=False,
+)
+
+
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_blank_text=False,
-    )
+    return etree.XMLParser(**_SAFE)
 
 
 _DOCTYPE_REFUSED = "documents with a DOCTYPE are refused (entities and DTDs are not allowed)"
@@ -69,16 +83,7 @@ def iterparse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES) -> Itera
     about ten times the file's size. The refusals are those of :func:`parse_untrusted`.
     """
     _check_size(data, max_bytes)
-    events = etree.iterparse(
-        io.BytesIO(data),
-        events=("start", "end"),
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,
-        remove_blank_text=False,
-    )
+    events = etree.iterparse(io.BytesIO(data), events=("start", "end"), **_SAFE)
     root: etree._Element | None = None
     depth = 0
     try:

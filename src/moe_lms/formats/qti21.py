@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..locales import LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
+from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
 from ..text import plain_text, render_block, render_inline
@@ -617,16 +617,13 @@ def _entry_info(name: str) -> zipfile.ZipInfo:
     return info
 
 
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:
     """Find every translation XML cannot carry before writing anything, and name its question and locale.
     (The bank's own text was checked when it was loaded; translations come from PO files.)"""
     problems = []
     for locale in locales:
         for path, translation in bank.translations.get(locale, {}).items():
-            bad = _XML_ILLEGAL.search(translation.text)
+            bad = XML_ILLEGAL.search(translation.text)
             if bad:
                 question, _, what = path.partition("/")
                 problems.append(
