@@ -60,7 +60,8 @@ def export(
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    default_name = f"{bank.id}.{locales[0]}{fmt.suffix}" if fmt.one_locale_per_file else f"{bank.id}{fmt.suffix}"
+    by_locale = fmt.one_locale_per_file or (fmt.name_by_locale and len(options.locales) == 1)
+    default_name = f"{bank.id}.{options.locales[0]}{fmt.suffix}" if by_locale else f"{bank.id}{fmt.suffix}"
     target = output or Path(default_name)
     try:
         if str(target) == "-":

@@ -40,6 +40,8 @@ class Format:
     write: Writer  # streams the export into a binary file object
     # True when a file holds one language (the first of ExportOptions.locales); export then takes one --locale.
     one_locale_per_file: bool = False
+    # True when a file of one locale is named <bank-id>.<locale><suffix> (a file of several: <bank-id><suffix>).
+    name_by_locale: bool = False
 
     def dump(self, bank: Bank, options: ExportOptions) -> bytes:
         buf = io.BytesIO()
@@ -50,6 +52,8 @@ class Format:
 # format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
 _REGISTERED: dict[str, str] = {
     "canvas": "canvas",
+    "canvas-qti": "canvas_qti",
+    "cc11": "cc11",
     "gift": "gift",
     "html": "html",
     "moodle": "moodle",
