@@ -38,7 +38,8 @@ from ..schemas import Schemas
 from ..text import plain_text, render_block, render_inline
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
-from ..zipsafe import (  # noqa: F401  (re-exported: the limits and SafeZip were defined here first)
+from ..zipsafe import (  # the limits and SafeZip were defined here first: re-exported
+)
     MAX_ENTRY_BYTES,
     MAX_FILES,
     MAX_PACKAGE_BYTES,
@@ -664,6 +665,7 @@ FORMAT = Format(
 
 
 # --- reading packages from outside -----------------------------------------------------------------------------
+
 
 def _cp(tag: str) -> str:
     return f"{{{CP}}}{tag}"

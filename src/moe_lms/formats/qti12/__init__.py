@@ -247,7 +247,12 @@ def text_of(mattexts: list[etree._Element], inherited: str | None, *, inline: bo
             content = html.escape(content, quote=False)
         parts.append(content)
         lang = lang or mattext.get(XML_LANG)
-    fragment = "".join(parts).strip()
+    return html_text("".join(parts), lang, inline=inline, inherited=inherited)
+
+
+def html_text(fragment: str, lang: str | None, *, inline: bool, inherited: str | None = None) -> Text:
+    """HTML as a Text, unwrapped from our language ``div`` (whose language it takes) or Canvas's bare ``div``."""
+    fragment = fragment.strip()
     wrapped = _WRAPPER.match(fragment)
     if wrapped and "<div" not in wrapped.group(2).replace("<div>", ""):
         lang = lang or wrapped.group(1)

@@ -70,7 +70,9 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
         found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
         return
     if root.tag != q("questestinterop"):
-        found.problems.append(Problem(place, root.sourceline, f"expected a QTI 1.2 questestinterop, found {etree.QName(root).text}"))
+        found.problems.append(
+            Problem(place, root.sourceline, f"expected a QTI 1.2 questestinterop, found {etree.QName(root).text}")
+        )
         return
     for assessment in root.iterfind(q("assessment")):
         lang = assessment.get("{http://www.w3.org/XML/1998/namespace}lang")
