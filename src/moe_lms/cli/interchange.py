@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .. import loader, schemas
+from .. import loader, schemas, zipsafe
 from ..formats import moodle, qti21
 from ..locales import locale_info
 from ..problems import Problem, ProblemsFound, Severity
@@ -39,7 +39,7 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
     QTI: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
     outcomes declared, correctResponse names a choice, every choice has its feedback, manifest and zip agree).
     """
-    data = _read_limited(file, qti21.MAX_PACKAGE_BYTES)
+    data = _read_limited(file, zipsafe.MAX_PACKAGE_BYTES)
     if data[:4] == b"PK\x03\x04" or file.suffix.lower() == ".zip":
         try:
             directory = schemas.locate(schemas_dir)
@@ -83,7 +83,7 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
     """
     if (bank_dir / loader.BANK_FILE).exists() and not force:
         raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
-    data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
+    data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
     try:
         bank, warnings = qti21.read_package(data, name=str(package))
     except ProblemsFound as exc:

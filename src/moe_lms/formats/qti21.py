@@ -38,19 +38,7 @@ from ..schemas import Schemas
 from ..text import plain_text, render_block, render_inline
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
-from ..zipsafe import (  # the limits and SafeZip were defined here first: re-exported
-)
-    MAX_ENTRY_BYTES,
-    MAX_FILES,
-    MAX_PACKAGE_BYTES,
-    MAX_TOTAL_BYTES,
-    SafeZip,
-    UnsafePackage,
-    Unseekable,
-    entry_info,
-    resolve_href,
-    safe_member_name,
-)
+from ..zipsafe import SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
 from . import ExportOptions, Format
 
 if TYPE_CHECKING:
