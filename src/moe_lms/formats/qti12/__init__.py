@@ -68,7 +68,7 @@ CANVAS_TYPES = {
     Kind.MULTIPLE: "multiple_answers_question",
     Kind.TRUE_FALSE: "true_false_question",
 }
-_KIND_OF_TYPE = {v: k for k, v in (*CC_PROFILES.items(), *CANVAS_TYPES.items())}
+KIND_OF_TYPE = {v: k for k, v in (*CC_PROFILES.items(), *CANVAS_TYPES.items())}
 
 
 def q(tag: str) -> str:
@@ -359,7 +359,7 @@ def parse_item(item: etree._Element, path: str, default_locale: str, problems: l
     meta = item_metadata(item)
     declared = meta.get("cc_profile") or meta.get("question_type") or ""
     lids = list(item.iter(q("response_lid")))
-    if len(lids) != 1 or lids[0].find(q("render_choice")) is None or (declared and declared not in _KIND_OF_TYPE):
+    if len(lids) != 1 or lids[0].find(q("render_choice")) is None or (declared and declared not in KIND_OF_TYPE):
         warn(f"skipped: only choice questions can be imported (this one is {declared or 'of another kind'})")
         return None
     lid = lids[0]
@@ -421,7 +421,7 @@ def parse_item(item: etree._Element, path: str, default_locale: str, problems: l
     explanation = feedback_text(general_ids)
 
     multiple = lid.get("rcardinality", "Single") == "Multiple"
-    kind = _KIND_OF_TYPE.get(declared) or (Kind.MULTIPLE if multiple else Kind.SINGLE)
+    kind = KIND_OF_TYPE.get(declared) or (Kind.MULTIPLE if multiple else Kind.SINGLE)
     points = number(meta.get("cc_weighting") or meta.get("points_possible"))
     if points is None or points <= 0:
         points = 1
