@@ -57,8 +57,8 @@ def check_item(item: etree._Element, file: str, problems: list[Problem], *, cart
     meta = item_metadata(item)
     declared = meta.get("cc_profile") if cartridge else meta.get("question_type")
     if declared is None:
-        label = "cc_profile" if cartridge else "question_type"
-        add(item, f"the item has no {label} metadata; LMSs guess its type", Severity.WARNING)
+        wanted = "cc_profile" if cartridge else "question_type"
+        add(item, f"the item has no {wanted} metadata; LMSs guess its type", Severity.WARNING)
     elif declared not in KIND_OF_TYPE:
         add(item, f"{declared!r} is not a choice question type moe-lms checks", Severity.WARNING)
         return
@@ -114,14 +114,14 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
         identifiers[identifier] = resource
         kind = resource.get("type", "")
         banks += kind == BANK_TYPE
-        for file in resource.iterfind("{*}file"):
-            path = resolve_href(MANIFEST, file.get("href", ""))
+        for entry in resource.iterfind("{*}file"):
+            path = resolve_href(MANIFEST, entry.get("href", ""))
             if path is None:
-                message = f"file href {file.get('href')!r} leaves the package or is not a path"
-                problems.append(Problem(place + MANIFEST, file.sourceline, message))
+                message = f"file href {entry.get('href')!r} leaves the package or is not a path"
+                problems.append(Problem(place + MANIFEST, entry.sourceline, message))
             elif path not in package.infos:
                 problems.append(
-                    Problem(place + MANIFEST, file.sourceline, f"the manifest lists {path!r}, which is not in the zip")
+                    Problem(place + MANIFEST, entry.sourceline, f"the manifest lists {path!r}, which is not in the zip")
                 )
             else:
                 listed.add(path)
