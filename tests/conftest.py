@@ -19,7 +19,8 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# ../shared beside the checkout; MOE_LMS_SHARED names it when the checkout is elsewhere (a git worktree).
+SHARED = Path(os.environ.get("MOE_LMS_SHARED") or ROOT.parent / "shared")
 SHIPPED_BANK_DIR = ROOT / "question_bank" / "moe-expert-parallelism"
 
 

@@ -233,9 +233,10 @@ class Text:
     html: str
     lang: str | None
     inline: bool
+    ours: bool = False  # in our language wrapper: HTML text.py wrote, matched as it is (others' is tidied first)
 
     def markdown(self) -> str:
-        return markdown_from_html(self.html, inline=self.inline, tidy=True) or plain_text(self.html)
+        return markdown_from_html(self.html, inline=self.inline, tidy=not self.ours) or plain_text(self.html)
 
 
 def text_of(mattexts: list[etree._Element], inherited: str | None, *, inline: bool) -> Text:
@@ -254,12 +255,13 @@ def html_text(fragment: str, lang: str | None, *, inline: bool, inherited: str |
     """HTML as a Text, unwrapped from our language ``div`` (whose language it takes) or Canvas's bare ``div``."""
     fragment = fragment.strip()
     wrapped = _WRAPPER.match(fragment)
-    if wrapped and "<div" not in wrapped.group(2).replace("<div>", ""):
+    ours = bool(wrapped and "<div" not in wrapped.group(2).replace("<div>", ""))
+    if wrapped and ours:
         lang = lang or wrapped.group(1)
         fragment = wrapped.group(2)
     elif (bare := _BARE_DIV.match(fragment)) and "<div" not in bare.group(1):
         fragment = bare.group(1)  # Canvas wraps question text in a <div>
-    return Text(fragment, lang or inherited, inline)
+    return Text(fragment, lang or inherited, inline, ours)
 
 
 def _mattexts(element: etree._Element | None) -> list[etree._Element]:
