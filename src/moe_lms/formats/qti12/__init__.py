@@ -393,7 +393,8 @@ def parse_item(item: etree._Element, path: str, default_locale: str, problems: l
         gives_points = any(s is not None and s > 0 for s in scores)
         direct = [v for v in var.iterfind(q("varequal")) if v.get("respident") in (respident, None)]
         if var.find(q("other")) is not None and not direct:
-            general_ids += links
+            # Canvas's correct and incorrect comments are shown by conditions of their own: not the explanation
+            general_ids += [link for link in links if link not in CANVAS_GENERAL_FEEDBACK or link == GENERAL_FEEDBACK]
             continue
         both = var.find(q("and"))
         if both is not None and gives_points:
