@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from lxml import etree
 
-from moe_lms import schemas
+from moe_lms import schemas, shelf
 from moe_lms.cli import main
 from moe_lms.formats.cc11 import read
 from moe_lms.formats.cc11.validate import check_package
@@ -224,3 +224,15 @@ def test_validate_and_import_a_cartridge(tmp_path: Path, schemas_dir: Path, ship
     assert (tmp_path / "bank" / "locales" / "ur.po").is_file()
     again = runner.invoke(main, ["import", "cc11", str(cartridge), "-o", str(tmp_path / "bank")])
     assert again.exit_code == 2 and "pass --force" in again.output
+
+
+def test_the_shelf_has_a_cartridge_and_a_canvas_package_per_locale_and_says_which_platform_takes_which() -> None:
+    plan = shelf.plan(sample_bank())
+    for locale in ("en", "ur", "vi"):
+        assert f"sample-quiz.{locale}.imscc" in plan.filenames
+        assert f"sample-quiz.{locale}.canvas-qti.zip" in plan.filenames
+    readme = shelf.readme(plan)
+    assert "- **Blackboard Learn, D2L Brightspace, Sakai, Schoology**" in readme
+    assert "the `.imscc` cartridge" in readme.split("Blackboard Learn, D2L Brightspace, Sakai, Schoology")[1]
+    assert "- **Canvas**: `moe-lms push canvas` (keeps the quiz in sync), or the `.canvas-qti.zip` package" in readme
+    assert "- **Moodle**: the `.moodle.xml` file." in readme
