@@ -24,7 +24,7 @@ What Canvas reads, and where (instructure/canvas-lms):
 from __future__ import annotations
 
 import zipfile
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from lxml import etree
 
@@ -34,7 +34,7 @@ from ...problems import Problem, ProblemsFound
 from ...text import plain_text, render_block
 from ...zipsafe import Unseekable, entry_info
 from .. import ExportOptions
-from ..qti12 import XML_LANG, Flavour, build_item, metadata, num, q, questestinterop, serialise, wrapped_html
+from ..qti12 import Flavour, build_item, document, metadata, num, put, q, serialise, wrapped_html
 
 CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 IMSMD = "http://www.imsglobal.org/xsd/imsmd_v1p2"
@@ -98,16 +98,18 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
     return root
 
 
-def build_assessment(bank: Bank, view: LocalizedView) -> etree._Element:
-    root = questestinterop(Flavour.CANVAS)
+def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
     ident = quiz_ident(bank, view.locale)
-    assessment = etree.SubElement(root, q("assessment"), {"ident": ident, "title": _title(view.title.text)})
-    assessment.set(XML_LANG, view.info.lang)
-    metadata(assessment, [("cc_maxattempts", "unlimited")])
-    section = etree.SubElement(assessment, q("section"), {"ident": "root_section"})
-    for question in bank.questions:
-        section.append(build_item(question, view, Flavour.CANVAS))
-    return root
+    attrib = {"ident": ident, "title": _title(view.title.text)}
+    # No xml:lang here: lxml's xmlfile writes it under a made-up prefix on an open element. The items say theirs.
+    with document(stream, Flavour.CANVAS) as xf, xf.element(q("assessment"), attrib):
+        xf.write("\n")
+        put(xf, metadata(None, [("cc_maxattempts", "unlimited")]))
+        with xf.element(q("section"), {"ident": "root_section"}):
+            xf.write("\n")
+            for question in bank.questions:
+                put(xf, build_item(question, view, Flavour.CANVAS))
+        xf.write("\n")
 
 
 def build_meta(bank: Bank, view: LocalizedView) -> etree._Element:
@@ -148,14 +150,14 @@ def build_meta(bank: Bank, view: LocalizedView) -> etree._Element:
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
-    files: list[tuple[str, etree._Element]] = [(MANIFEST, build_manifest(bank, views))]
-    try:
-        for loc, view in views.items():
-            files.append((quiz_path(bank, loc), build_assessment(bank, view)))
-            files.append((meta_path(bank, loc), build_meta(bank, view)))
-    except ValueError as exc:  # characters XML cannot carry, from a translation
-        raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
     with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
-        for name, root in files:
-            with package.open(entry_info(name), "w") as entry:
-                entry.write(serialise(root))
+        with package.open(entry_info(MANIFEST), "w") as entry:
+            entry.write(serialise(build_manifest(bank, views)))
+        try:
+            for loc, view in views.items():
+                with package.open(entry_info(quiz_path(bank, loc)), "w") as entry:
+                    write_assessment(bank, view, entry)
+                with package.open(entry_info(meta_path(bank, loc)), "w") as entry:
+                    entry.write(serialise(build_meta(bank, view)))
+        except ValueError as exc:  # characters XML cannot carry, from a translation
+            raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None

@@ -17,7 +17,7 @@ Schoology (their *Import Common Cartridge* course tools).
 from __future__ import annotations
 
 import zipfile
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from lxml import etree
 
@@ -27,7 +27,7 @@ from ...problems import Problem, ProblemsFound
 from ...text import plain_text, render_block
 from ...zipsafe import Unseekable, entry_info
 from .. import ExportOptions
-from ..qti12 import XML_LANG, Flavour, build_item, material, metadata, q, questestinterop, serialise
+from ..qti12 import QTI, Flavour, build_item, document, material, metadata, put, q, serialise
 
 CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 LOM_MANIFEST = "http://ltsc.ieee.org/xsd/imsccv1p1/LOM/manifest"
@@ -111,49 +111,51 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
     return root
 
 
-def build_assessment(bank: Bank, view: LocalizedView) -> etree._Element:
-    root = questestinterop(Flavour.CC)
-    assessment = etree.SubElement(
-        root, q("assessment"), {"ident": f"{bank.id}-{view.locale}", "title": _title(view.title.text)}
-    )
-    assessment.set(XML_LANG, view.info.lang)
-    metadata(
-        assessment,
-        [
+def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
+    """The bank in one locale as a CC assessment (``cc.exam.v0p1``), the intro as its rubric."""
+    attrib = {"ident": f"{bank.id}-{view.locale}", "title": _title(view.title.text)}
+    # No xml:lang here: lxml's xmlfile writes it under a made-up prefix on an open element. The items say theirs.
+    with document(stream, Flavour.CC) as xf, xf.element(q("assessment"), attrib):
+        xf.write("\n")
+        fields = [
             ("cc_profile", "cc.exam.v0p1"),
             ("qmd_assessmenttype", "Examination"),
             ("qmd_scoretype", "Percentage"),
             ("cc_maxattempts", "unlimited"),
-        ],
-    )
-    if view.intro is not None:
-        material(etree.SubElement(assessment, q("rubric")), view.intro, render_block)
-    section = etree.SubElement(assessment, q("section"), {"ident": "root_section"})
-    for question in bank.questions:
-        section.append(build_item(question, view, Flavour.CC))
-    return root
+        ]
+        put(xf, metadata(None, fields))
+        if view.intro is not None:
+            rubric = etree.Element(q("rubric"), nsmap={None: QTI})
+            material(rubric, view.intro, render_block)
+            put(xf, rubric)
+        with xf.element(q("section"), {"ident": "root_section"}):
+            xf.write("\n")
+            for question in bank.questions:
+                put(xf, build_item(question, view, Flavour.CC))
+        xf.write("\n")
 
 
-def build_bank(bank: Bank, views: dict[str, LocalizedView]) -> etree._Element:
-    root = questestinterop(Flavour.CC)
-    objectbank = etree.SubElement(root, q("objectbank"), {"ident": bank.id})
-    metadata(objectbank, [("bank_title", _title(next(iter(views.values())).title.text))])
-    for view in views.values():
-        for question in bank.questions:
-            objectbank.append(build_item(question, view, Flavour.CC))
-    return root
+def write_bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
+    """Every question in every locale of the cartridge as its one question bank (``objectbank``)."""
+    with document(stream, Flavour.CC) as xf, xf.element(q("objectbank"), {"ident": bank.id}):
+        xf.write("\n")
+        put(xf, metadata(None, [("bank_title", _title(next(iter(views.values())).title.text))]))
+        for view in views.values():
+            for question in bank.questions:
+                put(xf, build_item(question, view, Flavour.CC))
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the cartridge for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
-    files: list[tuple[str, etree._Element]] = [(MANIFEST, build_manifest(bank, views))]
-    try:
-        files += [(quiz_path(loc), build_assessment(bank, view)) for loc, view in views.items()]
-        files.append((BANK_PATH, build_bank(bank, views)))
-    except ValueError as exc:  # characters XML cannot carry, from a translation
-        raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
     with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
-        for name, root in files:
-            with package.open(entry_info(name), "w") as entry:
-                entry.write(serialise(root))
+        with package.open(entry_info(MANIFEST), "w") as entry:
+            entry.write(serialise(build_manifest(bank, views)))
+        try:
+            for loc, view in views.items():
+                with package.open(entry_info(quiz_path(loc)), "w") as entry:
+                    write_assessment(bank, view, entry)
+            with package.open(entry_info(BANK_PATH), "w") as entry:
+                write_bank(bank, views, entry)
+        except ValueError as exc:  # characters XML cannot carry, from a translation
+            raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None

@@ -28,8 +28,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
+from typing import IO, TYPE_CHECKING
 
 from lxml import etree
 
@@ -38,6 +40,9 @@ from ...model import ID_MAX_LENGTH, Kind, Question
 from ...problems import Problem, Severity
 from ...text import plain_text, render_block, render_inline
 from ...unrender import markdown_from_html
+
+if TYPE_CHECKING:
+    from lxml.etree._serializer import _IncrementalFileWriter
 
 QTI = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
@@ -123,10 +128,12 @@ def _field(parent: etree._Element, label: str, entry: str) -> None:
     _sub(meta, "fieldentry", text=entry)
 
 
-def metadata(parent: etree._Element, fields: Iterable[tuple[str, str]]) -> None:
-    box = _sub(parent, "qtimetadata")
+def metadata(parent: etree._Element | None, fields: Iterable[tuple[str, str]]) -> etree._Element:
+    """``qtimetadata`` with one field per (label, entry), appended to ``parent`` (or standing alone)."""
+    box = etree.Element(q("qtimetadata"), nsmap={None: QTI}) if parent is None else _sub(parent, "qtimetadata")
     for label, entry in fields:
         _field(box, label, entry)
+    return box
 
 
 def stem_title(view: LocalizedView, question: Question, limit: int = 80) -> str:
@@ -142,7 +149,7 @@ def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etr
     """One question in one locale as an ``item`` (appended by the caller to a section or an objectbank)."""
     qn = question
     ident = item_ident(qn.id, view.locale)
-    item = etree.Element(q("item"), {"ident": ident, "title": stem_title(view, qn)})
+    item = etree.Element(q("item"), {"ident": ident, "title": stem_title(view, qn)}, nsmap={None: QTI})
     item.set(XML_LANG, view.info.lang)
     if flavour is Flavour.CC:
         fields = [("cc_profile", CC_PROFILES[qn.kind]), ("cc_weighting", num(qn.points))]
@@ -209,10 +216,20 @@ def _feedback(item: etree._Element, ident: str, resolved: Resolved) -> None:
     material(_sub(box, "flow_mat"), resolved, render_block)
 
 
-def questestinterop(flavour: Flavour) -> etree._Element:
-    root = etree.Element(q("questestinterop"), nsmap=NSMAP)
-    root.set(SCHEMA_LOCATION, f"{QTI} {CC_QTI_XSD_URL if flavour is Flavour.CC else QTI_XSD_URL}")
-    return root
+@contextmanager
+def document(stream: IO[bytes], flavour: Flavour) -> Iterator[_IncrementalFileWriter]:
+    """A ``questestinterop`` document written a piece at a time: callers write each item as soon as it is built,
+    so memory holds one item, not the whole bank (each piece re-declares the QTI namespace: same meaning)."""
+    location = f"{QTI} {CC_QTI_XSD_URL if flavour is Flavour.CC else QTI_XSD_URL}"
+    with etree.xmlfile(stream, encoding="UTF-8") as xf:
+        xf.write_declaration()
+        with xf.element(q("questestinterop"), {SCHEMA_LOCATION: location}, nsmap=NSMAP):
+            xf.write("\n")
+            yield xf
+
+
+def put(xf: _IncrementalFileWriter, element: etree._Element) -> None:
+    xf.write(element, pretty_print=True)
 
 
 def serialise(root: etree._Element) -> bytes:
