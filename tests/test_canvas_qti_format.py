@@ -386,3 +386,24 @@ def test_export_and_import_canvas_qti(tmp_path: Path, monkeypatch: pytest.Monkey
     imported = read.load(package.read_bytes())
     assert imported.source_locale == "vi"
     assert [q.id for q in imported.questions] == [q.id for q in shipped_bank.questions]
+
+
+def test_a_choice_named_like_canvas_s_overall_feedback_gets_a_neutral_feedback_name() -> None:
+    """Canvas reads feedback named /correct|wrong|solution|general_/ as the question's overall comments."""
+    bank = sample_bank()
+    first = bank.questions[0]
+    renamed = [
+        c.model_copy(update={"id": new}) for c, new in zip(first.choices, ["correct", "general", "c"], strict=True)
+    ]
+    bank = bank.model_copy(
+        update={"questions": (first.model_copy(update={"choices": tuple(renamed)}), *bank.questions[1:])}
+    )
+    item = items(members(export("canvas-qti", bank, ["en"]))["sample-quiz-en/sample-quiz-en.xml"])["ep-distributes-en"]
+    assert [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)] == [
+        "general_fb",
+        "choice1_fb",
+        "choice2_fb",
+        "c_fb",
+    ]
+    imported = read.load(export("canvas-qti", bank, ["en"]))
+    assert [(c.id, c.explanation) for c in imported.questions[0].choices] == [(c.id, c.explanation) for c in renamed]

@@ -81,8 +81,8 @@ def check_item(item: etree._Element, file: str, problems: list[Problem], *, cart
     keyed = any((number(s.text) or 0) > 0 for s in item.iter(q("setvar")) if (s.get("varname") or "SCORE") == "SCORE")
     if not keyed:
         add(item, "no response condition gives points: the item has no answer key")
-    for ident, label in labels.items():
-        if feedback_ident(ident) not in shown and f"{ident}_fb" not in shown:
+    for index, (ident, label) in enumerate(labels.items()):
+        if feedback_ident(ident, index) not in shown and f"{ident}_fb" not in shown:
             add(label, f"choice {ident!r} shows no feedback of its own", Severity.WARNING)
 
 

@@ -15,7 +15,12 @@ one ``itemfeedback`` per choice plus the general explanation. The two flavours d
   feedback ``general_fb`` shown by a ``<other/>`` respcondition (Canvas reads it as the question's neutral
   comment), each answer's ``<answer id>_fb`` shown by a ``continue="Yes"`` respcondition on its ``varequal``
   (read into the answer's comments), and the scoring respcondition last with ``continue="No"``
-  (``multiple_choice_resprocessing`` / ``multiple_answers_resprocessing``).
+  (``multiple_choice_resprocessing`` / ``multiple_answers_resprocessing``). Canvas converts QTI 1.2 to 2.1 before
+  reading it (gems/plugins/qti_exporter/lib/qti/converter.rb); the reader,
+  gems/plugins/qti_exporter/lib/qti/assessment_item_converter.rb, takes ``question_type``, ``points_possible``,
+  ``assessment_question_identifierref`` and ``original_answer_ids`` from the item metadata
+  (``parse_instructure_metadata``), the neutral comments from feedback named ``general_…`` and each answer's comments
+  from the feedback its condition shows (``get_feedback`` / ``attach_feedback_values``).
 
 Every text is HTML in ``mattext texttype="text/html"``, wrapped in ``<div lang=".." dir="..">`` so the LMS renders
 the language and direction (right-to-left Urdu included) and ``xml:lang`` on the ``mattext`` says the same for QTI
@@ -86,10 +91,16 @@ def num(value: float) -> str:
     return str(int(number)) if number.is_integer() else repr(number)
 
 
-def feedback_ident(choice_id: str) -> str:
-    """``<choice>_fb`` as Canvas names answer feedback; choice ids hold no ``_``, so only a choice called
-    ``general`` could meet ``general_fb``, and it gets a name no choice can have."""
-    return "general_choice_fb" if choice_id == "general" else f"{choice_id}_fb"
+# Canvas sorts feedback by its identifier before it looks at the conditions (gems/plugins/qti_exporter/lib/qti/
+# assessment_item_converter.rb get_feedback): /wrong|incorrect/ → incorrect comments, /correct/ → correct comments,
+# /solution/ → example solution, /general_|_all/ → neutral comments. An answer's feedback must match none of them.
+_CANVAS_FEEDBACK_WORDS = re.compile(r"wrong|correct|solution|general$", re.I)
+
+
+def feedback_ident(choice_id: str, index: int) -> str:
+    """``<choice>_fb``, as Canvas names answer feedback, unless the choice id holds a word Canvas reads as another
+    kind of feedback (then ``choice<n>_fb``, ``n`` counting from 1)."""
+    return f"choice{index + 1}_fb" if _CANVAS_FEEDBACK_WORDS.search(choice_id) else f"{choice_id}_fb"
 
 
 def item_ident(question_id: str, locale: str) -> str:
@@ -187,12 +198,12 @@ def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etr
     # (backup/cc/entity11.quiz.class.php get_general_feedback), gets the general explanation alone. Canvas's shape
     # (and every multiple-answer item, where several conditions must fire) keeps scoring in a last condition.
     scored_per_choice = flavour is Flavour.CC and not multiple
-    for c in qn.choices:
+    for index, c in enumerate(qn.choices):
         chosen = _sub(processing, "respcondition", {"continue": "No" if scored_per_choice else "Yes"})
         _sub(_sub(chosen, "conditionvar"), "varequal", {"respident": RESPONSE}, c.id)
         if scored_per_choice:
             _sub(chosen, "setvar", {"action": "Set", "varname": "SCORE"}, "100" if c.correct else "0")
-        _displayfeedback(chosen, feedback_ident(c.id))
+        _displayfeedback(chosen, feedback_ident(c.id, index))
     if not scored_per_choice:
         scoring = _sub(processing, "respcondition", {"continue": "No"})
         condition = _sub(scoring, "conditionvar")
@@ -206,8 +217,8 @@ def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etr
         _sub(scoring, "setvar", {"action": "Set", "varname": "SCORE"}, "100")
 
     _feedback(item, GENERAL_FEEDBACK, view.explanation(qn))
-    for c in qn.choices:
-        _feedback(item, feedback_ident(c.id), view.choice_explanation(qn, c))
+    for index, c in enumerate(qn.choices):
+        _feedback(item, feedback_ident(c.id, index), view.choice_explanation(qn, c))
     return item
 
 
@@ -420,9 +431,7 @@ def parse_item(item: etree._Element, path: str, default_locale: str, problems: l
             cid = (direct[0].text or "").strip()
             if gives_points:
                 correct.add(cid)
-            choice_feedback.setdefault(cid, []).extend(
-                link for link in links if link not in CANVAS_GENERAL_FEEDBACK or link == feedback_ident(cid)
-            )
+            choice_feedback.setdefault(cid, []).extend(link for link in links if link not in CANVAS_GENERAL_FEEDBACK)
         elif direct and gives_points:
             correct |= {(v.text or "").strip() for v in direct}
     if not general_ids and GENERAL_FEEDBACK in feedback:
@@ -434,8 +443,8 @@ def parse_item(item: etree._Element, path: str, default_locale: str, problems: l
             return None
         return text_of([m for f in found for m in _mattexts(f)], item_lang, inline=False)
 
-    for cid, choice in choices.items():
-        links = choice_feedback.get(cid) or [feedback_ident(cid), f"{cid}_fb"]
+    for index, (cid, choice) in enumerate(choices.items()):
+        links = choice_feedback.get(cid) or [f"{cid}_fb", feedback_ident(cid, index)]
         choice.explanation = feedback_text(links)
         choice.correct = cid in correct
     explanation = feedback_text(general_ids)
