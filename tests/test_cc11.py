@@ -236,3 +236,35 @@ def test_the_shelf_has_a_cartridge_and_a_canvas_package_per_locale_and_says_whic
     assert "the `.imscc` cartridge" in readme.split("Blackboard Learn, D2L Brightspace, Sakai, Schoology")[1]
     assert "- **Canvas**: `moe-lms push canvas` (keeps the quiz in sync), or the `.canvas-qti.zip` package" in readme
     assert "- **Moodle**: the `.moodle.xml` file." in readme
+
+
+def test_a_canvas_course_export_s_two_copies_of_a_quiz_give_one_set_of_questions() -> None:
+    """Canvas exports each quiz as CC QTI and as its own QTI (non_cc_assessments/*.xml.qti), with other item ids."""
+    bank = sample_bank()
+    cc = members(export("cc11", bank, ["en"]))["quiz-en/assessment.xml"]
+    canvas = members(export("canvas-qti", bank, ["en"]))["sample-quiz-en/sample-quiz-en.xml"]
+    canvas = canvas.replace(
+        b"points_possible</fieldlabel>\n        <fieldentry>1<", b"points_possible</fieldlabel>\n        <fieldentry>4<"
+    )
+    head, section, items_part = cc.partition(b"<section")
+    manifest = b"""<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="c1" xmlns="http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1">
+  <metadata><schema>IMS Common Cartridge</schema><schemaversion>1.1.0</schemaversion></metadata>
+  <organizations/>
+  <resources>
+    <resource identifier="sample-quiz-en" type="imsqti_xmlv1p2/imscc_xmlv1p1/assessment">
+      <file href="sample-quiz-en/assessment_qti.xml"/><dependency identifierref="canvas-meta"/></resource>
+    <resource identifier="canvas-meta" type="associatedcontent/imscc_xmlv1p1/learning-application-resource"
+      href="sample-quiz-en/assessment_meta.xml"><file href="sample-quiz-en/assessment_meta.xml"/>
+      <file href="non_cc_assessments/sample-quiz-en.xml.qti"/></resource>
+  </resources>
+</manifest>"""
+    files = {
+        "imsmanifest.xml": manifest,
+        "sample-quiz-en/assessment_qti.xml": head + section + items_part.replace(b'-en" title', b'-en-cc" title'),
+        "sample-quiz-en/assessment_meta.xml": b'<quiz xmlns="http://canvas.instructure.com/xsd/cccv1p0"/>',
+        "non_cc_assessments/sample-quiz-en.xml.qti": canvas,
+    }
+    imported = read.load(rezip(files))
+    assert [q.id for q in imported.questions] == [q.id for q in bank.questions]
+    assert [q.points for q in imported.questions] == [4, 4, 4]  # the Canvas copy, which says the points

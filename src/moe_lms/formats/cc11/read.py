@@ -50,7 +50,9 @@ def qti_files(manifest: etree._Element) -> list[str]:
                 continue
             if (kind.startswith(QTI_TYPE_PREFIX) and path.endswith(".xml")) or path.endswith(CANVAS_QTI_SUFFIX):
                 paths.append(path)
-    return list(dict.fromkeys(paths))
+    # Canvas course exports carry each quiz twice: as CC (no points) and as Canvas's own QTI (``*.xml.qti``, with
+    # points and every setting; lib/cc/qti/qti_generator.rb generate_quiz). The Canvas copy is read first and kept.
+    return sorted(dict.fromkeys(paths), key=lambda path: not path.endswith(CANVAS_QTI_SUFFIX))
 
 
 def read_package(data: bytes, *, name: str = "cartridge.imscc") -> tuple[Bank, list[Problem]]:

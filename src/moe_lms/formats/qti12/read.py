@@ -75,6 +75,8 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
         )
         return
     for assessment in root.iterfind(q("assessment")):
+        if any(a.ident == assessment.get("ident", "") for a in found.assessments):
+            continue  # a second copy of a quiz (Canvas course exports hold a CC and a Canvas one): the first is kept
         lang = assessment.get("{http://www.w3.org/XML/1998/namespace}lang")
         rubric = assessment.find(f"{q('rubric')}/{q('material')}")
         intro = text_of(list(rubric.iter(q("mattext"))), lang, inline=False) if rubric is not None else None
