@@ -110,3 +110,56 @@ def test_translations_update_leaves_an_unchanged_bank_byte_identical(bank_copy: 
     before = {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()}
     assert run("translations", "update", str(bank_copy))[0] == 0
     assert {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()} == before
+
+
+# --- export -o: where the file goes -----------------------------------------------------------------------------
+
+
+def test_a_folder_as_output_is_refused_as_a_usage_error(tmp_path: Path) -> None:
+    code, output = run("export", "--format", "moodle", "-o", str(tmp_path))
+    assert code == 2 and "is a directory" in output
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "dangling-folder-link", "proc"])
+def test_an_unwritable_output_is_one_line_and_exit_1(tmp_path: Path, where: str) -> None:
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    output = {
+        "missing-folder": tmp_path / "typo" / "q.xml",
+        "dangling-folder-link": tmp_path / "gone" / "q.xml",
+        "proc": Path("/proc/self/q.xml"),
+    }[where]
+    result = CliRunner().invoke(main, ["export", "--format", "moodle", "-o", str(output)])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
+        line for line in result.output.splitlines() if "cannot" in line
+    ]
+    assert "Traceback" not in result.output and f"error: cannot write {output}" in result.output
+    assert not (tmp_path / "typo").exists()
+
+
+def test_parents_creates_the_missing_folder(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "q.xml"
+    code, output = run("export", "--format", "moodle", "--parents", "-o", str(target))
+    assert code == 0, output
+    assert target.is_file()
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "qti21", "canvas"])
+def test_single_locale_exports_are_named_like_build_so_they_never_overwrite_each_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for args in (["--locale", "ur"], ["--locale", "vi"], [], ["--locale", "ur", "--locale", "vi"]):
+        assert run("export", "--format", fmt, str(SHIPPED_BANK_DIR), *args)[0] == 0
+    suffix = {"moodle": ".moodle.xml", "qti21": ".qti21.zip", "canvas": ".canvas.json"}[fmt]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"moe-expert-parallelism{middle}{suffix}" for middle in (".ur", ".vi", "", ".ur+vi")
+    )
+
+
+@pytest.mark.parametrize("fmt", ["qti21", "canvas", "gift", "html"])
+def test_multilang_outside_moodle_is_a_usage_error(fmt: str) -> None:
+    code, output = run("export", "--format", fmt, "--multilang", "-o", "-")
+    assert code == 2
+    assert "--multilang is for --format moodle only" in output

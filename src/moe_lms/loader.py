@@ -544,10 +544,12 @@ def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:
 def save_bank(bank: Bank, directory: Path) -> list[Path]:
     """Write bank.yaml and one PO file per target locale, each atomically. Returns the files written."""
     written = [directory / BANK_FILE]
-    write_atomic(written[0], bank_yaml(bank).encode("utf-8"))
+    write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
     for locale in bank.target_locales:
         path = directory / LOCALES_DIR / f"{locale}.po"
-        write_atomic(path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id))
+        write_atomic(
+            path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True
+        )
         written.append(path)
     return written
 
@@ -571,5 +573,5 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
             ),
             "obsolete": sum(1 for m in merged if m.obsolete and m.context in before),
         }
-        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id))
+        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id), parents=True)
     return report

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import formats, shelf
-from ..files import replace_if_changed, write_atomic_stream
+from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import resolve
 from ..problems import Problem, ProblemsFound
 from .common import (
@@ -26,6 +26,13 @@ from .common import (
 )
 
 
+def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str:
+    """``<bank>.<locale><suffix>`` for one locale (as ``build`` names it), ``<bank>.<l1>+<l2><suffix>`` for a
+    choice of several, ``<bank><suffix>`` for every locale: exports of different locales never overwrite each
+    other."""
+    return f"{bank_id}.{'+'.join(locales)}{suffix}" if locales else f"{bank_id}{suffix}"
+
+
 @click.command()
 @click.option("--format", "format_name", required=True, type=click.Choice(formats.names()), help="Output format.")
 @bank_argument
@@ -37,8 +44,9 @@ from .common import (
 @click.option("--multilang", is_flag=True, help="Moodle: one question per bank question with every locale in it.")
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
-    help="Output file, or - for stdout; default <bank-id><suffix> in the current folder.",
+    help="Output file, or - for stdout; default <bank-id>[.<locale>]<suffix> in the current folder.",
 )  # fmt: skip
+@click.option("--parents", is_flag=True, help="Create the output file's folder when it does not exist.")
 def export(
     format_name: str,
     bank_dir: Path | None,
@@ -46,9 +54,12 @@ def export(
     include_drafts: bool,
     multilang: bool,
     output: Path | None,
+    parents: bool,
 ) -> None:
     """Export a bank to a file an LMS imports."""
     fmt = formats.get(format_name)
+    if multilang and fmt.name != "moodle":
+        raise click.UsageError(f"--multilang is for --format moodle only (Moodle's multilang filter), not {fmt.name}")
     if fmt.one_locale_per_file and len(locales) > 1:
         raise click.UsageError(
             f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
@@ -60,13 +71,12 @@ def export(
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    default_name = f"{bank.id}.{locales[0]}{fmt.suffix}" if fmt.one_locale_per_file else f"{bank.id}{fmt.suffix}"
-    target = output or Path(default_name)
+    target = output or Path(default_filename(bank.id, locales, fmt.suffix))
     try:
         if str(target) == "-":
             fmt.write(bank, options, sys.stdout.buffer)
         else:
-            write_atomic_stream(target, lambda stream: fmt.write(bank, options, stream))
+            write_atomic_stream(target, lambda stream: fmt.write(bank, options, stream), parents=parents)
     except ProblemsFound as exc:
         fail(exc.problems)
     if str(target) != "-":
@@ -106,6 +116,8 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_draf
             f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
             markup=False,
         )
+    if not check:
+        make_folder(folder)
     expected = set(plan.filenames)
     present = {p.name for p in folder.iterdir() if _is_shelf_file(p)} if folder.is_dir() else set()
     problems: list[Problem] = []
