@@ -103,7 +103,8 @@ def test_translations_update_resyncs_po_files_like_msgmerge(bank_copy: Path) -> 
     assert '#| msgid "What does expert parallelism distribute across GPUs?"' in ur
     code, output = run("check", str(bank_copy))
     assert code == 0
-    assert run("translations", "update", str(bank_copy))[1].startswith("ur: 0 added, 0 marked fuzzy")
+    again = CliRunner().invoke(main, ["translations", "update", str(bank_copy)])
+    assert again.stdout.startswith("ur: 0 added, 0 marked fuzzy")
 
 
 def test_translations_update_leaves_an_unchanged_bank_byte_identical(bank_copy: Path) -> None:
@@ -163,3 +164,32 @@ def test_multilang_outside_moodle_is_a_usage_error(fmt: str) -> None:
     code, output = run("export", "--format", fmt, "--multilang", "-o", "-")
     assert code == 2
     assert "--multilang is for --format moodle only" in output
+
+
+# --- which bank a command works on ------------------------------------------------------------------------------
+
+
+def test_inside_a_bank_folder_commands_use_that_bank_and_say_so(
+    bank_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    yaml_path = bank_copy / "bank.yaml"
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("id: moe-expert-parallelism", "id: my-own", 1))
+    monkeypatch.chdir(bank_copy)
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == "bank: . (bank.yaml in the current folder)"
+    assert result.stdout.startswith("my-own: ")
+
+
+def test_elsewhere_the_shipped_bank_is_used_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["export", "--format", "gift"])
+    assert result.exit_code == 0, result.output
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"bank: {SHIPPED_BANK_DIR} (the bank shipped with moe-lms: no bank.yaml")
+    assert (tmp_path / "moe-expert-parallelism.en.gift.txt").is_file()
+
+
+def test_a_named_bank_is_named_too(bank_copy: Path) -> None:
+    result = CliRunner().invoke(main, ["check", str(bank_copy)])
+    assert result.stderr.splitlines()[0] == f"bank: {bank_copy}"

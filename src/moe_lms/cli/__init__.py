@@ -58,5 +58,6 @@ class _LazyGroup(click.Group):
 def main() -> None:
     """Multiple-choice question banks as code, delivered to Moodle, QTI 2.1 platforms and Canvas.
 
-    BANK_DIR defaults to the shipped bank, question_bank/moe-expert-parallelism.
+    BANK_DIR defaults to the current folder when it holds bank.yaml, else to the shipped bank,
+    question_bank/moe-expert-parallelism; each command says which bank it used.
     """

@@ -29,10 +29,23 @@ def shipped_bank_dir() -> Path:
 
 
 def bank_dir_or_default(value: Path | None) -> Path:
-    directory = value or shipped_bank_dir()
+    """The bank a command works on: BANK_DIR, else the current folder when it holds bank.yaml, else the shipped
+    bank. Says which on stderr, in one line, so nobody edits one bank while checking another."""
+    if value is not None:
+        directory, why = value, ""
+    elif Path(loader.BANK_FILE).is_file():
+        directory, why = Path("."), " (bank.yaml in the current folder)"
+    else:
+        directory = shipped_bank_dir()
+        why = f" (the bank shipped with moe-lms: no {loader.BANK_FILE} in the current folder and no BANK_DIR given)"
     if not (directory / loader.BANK_FILE).is_file():
         raise click.UsageError(f"{directory} is not a bank directory (it has no {loader.BANK_FILE})")
+    err.print(f"bank: {shown(directory)}{why}", markup=False)
     return directory
+
+
+def is_shipped_bank(directory: Path) -> bool:
+    return directory.resolve() == shipped_bank_dir().resolve()
 
 
 def print_problems(problems: list[Problem]) -> None:

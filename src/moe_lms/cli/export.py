@@ -18,6 +18,7 @@ from .common import (
     err,
     fail,
     include_drafts_option,
+    is_shipped_bank,
     load_or_exit,
     out,
     print_problems,
@@ -85,9 +86,9 @@ def export(
         err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
 
 
-def _default_shelf(bank_dir: Path | None) -> Path:
+def _default_shelf(directory: Path) -> Path:
     """exporters/ at the top of the checkout for the shipped bank, else in the current folder."""
-    if bank_dir is None:
+    if is_shipped_bank(directory):
         return shipped_bank_dir().resolve().parents[1] / "exporters"
     return Path("exporters")
 
@@ -109,7 +110,7 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_draf
     HTML, one Moodle file with every locale, and a README saying which file to take and how to import it."""
     directory = bank_dir_or_default(bank_dir)
     bank = load_or_exit(directory)
-    folder = out_dir or _default_shelf(bank_dir)
+    folder = out_dir or _default_shelf(directory)
     plan = shelf.plan(bank, include_drafts=include_drafts)
     if plan.skipped:
         err.print(
