@@ -193,3 +193,29 @@ def test_elsewhere_the_shipped_bank_is_used_and_named(tmp_path: Path, monkeypatc
 def test_a_named_bank_is_named_too(bank_copy: Path) -> None:
     result = CliRunner().invoke(main, ["check", str(bank_copy)])
     assert result.stderr.splitlines()[0] == f"bank: {bank_copy}"
+
+
+# --- everyday edits ---------------------------------------------------------------------------------------------
+
+
+def delete_first_question(bank_copy: Path) -> None:
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    start = text.index("\n  - id: ep-distributes")
+    end = text.index("\n  - id: ", start + 1)
+    yaml_path.write_text(text[:start] + text[end:], encoding="utf-8")
+
+
+def test_deleting_a_question_is_one_warning_per_po_file_and_check_and_export_go_on(bank_copy: Path) -> None:
+    delete_first_question(bank_copy)
+    result = CliRunner().invoke(main, ["check", str(bank_copy)])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(":")[0].rsplit("/", 1)[1] for w in warnings] == ["ur.po", "vi.po"]
+    assert all("entries name no string of the bank" in w and "moe-lms translations update" in w for w in warnings)
+    assert result.stdout.endswith("ok\n")
+    exported = CliRunner().invoke(main, ["export", "--format", "moodle", str(bank_copy), "-o", "-"])
+    assert exported.exit_code == 0 and exported.stdout.startswith("<?xml")
+    assert len([line for line in exported.stderr.splitlines() if ": warning: " in line]) == 2
+    assert run("translations", "update", str(bank_copy))[0] == 0
+    assert ": warning: " not in CliRunner().invoke(main, ["check", str(bank_copy)]).stderr

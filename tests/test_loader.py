@@ -104,7 +104,7 @@ def test_not_utf8_names_the_line(tmp_path: Path) -> None:
     assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]
 
 
-def test_po_entry_naming_no_string_is_an_error_with_its_line(tmp_path: Path) -> None:
+def test_po_entry_naming_no_string_is_a_warning_with_its_line_that_says_what_to_run(tmp_path: Path) -> None:
     po = """\
         msgid ""
         msgstr ""
@@ -120,9 +120,12 @@ def test_po_entry_naming_no_string_is_an_error_with_its_line(tmp_path: Path) -> 
         """
     found = problems(write(tmp_path, GOOD, {"ur": po}))
     assert found == [
-        f"{tmp_path / 'locales' / 'ur.po'}:9: error: question 'q1', choice 'c': "
-        "msgctxt 'q1/choices/c/text' names no string of the bank (did you mean 'q1/choices/b/text'?)"
+        f"{tmp_path / 'locales' / 'ur.po'}:9: warning: 1 entry names no string of the bank: "
+        "'q1/choices/c/text' (line 9, did you mean 'q1/choices/b/text'?). Their question or choice was deleted or "
+        "renamed: run `moe-lms translations update` to make them obsolete (or correct a mistyped msgctxt); until "
+        "then they are not used"
     ]
+    assert load_bank(tmp_path).translations["ur"]["q1/stem"].text == "دو جمع دو کیا ہے؟"
 
 
 def test_po_syntax_error_names_its_line(tmp_path: Path) -> None:

@@ -333,7 +333,7 @@ def read_catalog(
         return PackedCatalog(reader.catalog.index), [*reader.problems, syntax]
     except (OSError, UnicodeDecodeError) as exc:
         return PackedCatalog(reader.catalog.index), [Problem(reader.file, None, f"cannot read: {exc}")]
-    return reader.catalog, reader.problems
+    return reader.catalog, reader.problems + reader.orphans_warning()
 
 
 class _CatalogReader:
@@ -346,7 +346,7 @@ class _CatalogReader:
         self.index = catalog.index
         self.problems: list[Problem] = []
         self.next = 0  # the ordinal expected next: the one after the entry read last
-        self.hints_left = 20  # "did you mean" suggestions still to make
+        self.orphans: list[tuple[int, str]] = []  # (line, msgctxt) of entries naming no string of the bank
 
     def problem(self, line: int | None, message: str, where: str | None = None) -> None:
         self.problems.append(Problem(self.file, line, message, where))
@@ -378,15 +378,7 @@ class _CatalogReader:
             return
         ordinal = self.index.ordinal(context)
         if ordinal is None:
-            hint = []
-            if self.hints_left:  # a few are enough to show the pattern; each costs a search of the question ids
-                self.hints_left -= 1
-                hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
-            self.problem(
-                line,
-                f"msgctxt {context!r} names no string of the bank" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
-                _path_where(context),
-            )
+            self.orphans.append((line, context))
             return
         if self.catalog.listed(ordinal):
             self.problem(line, f"msgctxt {context!r} appears more than once", _path_where(context))
@@ -400,6 +392,25 @@ class _CatalogReader:
                 return
         source = self.index.string(ordinal)[1]
         self.catalog.add(ordinal, msgstr, fuzzy, msgid if msgid != source else None)
+
+    def orphans_warning(self, shown: int = 3) -> list[Problem]:
+        """Entries whose string the bank no longer has (a question or choice deleted or renamed), as one warning
+        for the file: their translations are unused, and ``translations update`` makes them obsolete."""
+        if not self.orphans:
+            return []
+        examples = []
+        for line, context in self.orphans[:shown]:  # a few show the pattern; each hint searches the question ids
+            hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
+            examples.append(f"{context!r} (line {line}{f', did you mean {hint[0]!r}?' if hint else ''})")
+        count = len(self.orphans)
+        more = f" and {count - shown} more" if count > shown else ""
+        message = (
+            f"{count} {'entry names' if count == 1 else 'entries name'} no string of the bank: "
+            f"{', '.join(examples)}{more}. Their question or choice was deleted or renamed: run "
+            "`moe-lms translations update` to make them obsolete (or correct a mistyped msgctxt); until then "
+            "they are not used"
+        )
+        return [Problem(self.file, self.orphans[0][0], message, severity=Severity.WARNING)]
 
 
 def _clean_already(text: str) -> bool:

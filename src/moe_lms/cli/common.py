@@ -11,7 +11,7 @@ from rich.console import Console
 
 from .. import loader
 from ..model import Bank
-from ..problems import Problem, ProblemsFound, Severity
+from ..problems import Problem, Severity
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 SHIPPED_BANK_ID = "moe-expert-parallelism"
@@ -61,10 +61,12 @@ def fail(problems: list[Problem]) -> NoReturn:
 
 
 def load_or_exit(directory: Path) -> Bank:
-    try:
-        return loader.load_bank(directory)
-    except ProblemsFound as exc:
-        fail(exc.problems)
+    """The bank in ``directory``; its errors end the command, its warnings are printed and the command goes on."""
+    bank, problems = loader.check_bank(directory)
+    if bank is None or any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    return bank
 
 
 def shown(path: Path) -> str:
