@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from moe_lms import po
-from moe_lms.problems import Severity
 from moe_lms.loader import (
     _read_question_by_question,
     _read_whole_document,
@@ -26,6 +25,7 @@ from moe_lms.loader import (
 )
 from moe_lms.locales import coverage, resolve
 from moe_lms.model import Bank, Choice, Translation, strings
+from moe_lms.problems import Severity
 from moe_lms.translations import PackedCatalog
 
 from .strategies import banks
