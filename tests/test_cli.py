@@ -219,3 +219,19 @@ def test_deleting_a_question_is_one_warning_per_po_file_and_check_and_export_go_
     assert len([line for line in exported.stderr.splitlines() if ": warning: " in line]) == 2
     assert run("translations", "update", str(bank_copy))[0] == 0
     assert ": warning: " not in CliRunner().invoke(main, ["check", str(bank_copy)]).stderr
+
+
+def test_translations_update_on_a_po_syntax_error_says_what_check_says_and_changes_nothing(bank_copy: Path) -> None:
+    po = bank_copy / "locales" / "vi.po"
+    text = po.read_text(encoding="utf-8")
+    broken = text.replace('msgstr "', 'msgstr "oops\n', 3)
+    po.write_text(broken, encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()}
+    checked = CliRunner().invoke(main, ["check", str(bank_copy)])
+    updated = CliRunner().invoke(main, ["translations", "update", str(bank_copy)])
+    assert checked.exit_code == updated.exit_code == 1
+    assert updated.exception is None or isinstance(updated.exception, SystemExit)
+    syntax = [line for line in checked.stderr.splitlines() if "PO syntax error" in line]
+    assert len(syntax) == 1 and syntax[0].startswith(f"{po}:")
+    assert syntax[0] in updated.stderr.splitlines()
+    assert {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()} == before

@@ -572,9 +572,20 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
     """
     current = list(strings(bank))
     report: dict[str, dict[str, int]] = {}
-    for locale in bank.target_locales:
+    catalogs: dict[str, list[po.PoEntry]] = {}
+    problems: list[Problem] = []
+    for locale in bank.target_locales:  # every file is read before any is written: a broken one changes nothing
         path = directory / LOCALES_DIR / f"{locale}.po"
-        old = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
+        try:
+            catalogs[locale] = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
+        except po.PoSyntaxError as exc:
+            problems.append(Problem(_display(path), exc.line, f"PO syntax error: {exc.message}"))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(_display(path), None, f"cannot read: {exc}"))
+    if problems:
+        raise ProblemsFound(problems)
+    for locale, old in catalogs.items():
+        path = directory / LOCALES_DIR / f"{locale}.po"
         merged = po.merge(old, current)
         before = {e.context: e for e in old if not e.obsolete}
         report[locale] = {

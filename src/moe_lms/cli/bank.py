@@ -11,7 +11,7 @@ from rich.table import Table
 from .. import loader
 from ..locales import Status, coverage, locale_info
 from ..model import Bank
-from ..problems import Problem, Severity
+from ..problems import Problem, ProblemsFound, Severity
 from .common import bank_argument, bank_dir_or_default, fail, out, print_problems
 
 
@@ -93,7 +93,11 @@ def translations_update(bank_dir: Path | None) -> None:
     bank, problems = loader.read_bank_yaml(directory / loader.BANK_FILE)
     if bank is None:
         fail(problems)
-    for locale, counts in loader.update_catalogs(directory, bank).items():
+    try:
+        report = loader.update_catalogs(directory, bank)
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    for locale, counts in report.items():
         out.print(
             f"{locale}: {counts['added']} added, {counts['fuzzy']} marked fuzzy (source changed), "
             f"{counts['obsolete']} made obsolete",
