@@ -168,3 +168,36 @@ def test_a_byte_order_mark_that_windows_editors_add_is_not_part_of_the_text(tmp_
 def test_not_utf8_after_a_byte_order_mark_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "bank.yaml").write_bytes(b"\xef\xbb\xbf" + GOOD.encode().replace(b"Demo bank", b"Demo \xff bank"))
     assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]
+
+
+# --- messages in plain words --------------------------------------------------------------------------------------
+
+
+def test_an_unquoted_colon_says_to_put_the_text_in_quotes(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("stem: What is 2 + 2?", "stem: Sum: what is 2 + 2?")))
+    assert found == [
+        f"{tmp_path / 'bank.yaml'}:6:14: error: YAML syntax error: a colon followed by a space inside a text makes "
+        'YAML read a new key: put the text in quotes (stem: "Note: …") (YAML: mapping values are not allowed in this '
+        "context)"
+    ]
+
+
+def test_a_tab_is_reported_on_its_own_line(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("    stem: What is", "\tstem: What is")))
+    assert len(found) == 1
+    assert found[0].startswith(f"{tmp_path / 'bank.yaml'}:6:1: error: YAML syntax error: a tab character:")
+    assert "replace the tab with spaces" in found[0]
+
+
+def test_points_that_is_no_number_is_one_plain_message(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("  - id: q1\n", "  - id: q1\n    points: one\n")))
+    assert found == [f"{tmp_path / 'bank.yaml'}:6:13: error: question 'q1': points: 'one' is not a number"]
+
+
+@pytest.mark.parametrize("tag", ["klingon", "xq"])
+def test_an_unknown_locale_is_named_as_such_without_a_list_index(tmp_path: Path, tag: str) -> None:
+    found = problems(write(tmp_path, GOOD.replace("target_locales: [ur]", f"target_locales: [{tag}]")))
+    assert found == [
+        f"{tmp_path / 'bank.yaml'}:3:18: error: target_locales: unknown locale '{tag}' "
+        "(a locale tag such as en, ur, vi or pt_BR)"
+    ]

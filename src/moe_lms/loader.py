@@ -124,14 +124,46 @@ def _where(raw_questions: list[Any], loc: Sequence[str | int]) -> str | None:
     return where
 
 
+# pydantic names each member of a union it tried (``points: StrictInt | StrictFloat`` gives an ``int`` and a
+# ``float`` error for one wrong value); one message says what the field takes instead.
+_UNION_MEMBERS = {"int": "a number", "float": "a number", "str": "text", "bool": "true or false"}
+_LOCALE_FIELDS = ("source_locale", "target_locales")
+
+
+def _one_per_union(errors: list[Any]) -> list[Any]:
+    merged: dict[tuple[Any, ...], Any] = {}
+    kept = []
+    for err in errors:
+        loc = tuple(err["loc"])
+        if loc and loc[-1] in _UNION_MEMBERS and err["type"] not in ("missing", "extra_forbidden"):
+            wanted = _UNION_MEMBERS[loc[-1]]
+            if loc[:-1] in merged:
+                first = merged[loc[:-1]]
+                if wanted not in first["wanted"]:
+                    first["wanted"].append(wanted)
+                continue
+            err = {**err, "loc": loc[:-1], "type": "union_member", "wanted": [wanted]}
+            merged[loc[:-1]] = err
+        kept.append(err)
+    return kept
+
+
 def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, ...], raw_questions: list[Any]) -> None:
-    for err in exc.errors(include_url=False):
+    for err in _one_per_union(exc.errors(include_url=False)):
         loc = base + tuple(err["loc"])
         ctx = err.get("ctx") or {}
         if "loc" in ctx:
             loc = loc + tuple(ctx["loc"])
         kind = err["type"]
         name = str(loc[-1]) if loc else "bank"
+        if loc and loc[0] in _LOCALE_FIELDS and kind == "string_pattern_mismatch":
+            message = f"{loc[0]}: unknown locale {err['input']!r} (a locale tag such as en, ur, vi or pt_BR)"
+            collector.add(loc, message, None)
+            continue
+        if kind == "union_member":
+            message = f"{name}: {err['input']!r} is not {' or '.join(err['wanted'])}"
+            collector.add(loc, message, _where(raw_questions, loc))
+            continue
         if kind == "extra_forbidden":
             hint = difflib.get_close_matches(name, _KNOWN_KEYS, n=1)
             message = f"unknown key {name!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
@@ -246,9 +278,54 @@ def _read_question_by_question(path: Path) -> Bank | None:
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
     bank = _read_question_by_question(path)
+    problems: list[Problem] = []
+    if bank is None:
+        bank, problems = _read_whole_document(path)
     if bank is not None:
-        return bank, []
-    return _read_whole_document(path)
+        problems = _unknown_locales(path, bank)
+    return (None if problems else bank), problems
+
+
+def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
+    """A locale tag of the right shape that no locale database knows (``xq``) is an error at its line."""
+    from .locales import locale_info  # Babel's locale data: loaded when a bank is, not when the package is
+
+    problems = []
+    fields: list[tuple[tuple[str | int, ...], str]] = [(("source_locale",), bank.source_locale)]
+    fields += [(("target_locales", i), tag) for i, tag in enumerate(bank.target_locales)]
+    lines = None
+    for loc, tag in fields:
+        try:
+            locale_info(tag)
+        except ValueError:
+            lines = lines or _YamlLines(path)
+            line, column = lines.locate(loc)
+            message = f"{loc[0]}: unknown locale {tag!r} (a locale tag such as en, ur, vi or pt_BR)"
+            problems.append(Problem(_display(path), line, message, column=column))
+    return problems
+
+
+def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_says: str) -> Problem:
+    """A YAML syntax error in plain words, with its usual cause and what to do (the parser's words after)."""
+    if re.search(r"\btabs?\b", parser_says):
+        lines = text.splitlines()
+        for number in range(line, len(lines) + 1):  # the parser names where the scalar began, not the tab
+            tab = lines[number - 1].find("\t")
+            if tab >= 0:
+                message = "a tab character: YAML indents with spaces only; replace the tab with spaces"
+                return Problem(file, number, f"YAML syntax error: {message} (YAML: {parser_says})", column=tab + 1)
+    if "mapping values are not allowed" in parser_says:
+        message = (
+            "a colon followed by a space inside a text makes YAML read a new key: put the text in quotes "
+            '(stem: "Note: …")'
+        )
+    elif parser_says.startswith("unexpected character") or "cannot start any token" in parser_says:
+        message = "a text may not begin with this character (` @ % and others): put the text in quotes"
+    elif "did not find expected key" in parser_says or "indentation" in parser_says:
+        message = "the indentation does not line up with the lines above: check the spaces at the start of the line"
+    else:
+        return Problem(file, line, f"YAML syntax error: {parser_says}", column=column)
+    return Problem(file, line, f"YAML syntax error: {message} (YAML: {parser_says})", column=column)
 
 
 def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
@@ -273,8 +350,9 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         message = str(exc).strip()
         where = re.search(r"line (\d+), column (\d+)", message)
         if where:
+            line, column = int(where[1]), int(where[2])
             first = message.splitlines()[-1].strip()
-            return None, [Problem(file, int(where[1]), f"YAML syntax error: {first}", column=int(where[2]))]
+            return None, [_yaml_syntax_problem(file, text, line, column, first)]
         dup = lines.duplicate_key() if "duplicate" in message else None
         if dup:
             return None, [Problem(file, dup[1], f"key {dup[0]!r} appears twice in the same mapping", column=dup[2])]
