@@ -345,7 +345,6 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     collector = _Collector(file, lines)
     try:
         raw = yaml_rs.loads(text, parse_datetime=False)
-        del text
     except yaml_rs.YAMLDecodeError as exc:
         message = str(exc).strip()
         where = re.search(r"line (\d+), column (\d+)", message)
@@ -357,6 +356,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         if dup:
             return None, [Problem(file, dup[1], f"key {dup[0]!r} appears twice in the same mapping", column=dup[2])]
         return None, [Problem(file, None, f"YAML error: {message}")]
+    del text
     if not isinstance(raw, dict):
         return None, [Problem(file, 1, "bank.yaml must be a mapping with id, title and questions")]
     raw_questions = raw.get("questions")
