@@ -235,3 +235,27 @@ def test_translations_update_on_a_po_syntax_error_says_what_check_says_and_chang
     assert len(syntax) == 1 and syntax[0].startswith(f"{po}:")
     assert syntax[0] in updated.stderr.splitlines()
     assert {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()} == before
+
+
+def test_todo_explanations_as_importers_write_them_are_flagged_by_check(bank_copy: Path) -> None:
+    from moe_lms.formats.moodle import NO_EXPLANATION
+
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    marker = (
+        "      - id: b\n        text: Only individual attention heads\n        correct: false\n        explanation: "
+    )
+    start = text.index(marker) + len(marker)
+    end = text.index("\n      - id: c", start)
+    yaml_path.write_text(text[:start] + f'"{NO_EXPLANATION}"' + text[end:], encoding="utf-8")
+    line = text[:start].count("\n") + 1
+    checked = CliRunner().invoke(main, ["check", str(bank_copy)])
+    assert checked.exit_code == 0, checked.output
+    expected = (
+        f"bank.yaml:{line}:22: warning: question 'ep-distributes', choice 'b': the explanation is a placeholder "
+        "('TODO: add an explanation (the imported f'): write the real one"
+    )
+    assert expected in checked.stderr
+    strict = CliRunner().invoke(main, ["check", "--strict", str(bank_copy)])
+    assert strict.exit_code == 1
+    assert expected.replace("warning", "error") + " (--strict)" in strict.stderr

@@ -201,3 +201,16 @@ def test_an_unknown_locale_is_named_as_such_without_a_list_index(tmp_path: Path,
         f"{tmp_path / 'bank.yaml'}:3:18: error: target_locales: unknown locale '{tag}' "
         "(a locale tag such as en, ur, vi or pt_BR)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("explanation", "placeholder"),
+    [("TODO", True), ('"todo: write it"', True), ("TBD", True), ('"..."', True), ('"?"', True), ("FIXME later", True),
+     ("Todos los expertos.", False), ("To do so, shard the experts.", False), ("One too many.", False)],
+)  # fmt: skip
+def test_placeholder_explanations_are_flagged(tmp_path: Path, explanation: str, placeholder: bool) -> None:
+    from moe_lms.loader import placeholder_problems
+
+    directory = write(tmp_path, GOOD.replace("explanation: One too many.", f"explanation: {explanation}"))
+    found = placeholder_problems(directory, load_bank(directory))
+    assert [(p.line, p.where) for p in found] == ([(15, "question 'q1', choice 'b'")] if placeholder else [])

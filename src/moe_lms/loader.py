@@ -567,6 +567,29 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
     return problems
 
 
+# What importers write where the file had no explanation (formats.moodle.NO_EXPLANATION), and the usual
+# stand-ins people type: an explanation that is only one of these teaches nothing.
+_PLACEHOLDER = re.compile(r"^\s*(?:(?:TODO|FIXME|TBD|XXX)\b.*|[-.?…_\s]*)$", re.DOTALL | re.IGNORECASE)
+
+
+def placeholder_problems(directory: Path, bank: Bank, *, strict: bool = False) -> list[Problem]:
+    """Explanations that are a placeholder (``TODO: …``, as importers write them, ``TBD``, ``...``): a warning,
+    an error when ``strict``. Only ``check`` runs it."""
+    problems: list[Problem] = []
+    yaml_file = directory / BANK_FILE
+    lines = _YamlLines(yaml_file)
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    severity = Severity.ERROR if strict else Severity.WARNING
+    for path, source in strings(bank):
+        if path.endswith("/explanation") and _PLACEHOLDER.match(source):
+            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            message = f"the explanation is a placeholder ({source.strip()[:40]!r}): write the real one"
+            if strict:
+                message += " (--strict)"
+            problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column, severity))
+    return problems
+
+
 def _describe(path: str) -> str:
     """'q1/choices/a/text' -> 'the text', 'q1/stem' -> 'the stem', 'feedback/correct' -> 'the correct feedback'."""
     parts = path.split("/")

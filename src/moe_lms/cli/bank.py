@@ -40,6 +40,7 @@ def check(bank_dir: Path | None, strict: bool) -> None:
     if bank is None:
         fail(problems)
     problems += loader.rendering_problems(directory, bank)
+    problems += loader.placeholder_problems(directory, bank, strict=strict)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",

@@ -26,6 +26,21 @@ def _read_limited(path: Path, limit: int) -> bytes:
     return path.read_bytes()
 
 
+def _not_xml(data: bytes, file: Path) -> str | None:
+    """What a file that validate does not check looks like (GIFT, JSON, HTML…), or None for XML."""
+    head = data[:512].removeprefix(b"\xef\xbb\xbf").lstrip().lower()
+    suffix = file.suffix.lower()
+    if head.startswith((b"<!doctype html", b"<html")) or suffix in (".html", ".htm"):
+        return "an HTML page"
+    if head.startswith(b"<"):
+        return None
+    if head.startswith((b"{", b"[")) or suffix == ".json":
+        return "JSON (a Canvas payload?)"
+    if suffix in (".gift", ".txt") or file.name.lower().endswith(".gift.txt"):
+        return "GIFT or plain text"
+    return "neither a zip file nor XML"
+
+
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(
@@ -59,6 +74,11 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
             raise click.UsageError(str(exc)) from None
         what = "QTI 2.1 package: " + ("XSD and semantic checks" if validators else "semantic checks only")
     else:
+        unchecked = _not_xml(data, file)
+        if unchecked:
+            raise click.UsageError(
+                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip) and Moodle XML files (.xml)"
+            )
         out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems = moodle.check_moodle_xml(data, file=str(file))
         what = "Moodle XML: well-formedness and structural checks"
