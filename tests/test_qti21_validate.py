@@ -176,6 +176,7 @@ def test_validate_reports_xsd_validation_as_not_done_never_as_passed_when_no_sch
     package.write_bytes(export(rich_bank(), ["en"]))
     monkeypatch.delenv(schemas.ENV_VAR, raising=False)
     monkeypatch.setattr(schemas, "FALLBACKS", ())
+    monkeypatch.setattr(schemas, "cache_dir", lambda: tmp_path / "empty-cache")
     result = CliRunner().invoke(main, ["validate", str(package)])
     assert result.exit_code == 0, result.output
     assert "XSD validation: NOT DONE" in result.output

@@ -26,6 +26,7 @@ _COMMANDS = {
     "validate": "interchange:validate",
     "import": "interchange:import_",
     "push": "canvas:push",
+    "schemas": "schemas:schemas_group",
 }
 
 

@@ -46,7 +46,7 @@ def _not_xml(data: bytes, file: Path) -> str | None:
 @click.option(
     "--schemas", "schemas_dir", type=click.Path(path_type=Path, file_okay=False),
     help=f"Folder of the official XSDs (laid out like shared/schemas); default ${schemas.ENV_VAR}, "
-    "else ../shared/schemas.",
+    "else ../shared/schemas, else the user cache that `moe-lms schemas fetch` fills.",
 )  # fmt: skip
 def validate(file: Path, schemas_dir: Path | None) -> None:
     """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
@@ -63,7 +63,8 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
             raise click.UsageError(str(exc)) from None
         if validators is None:
             out.print(
-                f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+                f"XSD validation: NOT DONE (no schema folder found; run `moe-lms schemas fetch` once, or pass "
+                f"--schemas DIR or set {schemas.ENV_VAR})",
                 markup=False,
             )
         else:
