@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import BinaryIO, NoReturn, cast
 
 import click
 from rich.console import Console
@@ -60,9 +62,69 @@ def fail(problems: list[Problem]) -> NoReturn:
     sys.exit(EXIT_PROBLEMS)
 
 
+@contextmanager
+def progress(what: str, total: int | None = None, *, unit: str = "") -> Iterator[Callable[[int], None]]:
+    """Show ``what`` is being done on stderr while the block runs, when stderr is a terminal (never in a pipe, a
+    file or CI logs, whose output stays exactly as it was). Yields ``advance(n)``: with a ``total``, a bar; with
+    ``unit="bytes"``, the size written so far; otherwise a spinner with the elapsed time."""
+    if not err.is_terminal:
+        yield _nothing
+        return
+    from rich.progress import (
+        BarColumn,
+        FileSizeColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}")]
+    if total is not None:
+        columns += [BarColumn(), MofNCompleteColumn()]
+    elif unit == "bytes":
+        columns.append(FileSizeColumn())
+    columns.append(TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+
+        yield advance
+
+
+def _nothing(n: int) -> None:
+    pass
+
+
+def counting(stream: BinaryIO, advance: Callable[[int], None]) -> BinaryIO:
+    """``stream``, reporting to ``advance`` how many bytes are written through it (for ``progress(unit="bytes")``);
+    everything else (seek, tell, flush: the zip writer uses them) goes straight to ``stream``."""
+    if advance is _nothing:  # not on a terminal: the stream as it is, not one call more per write
+        return stream
+    return cast(BinaryIO, _CountingWriter(stream, advance))
+
+
+class _CountingWriter:
+    def __init__(self, stream: BinaryIO, advance: Callable[[int], None]) -> None:
+        self._stream, self._advance = stream, advance
+
+    def write(self, data: bytes) -> int:
+        written = self._stream.write(data)
+        self._advance(len(data))
+        return written
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 def load_or_exit(directory: Path) -> Bank:
     """The bank in ``directory``; its errors end the command, its warnings are printed and the command goes on."""
-    bank, problems = loader.check_bank(directory)
+    with progress(f"reading the bank in {shown(directory)}"):
+        bank, problems = loader.check_bank(directory)
     if bank is None or any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)

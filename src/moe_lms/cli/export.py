@@ -17,6 +17,7 @@ from .common import (
     EXIT_PROBLEMS,
     bank_argument,
     bank_dir_or_default,
+    counting,
     err,
     fail,
     include_drafts_option,
@@ -24,6 +25,7 @@ from .common import (
     load_or_exit,
     out,
     print_problems,
+    progress,
     shipped_bank_dir,
     shown,
 )
@@ -79,7 +81,10 @@ def export(
         if str(target) == "-":
             fmt.write(bank, options, sys.stdout.buffer)
         else:
-            write_atomic_stream(target, lambda stream: fmt.write(bank, options, stream), parents=parents)
+            with progress(f"writing {target}", unit="bytes") as advance:
+                write_atomic_stream(
+                    target, lambda stream: fmt.write(bank, options, counting(stream, advance)), parents=parents
+                )
     except ProblemsFound as exc:
         fail(exc.problems)
     if str(target) != "-":
@@ -179,15 +184,17 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, 
             # Claim the files before writing them, so an interrupted build still knows them as its own.
             claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
             replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
-        for name, write in shelf.writers(plan, others):
-            target = folder / name
-            if not replace_if_changed(target, write, replace=not check):
-                unchanged += 1
-            elif check:
-                what = "is missing" if name not in present else "differs from a fresh build"
-                problems.append(Problem(shown(target), None, what))
-            else:
-                written += 1
+        with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
+            for name, write in shelf.writers(plan, others):
+                target = folder / name
+                if not replace_if_changed(target, write, replace=not check):
+                    unchanged += 1
+                elif check:
+                    what = "is missing" if name not in present else "differs from a fresh build"
+                    problems.append(Problem(shown(target), None, what))
+                else:
+                    written += 1
+                advance(1)
     except ProblemsFound as exc:
         fail(exc.problems)
     for name in sorted((previous - planned) & present):

@@ -11,7 +11,7 @@ from ..formats import moodle, qti21
 from ..locales import locale_info
 from ..problems import Problem, ProblemsFound, Severity
 from ..xmlsafe import MAX_XML_BYTES
-from .common import err, fail, out, print_problems
+from .common import err, fail, out, print_problems, progress
 
 
 @click.group("import")
@@ -106,10 +106,12 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
         raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
     data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
     try:
-        bank, warnings = qti21.read_package(data, name=str(package))
+        with progress(f"reading {package}"):
+            bank, warnings = qti21.read_package(data, name=str(package))
     except ProblemsFound as exc:
         fail(exc.problems)
-    written = loader.save_bank(bank, bank_dir)
+    with progress(f"writing the bank into {bank_dir}"):
+        written = loader.save_bank(bank, bank_dir)
     print_problems(warnings)
     out.print(
         f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
@@ -154,7 +156,8 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: 
     if size > limit:
         message = f"the file is {size / 2**20:,.1f} MiB, over the limit of {max_mib:,} MiB (--max-size)"
         fail([Problem(str(file), None, message)])
-    result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
+    with progress(f"reading {file}"):
+        result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
     for skipped in result.skipped:
         err.print(f"{file}: not imported: {skipped} (moe-lms keeps multichoice and truefalse)", markup=False)
     if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
@@ -165,7 +168,8 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: 
         for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
             if stale.stem not in bank.target_locales:
                 stale.unlink()
-    loader.save_bank(bank, bank_dir)
+    with progress(f"writing the bank into {bank_dir}"):
+        loader.save_bank(bank, bank_dir)
     out.print(
         f"wrote {bank_dir}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}"
