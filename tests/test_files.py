@@ -194,3 +194,12 @@ def test_sigterm_mid_export_leaves_no_temporary_file(tmp_path: Path) -> None:
 def test_the_same_rules_hold_for_a_streamed_write(tmp_path: Path) -> None:
     with pytest.raises(OutputError, match="it is a folder"):
         write_atomic_stream(tmp_path, writing(b"x"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a file another user's")
+def test_replacing_a_file_keeps_its_owner(tmp_path: Path) -> None:
+    target = tmp_path / "key.xml"
+    target.write_bytes(b"old")
+    os.chown(target, 1234, 4321)
+    write_atomic(target, b"new")
+    assert (target.stat().st_uid, target.stat().st_gid) == (1234, 4321)

@@ -88,11 +88,12 @@ def make_folder(path: Path) -> None:
 def _write(path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, parents: bool) -> bool:
     target = resolve_output(path, parents=parents) if replace else path
     try:
-        mode = target.stat().st_mode
+        existing: os.stat_result | None = target.stat()
     except FileNotFoundError:
-        mode = None
+        existing = None
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+    mode = existing.st_mode if existing is not None else None
     if mode is not None and not stat.S_ISREG(mode):
         if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
             raise OutputError(f"cannot write {path}: it is neither a file, a device nor a pipe")
@@ -104,11 +105,22 @@ def _write(path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, 
                 raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
         return True
     try:
-        return _through_temporary_file(target, produce, compare=compare, replace=replace, mode=mode)
+        return _through_temporary_file(target, produce, compare=compare, replace=replace, existing=existing)
     except OutputError:
         raise
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+
+
+def _keep_owner_and_mode(fd: int, existing: os.stat_result | None) -> None:
+    """Give the replacement the permissions (and, where allowed, the owner) of the file it replaces."""
+    if existing is None:
+        os.fchmod(fd, _default_mode())
+        return
+    if (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(PermissionError):  # only root may give a file away; others keep their own
+            os.fchown(fd, existing.st_uid, existing.st_gid)
+    os.fchmod(fd, stat.S_IMODE(existing.st_mode))  # after chown, which clears set-id bits
 
 
 _umask: list[int] = []
@@ -124,7 +136,7 @@ def _default_mode() -> int:
 
 
 def _through_temporary_file(
-    path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, mode: int | None
+    path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, existing: os.stat_result | None
 ) -> bool:
     """The one way regular files are written: into a temporary file, then (if it differs, when ``compare``)
     renamed over ``path`` after an fsync. Returns whether it differed; the temporary file never stays behind,
@@ -138,7 +150,7 @@ def _through_temporary_file(
             out.flush()
             differs = not (compare and path.is_file() and filecmp.cmp(tmp, path, shallow=False))
             if differs and replace:
-                os.fchmod(out.fileno(), stat.S_IMODE(mode) if mode is not None else _default_mode())
+                _keep_owner_and_mode(out.fileno(), existing)
                 os.fsync(out.fileno())
         if differs and replace:
             os.replace(tmp, path)
