@@ -40,8 +40,6 @@ class Format:
     write: Writer  # streams the export into a binary file object
     # True when a file holds one language (the first of ExportOptions.locales); export then takes one --locale.
     one_locale_per_file: bool = False
-    # True when a file of one locale is named <bank-id>.<locale><suffix> (a file of several: <bank-id><suffix>).
-    name_by_locale: bool = False
 
     def dump(self, bank: Bank, options: ExportOptions) -> bytes:
         buf = io.BytesIO()

@@ -12,5 +12,4 @@ FORMAT = Format(
     description="Canvas QTI 1.2 quiz package (a quiz per language, with answer comments)",
     suffix=".canvas-qti.zip",
     write=write,
-    name_by_locale=True,
 )

@@ -12,5 +12,4 @@ FORMAT = Format(
     description="IMS Common Cartridge 1.1 (question bank and a quiz per language, QTI 1.2.1)",
     suffix=".imscc",
     write=write,
-    name_by_locale=True,
 )
