@@ -21,7 +21,7 @@ from moe_lms.lms.canvas import Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, RetryPolicy
 from moe_lms.model import Bank
 from tests.canvas_helpers import make_bank
-from tests.canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults
+from tests.canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults, Reorderer
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 BANK = make_bank(12)
@@ -228,3 +228,35 @@ def test_new_quizzes_are_published_through_their_assignment(app: Canvas) -> None
     assert quiz["published"] is True
     the_plan, _, _ = push(app, engine="new-quizzes", locales=("en",), publish=True)
     assert the_plan.writes == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_creates_arriving_in_another_order_at_a_positional_list_still_leave_the_quiz_in_bank_order(
+    engine: Engine,
+) -> None:
+    reorderer = Reorderer(size=4)
+    canvas = Canvas(positional_items=True, reorderer=reorderer)
+    with CanvasServer(canvas):
+        push(canvas, engine=engine, locales=("en",))
+        assert reorderer.reordered > 0  # the creates really did run in another order than they were sent
+        assert_course_holds(canvas, BANK, engine, ("en",))
+        before = len(canvas.log)
+        the_plan, _, _ = push(canvas, engine=engine, locales=("en",))
+        assert the_plan.writes == 0 and [e for e in canvas.log[before:] if e.write] == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_questions_added_moved_and_dropped_under_reordered_arrivals_end_in_bank_order(engine: Engine) -> None:
+    canvas = Canvas(positional_items=True, reorderer=Reorderer(size=3))
+    bigger = make_bank(16)
+    with CanvasServer(canvas):
+        push(canvas, engine=engine, locales=("vi",))
+        old = BANK.questions
+        new = bigger.questions[12:]
+        shuffled = (new[0], *old[8:], new[1], *reversed(old[2:8]), new[2], old[0], new[3])  # old[1] dropped
+        edited = bigger.model_copy(update={"questions": shuffled})
+        push(canvas, edited, engine, locales=("vi",), prune=True)
+        assert_course_holds(canvas, edited, engine, ("vi",))
+        before = len(canvas.log)
+        the_plan, _, _ = push(canvas, edited, engine, locales=("vi",), prune=True)
+        assert the_plan.writes == 0 and [e for e in canvas.log[before:] if e.write] == []
