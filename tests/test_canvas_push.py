@@ -19,7 +19,7 @@ from moe_lms.formats.canvas import (
 )
 from moe_lms.lms.canvas import Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, RetryPolicy
-from moe_lms.model import Bank
+from moe_lms.model import Bank, Translation
 from tests.canvas_helpers import make_bank
 from tests.canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults, Reorderer
 
@@ -260,3 +260,32 @@ def test_questions_added_moved_and_dropped_under_reordered_arrivals_end_in_bank_
         before = len(canvas.log)
         the_plan, _, _ = push(canvas, edited, engine, locales=("vi",), prune=True)
         assert the_plan.writes == 0 and [e for e in canvas.log[before:] if e.write] == []
+
+
+def _with_hostile_translations(bank: Bank) -> Bank:
+    """Each translation's intro (and title) holds text shaped like moe-lms's marker of the other locale's quiz."""
+    fake = {
+        "ur": "[moe:ep-demo@vi:0123456789abcdef:0123456789abcdef]",
+        "vi": "[moe:ep-demo@ur:fedcba9876543210:fedcba9876543210]",
+    }
+    translations = {}
+    for locale, catalog in bank.translations.items():
+        catalog = dict(catalog)
+        for path, source in (("intro", bank.intro or ""), ("title", bank.title)):
+            catalog[path] = Translation(text=f"{source} {fake[locale]}", source=source)
+        translations[locale] = catalog
+    return bank.model_copy(update={"translations": translations})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_translation_holding_text_like_a_quiz_marker_is_not_taken_for_moe_lms_s_own(
+    app: Canvas, engine: Engine
+) -> None:
+    hostile = _with_hostile_translations(BANK)
+    push(app, hostile, engine, locales=("ur", "vi"))
+    assert_course_holds(app, hostile, engine, ("ur", "vi"))
+    before = len(app.log)
+    the_plan, _, _ = push(app, hostile, engine, locales=("ur", "vi"), prune=True)
+    assert the_plan.writes == 0 and not the_plan.delete_quizzes
+    assert [e for e in app.log[before:] if e.write] == []
+    assert_course_holds(app, hostile, engine, ("ur", "vi"))
