@@ -7,6 +7,7 @@ host the token must never reach. Timeouts are short and configured, never assert
 from __future__ import annotations
 
 import re
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from moe_lms.loader import save_bank
 
 from .canvas_helpers import make_bank
 from .canvas_server import TOKEN, Canvas, CanvasServer, Faults, HttpError, RawBody, Request
+from .conftest import SHIPPED_BANK_DIR
 
 FAST = RetryPolicy(attempts=3, base_delay=0.001, max_delay=0.01, drain_rate=10_000.0)
 QUIZZES = "/api/v1/courses/1/quizzes"
@@ -313,3 +315,27 @@ def test_a_create_answered_without_an_id_is_an_error_naming_the_request(app: Can
     assert f"error: POST {QUIZZES}: Canvas's answer does not have the expected shape (id: Field required)" in (
         result.output
     )
+
+
+def test_escape_sequences_in_a_po_header_are_not_sent_to_the_terminal(app: Canvas, tmp_path: Path) -> None:
+    bank = tmp_path / "bank"
+    shutil.copytree(SHIPPED_BANK_DIR, bank)
+    po = bank / "locales" / "ur.po"
+    hostile = '"Language: ur\x1b]0;owned\x07\x9b2J\\n"'
+    po.write_text(po.read_text(encoding="utf-8").replace('"Language: ur\\n"', hostile), encoding="utf-8")
+    result = push(app.base_url, bank, "--dry-run")
+    assert_clean_failure(result, 1)
+    assert "header says Language: ur\\x1b]0;owned\\x07\\x9b2J" in result.output
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.output)
+    assert app.log == []
+
+
+def test_escape_sequences_in_bank_text_shown_in_the_plan_are_not_sent_to_the_terminal(
+    app: Canvas, tmp_path: Path
+) -> None:
+    bank = make_bank(2)
+    save_bank(bank.model_copy(update={"title": "Drill \x9b2J\x9d0;owned\x9c"}), tmp_path / "bank")
+    result = push(app.base_url, tmp_path / "bank", "--dry-run", "--locale", "en")
+    assert result.exit_code == 0, result.output
+    assert "Drill \\x9b2J\\x9d0;owned\\x9c" in result.output
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.output)
