@@ -10,6 +10,7 @@ import re
 import shutil
 import socket
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -339,3 +340,26 @@ def test_escape_sequences_in_bank_text_shown_in_the_plan_are_not_sent_to_the_ter
     assert result.exit_code == 0, result.output
     assert "Drill \\x9b2J\\x9d0;owned\\x9c" in result.output
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.output)
+
+
+def test_a_refusal_after_canvas_has_answered_is_a_hiccup_and_is_retried() -> None:
+    server = CanvasServer(Canvas())
+    with server:
+        client = CanvasClient(server.url, TOKEN, retry=FAST)
+        assert client.get_all(QUIZZES, ClassicQuiz) == []
+    # The same Canvas, gone for a moment (a restart): retried, not "cannot reach". (Asked from another thread,
+    # whose connections are new: the kept-alive one would still reach the stopped server's handler.)
+    with (
+        ThreadPoolExecutor(1) as pool,
+        pytest.raises(CanvasError, match="gave up after 3 attempts; last: connection refused") as caught,
+    ):
+        pool.submit(client.get_all, QUIZZES, ClassicQuiz).result()
+    assert "cannot reach" not in str(caught.value) and client.stats.retries == 2
+
+
+def test_json_nested_beyond_python_s_recursion_limit_is_an_error_naming_the_request(app: Canvas) -> None:
+    deep = b"[" * 200_000 + b"]" * 200_000
+    route(app, "GET", QUIZZES, lambda req: (200, RawBody([deep], length=len(deep)), {}))
+    client = CanvasClient(app.base_url, TOKEN, retry=FAST)
+    with pytest.raises(BadAnswer, match=f"GET {QUIZZES}: Canvas answered"):
+        client.get_all(QUIZZES, ClassicQuiz)

@@ -358,7 +358,7 @@ def _json(response: requests.Response) -> Any:
         return None
     try:
         return response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -598,7 +598,7 @@ class CanvasClient:
         content_type = response.headers.get("Content-Type", "")
         try:
             body = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             kind = "an empty answer" if not response.content else f"{content_type.split(';')[0] or 'text'}"
             hint = " (a web page: is --base-url the address of your Canvas?)" if "html" in content_type else ""
             raise BadAnswer(f"{what}: Canvas answered {kind} where JSON was expected{hint}") from None
@@ -631,7 +631,7 @@ class CanvasClient:
                 unreachable = _unreachable(exc)
                 if unreachable is not None and (unreachable[1] or not self._reached):
                     raise Unreachable(f"cannot reach {self.base_url}: {unreachable[0]}: check --base-url") from None
-                last = _network_failure(exc, self.limits)
+                last = unreachable[0] if unreachable is not None else _network_failure(exc, self.limits)
                 if not safe:
                     raise Uncertain(f"{what}: {last}") from None
                 self._retry_pause(what, last, failures)
