@@ -55,6 +55,8 @@ class RawBody:
     delay: float = 0.0
     length: int | None = None
     content_type: str = "application/json; charset=utf-8"
+    trickle_headers: bool = False  # the status line and headers too, a byte at a time
+    written: int = 0  # bytes of the status line and headers written so far, when they trickle
 
 
 class Reorderer:
@@ -495,6 +497,21 @@ class Canvas:
 
     @staticmethod
     def _respond_raw(h: BaseHTTPRequestHandler, status: int, body: RawBody, headers: dict[str, str]) -> None:
+        if body.trickle_headers:
+            head = f"HTTP/1.1 {status} OK\r\nContent-Type: {body.content_type}\r\nConnection: close\r\n\r\n"
+            h.close_connection = True
+            try:
+                for byte in head.encode():
+                    time.sleep(body.delay)
+                    h.wfile.write(bytes([byte]))
+                    h.wfile.flush()
+                    body.written += 1
+                for chunk in body.chunks:
+                    h.wfile.write(chunk)
+                h.wfile.flush()
+            except OSError:
+                pass
+            return
         h.send_response(status)
         h.send_header("Content-Type", body.content_type)
         for name, value in headers.items():

@@ -213,11 +213,28 @@ def test_pages_are_capped(app: Canvas) -> None:
 
 
 def test_a_server_trickling_its_answer_is_stopped_by_the_overall_deadline(app: Canvas) -> None:
-    trickle = RawBody((b" " for _ in range(400)), delay=0.02)  # ~8 s in all; each byte well within the read timeout
+    sent = 0
+
+    def bytes_slowly() -> Iterator[bytes]:
+        nonlocal sent
+        for _ in range(400):  # ~8 s in all; each byte well within the read timeout
+            sent += 1
+            yield b" "
+
+    route(app, "GET", QUIZZES, lambda req: (200, RawBody(bytes_slowly(), delay=0.02), {}))
+    client = CanvasClient(app.base_url, TOKEN, retry=RetryPolicy(attempts=1), limits=Limits(read=5.0, deadline=0.3))
+    with pytest.raises(CanvasError, match=r"no complete answer within 0\.3 s"):
+        client.get_all(QUIZZES, ClassicQuiz)
+    assert sent < 400  # the client hung up mid-answer, it did not wait for the end
+
+
+def test_a_server_trickling_its_status_line_and_headers_is_stopped_by_the_deadline_too(app: Canvas) -> None:
+    trickle = RawBody([b"[]"], delay=0.05, trickle_headers=True)  # ~4 s of headers, a byte every 50 ms
     route(app, "GET", QUIZZES, lambda req: (200, trickle, {}))
     client = CanvasClient(app.base_url, TOKEN, retry=RetryPolicy(attempts=1), limits=Limits(read=5.0, deadline=0.3))
     with pytest.raises(CanvasError, match=r"no complete answer within 0\.3 s"):
         client.get_all(QUIZZES, ClassicQuiz)
+    assert trickle.written < 60  # cut off within the headers (~80 bytes), not read to their end
 
 
 @pytest.mark.parametrize("declared", [True, False])

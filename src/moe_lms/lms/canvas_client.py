@@ -275,29 +275,40 @@ class Budget:
 
 
 class _Watch:
-    """One request's deadline. The connection registers itself when the request goes out; when the deadline passes
-    first, its socket is shut down, so a read blocked on a trickling server returns at once."""
+    """One request's deadline. The connection's socket is registered when it connects or is reused for the
+    request; when the deadline passes first, the socket is shut down, so a read blocked on a trickling server
+    returns at once. (The socket itself, not the connection: for an answer that ends with the connection,
+    http.client hands the socket to the response and the connection forgets it.)"""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._connection: urllib3.connection.HTTPConnection | None = None
+        self._socket: socket.socket | None = None
         self.fired = False
         self._over = False
 
-    def attach(self, connection: urllib3.connection.HTTPConnection) -> None:
+    def attach(self, sock: socket.socket | None) -> None:
+        if sock is None:
+            return
         with self._lock:
-            self._connection = connection
+            self._socket = sock
+            late = self.fired and not self._over
+        if late:
+            self._cut(sock)
 
     def expire(self) -> None:
         with self._lock:
             if self._over:
                 return
             self.fired = True
-            sock = self._connection.sock if self._connection is not None else None
-            if sock is not None:
-                # The plain socket's shutdown: an SSL socket's own would drop its state under the reader.
-                with suppress(OSError):
-                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            sock = self._socket
+        if sock is not None:
+            self._cut(sock)
+
+    @staticmethod
+    def _cut(sock: socket.socket) -> None:
+        # The plain socket's shutdown: an SSL socket's own would drop its state under the reader.
+        with suppress(OSError):
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
     def finish(self) -> None:
         with self._lock:
@@ -307,19 +318,29 @@ class _Watch:
 _watching = threading.local()
 
 
+def _watch(sock: socket.socket | None) -> None:
+    watch: _Watch | None = getattr(_watching, "watch", None)
+    if watch is not None:
+        watch.attach(sock)
+
+
 class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _watch(self.sock)
+
     def request(self, *args: Any, **kwargs: Any) -> None:
-        watch: _Watch | None = getattr(_watching, "watch", None)
-        if watch is not None:
-            watch.attach(self)
+        _watch(self.sock)  # a kept-alive connection, already connected
         super().request(*args, **kwargs)
 
 
 class _WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _watch(self.sock)
+
     def request(self, *args: Any, **kwargs: Any) -> None:
-        watch: _Watch | None = getattr(_watching, "watch", None)
-        if watch is not None:
-            watch.attach(self)
+        _watch(self.sock)
         super().request(*args, **kwargs)
 
 
@@ -599,8 +620,14 @@ class CanvasClient:
         try:
             body = response.json()
         except (ValueError, RecursionError):
-            kind = "an empty answer" if not response.content else f"{content_type.split(';')[0] or 'text'}"
-            hint = " (a web page: is --base-url the address of your Canvas?)" if "html" in content_type else ""
+            media = content_type.split(";")[0].strip().lower()
+            if not response.content:
+                kind = "an empty answer"
+            elif media.endswith("json"):
+                kind = "JSON that cannot be read (malformed, cut off or nested too deep)"
+            else:
+                kind = media or "text"
+            hint = " (a web page: is --base-url the address of your Canvas?)" if "html" in media else ""
             raise BadAnswer(f"{what}: Canvas answered {kind} where JSON was expected{hint}") from None
         try:
             return _adapter(shape).validate_python(body)
