@@ -50,7 +50,7 @@ RATE_LIMIT_BODY = "Rate Limit Exceeded"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
-Shape = TypeVar("Shape", bound=BaseModel)
+ShapeT = TypeVar("ShapeT", bound=BaseModel)
 
 
 class CanvasError(Exception):
@@ -605,13 +605,19 @@ class CanvasClient:
     # -- requests ----------------------------------------------------------------------------------------------
 
     def request(
-        self, method: str, path: str, shape: type[Shape] | None = None, *, idempotent: bool | None = None, **kwargs: Any
-    ) -> Shape | None:
+        self,
+        method: str,
+        path: str,
+        shape: type[ShapeT] | None = None,
+        *,
+        idempotent: bool | None = None,
+        **kwargs: Any,
+    ) -> ShapeT | None:
         """Send, retrying what is safe to retry; the answer checked against ``shape`` (None: not read)."""
         response = self.exchange(method, path, idempotent=idempotent, **kwargs)
         if shape is None:
             return None
-        parsed: Shape = self.parse(self._describe(method, response.url or self.url(path)), response, shape)
+        parsed: ShapeT = self.parse(self._describe(method, response.url or self.url(path)), response, shape)
         return parsed
 
     def parse(self, what: str, response: requests.Response, shape: Any) -> Any:
@@ -713,15 +719,15 @@ class CanvasClient:
             return BadAnswer(f"{what}: answered with a redirect ({status}) and no place to go", status)
         return CanvasError(f"{what}: {status} {message}", status)
 
-    def get(self, path: str, shape: type[Shape], **params: Any) -> Shape:
+    def get(self, path: str, shape: type[ShapeT], **params: Any) -> ShapeT:
         response = self.exchange("GET", path, params=params or None)
-        parsed: Shape = self.parse(self._describe("GET", self.url(path)), response, shape)
+        parsed: ShapeT = self.parse(self._describe("GET", self.url(path)), response, shape)
         return parsed
 
-    def get_all(self, path: str, shape: type[Shape], **params: Any) -> list[Shape]:
+    def get_all(self, path: str, shape: type[ShapeT], **params: Any) -> list[ShapeT]:
         """Every item of a paginated list, following ``Link: rel="next"`` (opaque, same origin only), each checked
         against ``shape``; a link back to a page already read, or more than ``max_pages`` pages, is an error."""
-        items: list[Shape] = []
+        items: list[ShapeT] = []
         url: str | None = self.url(path)
         what = self._describe("GET", url)
         query: dict[str, Any] | None = {"per_page": 100, **params}
