@@ -596,6 +596,7 @@ def _upload(
     for attempt in range(client.retry.attempts):
         if attempt:
             client.stats.add(retries=1)
+            client.notify(f"uploading {filename}: {last}; checking whether it arrived, then trying again")
             client.pause(attempt - 1)
             if file_arrived():
                 return
