@@ -155,6 +155,7 @@ def test_a_base_url_that_parsers_could_read_differently_is_a_usage_error_before_
         ("HTTPS://Canvas.Example.EDU/", "https://canvas.example.edu"),
         ("http://[::1]:3000", "http://[::1]:3000"),
         ("https://school.example.edu/canvas/", "https://school.example.edu/canvas"),
+        ("https://école.example/", "https://xn--cole-9oa.example"),
     ],
 )
 def test_a_plain_base_url_is_kept_as_urllib3_reads_it(url: str, connects_to: str) -> None:

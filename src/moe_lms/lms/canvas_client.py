@@ -136,8 +136,10 @@ def check_base_url(base_url: str) -> str:
     if not _PATH.fullmatch(path):
         raise ValueError(f"--base-url {shown} has characters in its path that an address of Canvas never has")
     host = parsed.host.lower()
-    # The other parser in the standard library must see the same host, or the URL is ambiguous.
-    if (urlsplit(base_url).hostname or "") != host.strip("[]"):
+    # The other parser in the standard library must see the same host, or the URL is ambiguous (an
+    # internationalised name is compared as urllib3 encodes it, so only plain ASCII names are compared here).
+    other = urlsplit(base_url).hostname or ""
+    if other.isascii() and other != host.strip("[]"):
         raise ValueError(f"--base-url {shown} is ambiguous: its host reads differently to different parsers")
     if scheme == "http" and not is_loopback(host):
         raise ValueError(f"--base-url {base_url} uses plain HTTP; the token would travel unencrypted: use https://")
