@@ -25,6 +25,7 @@ from moe_lms.loader import save_bank
 from .canvas_helpers import make_bank
 from .canvas_server import TOKEN, Canvas, CanvasServer, Faults, HttpError, RawBody, Request
 from .conftest import SHIPPED_BANK_DIR
+from .test_moodle_import import FROM_MOODLE
 
 FAST = RetryPolicy(attempts=3, base_delay=0.001, max_delay=0.01, drain_rate=10_000.0)
 QUIZZES = "/api/v1/courses/1/quizzes"
@@ -381,3 +382,15 @@ def test_json_nested_beyond_python_s_recursion_limit_is_an_error_naming_the_requ
     client = CanvasClient(app.base_url, TOKEN, retry=FAST)
     with pytest.raises(BadAnswer, match=f"GET {QUIZZES}: Canvas answered"):
         client.get_all(QUIZZES, ClassicQuiz)
+
+
+def test_escape_sequences_in_an_imported_file_s_question_names_are_not_sent_to_the_terminal(tmp_path: Path) -> None:
+    """Outside text printed by other commands is neutralised too: here `import moodle`'s list of skipped
+    questions, whose names it shows through repr (XML 1.0 forbids C0 controls, but C1 ones such as U+009B, an
+    8-bit CSI, are allowed)."""
+    hostile = FROM_MOODLE.replace(b"Unit of frequency", "Unit \u009b2J\u009d0;owned\u009c".encode())
+    (tmp_path / "phy.xml").write_bytes(hostile)
+    result = CliRunner().invoke(main, ["import", "moodle", str(tmp_path / "phy.xml"), "-o", str(tmp_path / "phy")])
+    assert result.exit_code == 0, result.output
+    assert "shortanswer question 'Unit \\x9b2J\\x9d0;owned\\x9c'" in result.output
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.output)
