@@ -6,6 +6,7 @@ host the token must never reach. Timeouts are short and configured, never assert
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 import socket
@@ -394,3 +395,28 @@ def test_escape_sequences_in_an_imported_file_s_question_names_are_not_sent_to_t
     assert result.exit_code == 0, result.output
     assert "shortanswer question 'Unit \\x9b2J\\x9d0;owned\\x9c'" in result.output
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.output)
+
+
+@pytest.mark.parametrize("remaining", ["nan", "inf", "-inf", "1e400"])
+def test_a_nonsensical_rate_limit_budget_does_not_stop_the_push(app: Canvas, bank_dir: Path, remaining: str) -> None:
+    own = app.list_quizzes
+    route(app, "GET", QUIZZES, lambda req: (*own(req, "1")[:2], {"X-Rate-Limit-Remaining": remaining}))
+    result = push(app.base_url, bank_dir, "--dry-run")
+    assert result.exit_code == 0, result.output
+
+
+def test_a_hugely_negative_rate_limit_budget_does_not_stall_the_next_request(app: Canvas) -> None:
+    own = app.list_quizzes
+    route(app, "GET", QUIZZES, lambda req: (*own(req, "1")[:2], {"X-Rate-Limit-Remaining": "-1e300"}))
+    client = CanvasClient(app.base_url, TOKEN, retry=FAST)  # the budget refills at 10,000 a second here
+    assert client.get_all(QUIZZES, ClassicQuiz) == []
+    assert client.get_all(QUIZZES, ClassicQuiz) == []  # waits for a budget of 0 to refill, not of -1e300
+
+
+def test_a_compressed_answer_is_capped_by_what_it_unpacks_to(app: Canvas) -> None:
+    bomb = gzip.compress(b"[" + b" " * (64 << 20) + b"]")  # 64 MiB from about 64 KiB
+    headers = {"Content-Encoding": "gzip"}
+    route(app, "GET", QUIZZES, lambda req: (200, RawBody([bomb], length=len(bomb)), headers))
+    client = CanvasClient(app.base_url, TOKEN, retry=FAST, limits=Limits(max_body=1 << 20))
+    with pytest.raises(BadAnswer, match="over the limit of 1048576"):
+        client.get_all(QUIZZES, ClassicQuiz)

@@ -24,6 +24,7 @@ Every request goes through one function (:meth:`CanvasClient.send_once`), which 
 from __future__ import annotations
 
 import ipaddress
+import math
 import random
 import re
 import socket
@@ -369,10 +370,13 @@ class _Adapter(HTTPAdapter):
 
 
 def _remaining(response: requests.Response) -> float | None:
+    """The rate-limit budget Canvas reports, kept within what Canvas can mean (0 to 10,000): a hostile ``nan`` or
+    ``-1e300`` must not stop the client or make it wait for ever."""
     try:
-        return float(response.headers["X-Rate-Limit-Remaining"])
+        value = float(response.headers["X-Rate-Limit-Remaining"])
     except (KeyError, ValueError):
         return None
+    return min(max(value, 0.0), 10_000.0) if math.isfinite(value) else None
 
 
 def _json(response: requests.Response) -> Any:
