@@ -1,4 +1,4 @@
-"""The official XML Schemas (QTI 2.1, IMS Content Packaging, LOM), found on disk and compiled once.
+"""The official XML Schemas (QTI 2.1, IMS CP, LOM, Common Cartridge 1.1), found on disk and compiled once.
 
 moe-lms never ships the XSDs (they are IMS's and W3C's files, not ours): they are looked up in a folder laid out
 like ``shared/schemas`` (see its README), or in the user cache that ``moe-lms schemas fetch`` fills from their
@@ -99,6 +99,9 @@ CP_XSD = Path("imscp/imscp_v1p1.xsd")
 LOM_XSD = Path("imscp/imsmd_loose_v1p3p2.xsd")
 QTI_METADATA_XSD = Path("qti21/imsqti_metadata_v2p1.xsd")
 REQUIRED = (QTI_XSD, CP_XSD, LOM_XSD, QTI_METADATA_XSD)
+# IMS Common Cartridge 1.1 (as Moodle ships them): the manifest wrapper imports every namespace a CC manifest uses.
+CC_MANIFEST_XSD = Path("cc11/cc11libxml2validator.xsd")
+CC_QTI_XSD = Path("cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd")
 # Where to look when nothing names a folder: beside the current folder (relative, so read at call time), then
 # beside the source tree (a development checkout next to shared/).
 FALLBACKS: tuple[Path, ...] = (
@@ -161,6 +164,19 @@ class Schemas:
         One wrapper schema imports all three by absolute file URI, so no catalog and no network are needed.
         """
         return self._compile("manifest", self._manifest_wrapper)
+
+    @property
+    def has_cc(self) -> bool:
+        """Whether the folder has the Common Cartridge 1.1 schemas (older folders lack them)."""
+        return all((self.directory / p).is_file() for p in (CC_MANIFEST_XSD, CC_QTI_XSD))
+
+    def cc_manifest(self) -> etree.XMLSchema:
+        """``imsmanifest.xml`` of a Common Cartridge 1.1."""
+        return self._compile("cc_manifest", lambda: etree.parse(str(self.directory / CC_MANIFEST_XSD)))
+
+    def cc_qti(self) -> etree.XMLSchema:
+        """An assessment or question bank of a Common Cartridge 1.1: the CC profile of QTI 1.2.1."""
+        return self._compile("cc_qti", lambda: etree.parse(str(self.directory / CC_QTI_XSD)))
 
     def _manifest_wrapper(self) -> etree._Element:
         imports = ((NS_CP, CP_XSD), (NS_LOM, LOM_XSD), (NS_QTI_METADATA, QTI_METADATA_XSD))
