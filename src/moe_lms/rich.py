@@ -53,7 +53,9 @@ class Profile:
     # The URL of an image in the output (None: keep the path written in the bank).
     image_url: Callable[[MediaItem], str] | None = None
     media: Mapping[str, MediaItem] = field(default_factory=dict)
-    highlight: bool = True  # code through Pygments with inline styles; else a plain <pre><code>
+    # Code through Pygments: "inline" styles (Moodle, Canvas), "classes" for a page that carries CODE_STYLE
+    # (the HTML page, whose CSP refuses style attributes), "none" for a plain <pre><code> (QTI: no style in XHTML).
+    highlight: Literal["inline", "classes", "none"] = "inline"
     ltr: bool = False  # mark formulas and code dir="ltr" (the HTML page, whose text may be right-to-left)
 
 
@@ -188,10 +190,10 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
     return str(env["holes"].put(code_block(token.content, language, highlight=profile.highlight, ltr=profile.ltr)))
 
 
-def code_block(code: str, language: str, *, highlight: bool, ltr: bool) -> str:
-    """A code block: Pygments with inline styles (deterministic) where the format takes them, else plain."""
+def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
+    """A code block: Pygments with inline styles or classes (deterministic) where the format takes them."""
     direction = ' dir="ltr"' if ltr else ""
-    if highlight and language:
+    if highlight != "none" and language:
         from pygments import highlight as pygmentize
         from pygments.formatters import HtmlFormatter
         from pygments.lexers import get_lexer_by_name
@@ -202,9 +204,11 @@ def code_block(code: str, language: str, *, highlight: bool, ltr: bool) -> str:
         except ClassNotFound:
             lexer = None
         if lexer is not None:
-            formatter = HtmlFormatter(noclasses=True, nowrap=True, style="default")
+            inline = highlight == "inline"
+            formatter = HtmlFormatter(noclasses=inline, nowrap=True, style=CODE_THEME)
             body = pygmentize(code, lexer, formatter).rstrip("\n")
-            return f'<pre{direction} class="code" style="background:#f8f8f8;padding:0.5em"><code>{body}</code></pre>'
+            style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
+            return f'<pre{direction} class="code"{style}><code>{body}</code></pre>'
     body = html.escape(code.rstrip("\n"), quote=False)
     return f"<pre{direction}><code>{body}</code></pre>"
 
@@ -219,6 +223,16 @@ _RULES: dict[str, Any] = {  # (plain functions: the renderer calls a rule with t
     "fence": _fence_rule,
 }
 _RENDERER.rules.update(_RULES)
+
+
+CODE_THEME = "default"
+
+
+def code_style() -> str:
+    """The stylesheet for code highlighted with classes (Pygments' theme, scoped to ``pre.code``)."""
+    from pygments.formatters import HtmlFormatter
+
+    return str(HtmlFormatter(style=CODE_THEME).get_style_defs("pre.code"))
 
 
 # -- math ------------------------------------------------------------------------------------------------------
