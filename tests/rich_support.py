@@ -52,7 +52,7 @@ questions:
 """
 
 PO = {
-    "ur": r'''
+    "ur": r"""
 msgid ""
 msgstr ""
 "Language: ur\n"
@@ -61,8 +61,8 @@ msgstr ""
 msgctxt "capacity/choices/b/explanation"
 msgid "That forgets the capacity factor $f$."
 msgstr "اس میں گنجائش کا عامل $f$ شامل نہیں۔"
-''',
-    "vi": r'''
+""",
+    "vi": r"""
 msgid ""
 msgstr ""
 "Language: vi\n"
@@ -71,7 +71,7 @@ msgstr ""
 msgctxt "capacity/choices/b/explanation"
 msgid "That forgets the capacity factor $f$."
 msgstr "Đáp án này quên hệ số dung lượng $f$."
-''',
+""",
 }
 
 

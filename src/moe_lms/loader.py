@@ -726,6 +726,12 @@ def save_bank(bank: Bank, directory: Path) -> list[Path]:
             path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True
         )
         written.append(path)
+    for item in bank.media.values():  # images (an imported file's embedded ones), each where its text says
+        from .media import bank_relative
+
+        path = directory / bank_relative(item.path)
+        write_atomic(path, item.data, parents=True)
+        written.append(path)
     return written
 
 

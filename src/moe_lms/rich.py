@@ -208,9 +208,11 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
             formatter = HtmlFormatter(noclasses=inline, nowrap=True, style=CODE_THEME)
             body = pygmentize(code, lexer, formatter).rstrip("\n")
             style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
-            return f'<pre{direction} class="code"{style}><code>{body}</code></pre>'
+            name = html.escape(language)
+            return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
     body = html.escape(code.rstrip("\n"), quote=False)
-    return f"<pre{direction}><code>{body}</code></pre>"
+    name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
+    return f"<pre{direction}><code{name}>{body}</code></pre>"
 
 
 _RENDERER = RendererHTML()
@@ -327,3 +329,37 @@ def formula_problem(markdown: str) -> str | None:
         except FormulaError as exc:
             return str(exc)
     return None
+
+
+# \(…\) and \[…\] as moe-lms writes them for MathJax (and as Moodle and Canvas users type them).
+_TEX_INLINE = re.compile(r"\\\((.+?)\\\)", re.S)
+_TEX_DISPLAY = re.compile(r"\\\[(.+?)\\\]", re.S)
+_CODE = re.compile(r'<pre\b[^>]*><code(?: class="language-([\w+#.-]+)")?>(.*?)</code></pre>', re.S)
+_HOLE_WORD = re.compile(r"MoeLmsRich(\d+)x")
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def markdown_from_rich_html(fragment: str, to_markdown: Callable[[str], str]) -> str:
+    """The Markdown of imported HTML whose math is ``\\(…\\)`` / ``\\[…\\]`` and whose code blocks are
+    moe-lms's highlighted ones: those become ``$…$`` / ``$$…$$`` and fenced blocks again, the rest goes through
+    ``to_markdown`` (unrender.markdown_from_html), with any literal dollar escaped once the text holds math."""
+    if "\\(" not in fragment and "\\[" not in fragment and "<pre" not in fragment:
+        return to_markdown(fragment)
+    pieces: list[str] = []
+
+    def hole(piece: str) -> str:
+        pieces.append(piece)
+        return f"MoeLmsRich{len(pieces) - 1}x"
+
+    def code(match: re.Match[str]) -> str:
+        body = html.unescape(_TAGS.sub("", match.group(2)))
+        return "<p>" + hole(f"```{match.group(1) or ''}\n{body}\n```") + "</p>"
+
+    fragment = _CODE.sub(code, fragment)
+    math = len(pieces)
+    fragment = _TEX_DISPLAY.sub(lambda m: hole("$$" + html.unescape(m.group(1)).strip() + "$$"), fragment)
+    fragment = _TEX_INLINE.sub(lambda m: hole("$" + html.unescape(m.group(1)).strip() + "$"), fragment)
+    markdown = to_markdown(fragment)
+    if len(pieces) > math:
+        markdown = markdown.replace("$", "\\$")
+    return _HOLE_WORD.sub(lambda m: pieces[int(m.group(1))], markdown)
