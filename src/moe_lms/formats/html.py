@@ -26,8 +26,7 @@ from lxml.html import HtmlElement
 from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
-from ..model import Bank, Kind, Question
-from ..model import MediaItem
+from ..model import Bank, Kind, MediaItem, Question
 from ..rich import Profile, code_style, plain_text, render_block, render_inline, rendering
 from . import ExportOptions, Format
 
