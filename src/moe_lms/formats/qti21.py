@@ -14,6 +14,7 @@ with limits on file count and sizes, declared and actual.
 from __future__ import annotations
 
 import copy
+import hashlib
 import heapq
 import html
 import itertools
@@ -32,10 +33,21 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..locales import LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
+from ..media import image_references, media_of
+from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, MediaItem, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
+from ..rich import (
+    MATHML_NS,
+    TEX_ANNOTATION,
+    Profile,
+    markdown_from_rich_html,
+    mathml,
+    plain_text,
+    render_block,
+    render_inline,
+    rendering,
+)
 from ..schemas import Schemas
-from ..text import plain_text, render_block, render_inline
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
 from ..zipsafe import SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
@@ -173,6 +185,13 @@ def _convert(source: etree._Element, parent: etree._Element) -> None:
     if not tag:  # a comment or processing instruction: keep only the text after it
         _add_text(parent, source.tail)
         return
+    if tag == "math":  # rich.mathml's own formula: made again from its LaTeX, in the MathML namespace
+        annotation = source.find(".//annotation")
+        latex = annotation.text if annotation is not None and annotation.text else ""
+        formula = etree.fromstring(mathml(latex, display=source.get("display") == "block"))
+        formula.tail = source.tail
+        parent.append(formula)
+        return
     classes = []
     if tag in _AS_SPAN:
         classes.append(_AS_SPAN[tag])
@@ -192,6 +211,9 @@ def _convert(source: etree._Element, parent: etree._Element) -> None:
     direction = source.get("dir")
     if direction in ("rtl", "ltr"):
         classes.append(f"moe-{direction}")
+    language = source.get("class") or ""
+    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (rich.py)
+        classes.append(language)
     if classes:
         element.set("class", " ".join(classes))
     element.text = source.text
@@ -219,7 +241,10 @@ def append_html(parent: etree._Element, fragment: str) -> None:
 
 
 def _html_of(container: etree._Element) -> str:
-    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`."""
+    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`.
+    A MathML formula becomes its LaTeX between \\( \\) or \\[ \\] (see rich.markdown_from_rich_html)."""
+    if container.find(f".//{{{MATHML_NS}}}math") is not None:
+        container = _tex_for_math(container)
     holder = etree.Element("div")
     holder.text = container.text
     for child in container:
@@ -231,6 +256,32 @@ def _html_of(container: etree._Element) -> str:
     # XML syntax with explicit end tags: the HTML serialiser drops optional ones (</li>), which reparses differently.
     parts.extend(etree.tostring(child, encoding="unicode") for child in holder)
     return "".join(parts).strip()
+
+
+def _tex_for_math(container: etree._Element) -> etree._Element:
+    """A copy of ``container`` with each MathML formula replaced by its LaTeX (the annotation moe-lms writes; else
+    the formula's text)."""
+    copy = _clone_all(container)
+    for formula in list(copy.iter(f"{{{MATHML_NS}}}math")):
+        annotation = formula.find(f".//{{{MATHML_NS}}}annotation[@encoding='{TEX_ANNOTATION}']")
+        latex = annotation.text if annotation is not None and annotation.text else "".join(formula.itertext())
+        display = formula.get("display") == "block"
+        text = (f"\\[{latex}\\]" if display else f"\\({latex}\\)") + (formula.tail or "")
+        parent = formula.getparent()
+        assert parent is not None
+        previous = formula.getprevious()
+        parent.remove(formula)  # (lxml moves the tail with the element)
+        if previous is not None:
+            previous.tail = (previous.tail or "") + text
+        else:
+            parent.text = (parent.text or "") + text
+    return copy
+
+
+def _clone_all(element: etree._Element) -> etree._Element:
+    import copy as copying
+
+    return copying.deepcopy(element)
 
 
 def _plain_copy(element: etree._Element) -> etree._Element:
@@ -248,6 +299,8 @@ def _plain_copy(element: etree._Element) -> etree._Element:
     for cls in classes:
         if cls in ("moe-rtl", "moe-ltr"):
             copy.set("dir", cls[4:])
+        elif cls.startswith("language-") and tag == "code":
+            copy.set("class", cls)
     copy.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
     for child in element:
         if isinstance(child.tag, str):
@@ -512,12 +565,17 @@ class _ManifestWriter:
                     self.leaf(LOM, "string", keyword, language=language)
 
     @contextmanager
-    def resource(self, identifier: str, kind: str, href: str, dependencies: Iterable[str]) -> Iterator[None]:
-        """A ``resource`` whose metadata the caller writes inside the ``with`` block."""
+    def resource(
+        self, identifier: str, kind: str, href: str, dependencies: Iterable[str], files: Iterable[str] = ()
+    ) -> Iterator[None]:
+        """A ``resource`` whose metadata the caller writes inside the ``with`` block; ``files`` are the images
+        it shows, listed as its files after its own."""
         with self.xf.element(f"{{{CP}}}resource", {"identifier": identifier, "type": kind, "href": href}):
             with self.xf.element(f"{{{CP}}}metadata"):
                 yield
             self.leaf(CP, "file", href=href)
+            for file in files:
+                self.leaf(CP, "file", href=file)
             for dependency in dependencies:
                 self.leaf(CP, "dependency", identifierref=dependency)
         self.xf.write("\n")
@@ -540,7 +598,8 @@ class _ManifestWriter:
 
     def item(self, q: Question, view: LocalizedView) -> None:
         path = item_path(q.id, view.locale)
-        with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
+        files = item_media(view, q)
+        with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID], files):
             stem = view.stem(q)
             self.lom(q.id, [(stem.lang, _stem_title(stem.text))], view.info.lang, q.tags)
             with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
@@ -555,6 +614,30 @@ class _ManifestWriter:
         with self.xf.element(f"{{{CP}}}resource", {"identifier": STYLE_ID, "type": "webcontent", "href": STYLESHEET}):
             self.leaf(CP, "file", href=STYLESHEET)
         self.xf.write("\n")
+
+
+def item_media(view: LocalizedView, q: Question) -> list[str]:
+    """The package paths of the images a question's item shows in this locale (its stem, choices, feedback)."""
+    found: dict[str, None] = {}
+    for resolved in view.question_texts(q):
+        for reference in image_references(resolved.text):
+            item = media_of(view.bank, reference.path)
+            if item is not None:
+                found[item.path] = None
+    return sorted(found)
+
+
+def _package_url(item: MediaItem) -> str:
+    """An image's URL from an item (items/ is one folder down from the package root, where media/ is)."""
+    return f"../{item.path}"
+
+
+_IMAGE_FROM_ITEM = re.compile(r'(<img\b[^>]*\bsrc=")\.\./')
+
+
+def _bank_paths(fragment: str) -> str:
+    """An item's image URLs (``../media/x.png``) as the bank writes them (``media/x.png``)."""
+    return _IMAGE_FROM_ITEM.sub(r"\1", fragment) if "../" in fragment else fragment
 
 
 def _item_resource_id(question_id: str, locale: str) -> str:
@@ -621,7 +704,10 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
-    with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
+    # Math as MathML 2 (with its LaTeX as an annotation), images packaged under media/, code plain (no style
+    # attribute in QTI's XHTML).
+    profile = Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none")
+    with rendering(profile), zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
 
         def put(name: str, data: bytes) -> None:
             with package.open(entry_info(name), "w") as entry:
@@ -636,6 +722,9 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
             except ValueError as exc:  # characters XML cannot carry, reached through HTML entities
                 raise ProblemsFound([Problem(name, None, str(exc), f"question {q.id!r}")]) from None
             put(name, etree.tostring(item, xml_declaration=True, encoding="UTF-8"))
+        shown = sorted({path for view in views.values() for q in bank.questions for path in item_media(view, q)})
+        for path in shown:
+            put(path, bank.media[path].data)
         put(STYLESHEET, STYLESHEET_CSS)
         for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
             put(
@@ -773,6 +862,19 @@ def _check_item(root: etree._Element, report: _Report) -> None:
             )
 
 
+def _check_references(root: etree._Element, path: str, package: SafeZip, report: _Report) -> None:
+    """Every image an item or test shows (``img src``, ``object data``) is a file of the package."""
+    for element in root.iter(_q("img"), _q("object")):
+        href = element.get("src") if element.tag == _q("img") else element.get("data")
+        if not href or href.startswith("data:"):
+            continue
+        target = resolve_href(path, href)
+        if target is None:
+            report.add(element, f"{href!r} is not a file of the package (remote or leaving it)", Severity.WARNING)
+        elif target not in package.infos:
+            report.add(element, f"{href!r} refers to {target!r}, which is not in the package")
+
+
 def _check_test(root: etree._Element, path: str, items: set[str], report: _Report) -> None:
     seen: set[str] = set()
     for element in root.iter(_q("testPart"), _q("assessmentSection"), _q("assessmentItemRef")):
@@ -870,6 +972,7 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
             continue
         if schemas is not None:
             _xsd(schemas.qti(), root, report)
+        _check_references(root, path, package, report)
         if root.tag == _q("assessmentItem"):
             identifier = root.get("identifier", "")
             report.where = f"item {identifier!r}"
@@ -926,7 +1029,9 @@ class _Text:
 
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_html(_html_of(self.container), inline=self.inline)
+        return markdown_from_rich_html(
+            _bank_paths(_html_of(self.container)), lambda f: markdown_from_html(f, inline=self.inline)
+        )
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -1299,6 +1404,7 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
         if intro is not None and test.intro is not None and _same_lang(test.intro.lang, lang):
             catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
 
+    raw["media"] = packaged_media(package, name, [questions, *(c.values() for c in translations.values())], problems)
     if any(p.severity is Severity.ERROR for p in problems):
         raise ProblemsFound(problems)
     try:
@@ -1306,6 +1412,47 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
     except ValidationError as exc:
         errors = [Problem(name, None, e["msg"].removeprefix("Value error, ")) for e in exc.errors(include_url=False)]
         raise ProblemsFound(problems + errors) from None
+
+
+def packaged_media(
+    package: SafeZip, name: str, texts: Iterable[Iterable[object]], problems: list[Problem]
+) -> dict[str, MediaItem]:
+    """The images imported text refers to (``media/…``), read from the package and checked as a bank's are."""
+    from ..media import MEDIA_TYPES, MediaError, bank_relative, sniff
+
+    wanted: dict[str, None] = {}
+    for group in texts:
+        for thing in group:
+            if isinstance(thing, Question):
+                strings = [thing.stem, thing.explanation, *(t for c in thing.choices for t in (c.text, c.explanation))]
+            else:
+                strings = [getattr(thing, "text", "")]
+            for text in strings:
+                for reference in image_references(text):
+                    wanted[reference.path] = None
+    media: dict[str, MediaItem] = {}
+    for path in wanted:
+        try:
+            relative = bank_relative(path)
+            data = package.read(relative)
+        except (MediaError, UnsafePackage, KeyError) as exc:
+            problems.append(
+                Problem(name, None, f"image {path!r} is not in the package ({exc})", severity=Severity.WARNING)
+            )
+            continue
+        kind = sniff(data)
+        if kind is None or MEDIA_TYPES.get(posixpath.splitext(relative)[1].lower()) != kind:
+            problems.append(
+                Problem(
+                    f"{name}!/{relative}",
+                    None,
+                    "not a PNG, JPEG, GIF, WebP or SVG image as named; skipped",
+                    severity=Severity.WARNING,
+                )
+            )
+            continue
+        media[relative] = MediaItem(relative, data, kind, hashlib.sha256(data).hexdigest())
+    return media
 
 
 def _question(qid: str, versions: dict[str, _ParsedItem], source: str, problems: list[Problem]) -> Question | None:
