@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from moe_lms.formats.html import page_name, render
+from moe_lms.model import Bank
 
 from .sample_bank import sample_bank
 
@@ -74,14 +75,17 @@ def browse(chromium, site: Path):  # type: ignore[no-untyped-def]
     contexts = []
     problems: list[str] = []
 
-    def open_page(locale: str, **context_options):  # type: ignore[no-untyped-def]
+    def open_page(locale: str, bank: Bank | None = None, **context_options):  # type: ignore[no-untyped-def]
+        """The sample bank's page in ``locale``, or ``bank``'s (written beside them)."""
         context = chromium(**{"viewport": {"width": 900, "height": 1000}, **context_options})
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
         page.on("console", lambda msg: msg.type == "error" and problems.append(f"console: {msg.text}"))
         page.on("request", lambda r: r.url.startswith("file://") or problems.append(f"fetched {r.url}"))
-        page.goto((site / page_name(sample_bank(), locale)).as_uri())
+        if bank is not None:
+            (site / page_name(bank, locale)).write_bytes(render(bank, locale))
+        page.goto((site / page_name(bank or sample_bank(), locale)).as_uri())
         return page
 
     yield open_page
@@ -219,3 +223,35 @@ def test_with_javascript_off_the_answers_are_behind_details_and_readable(browse)
     assert key.locator(".choice-explanation").first.is_visible()
     assert "That is data parallelism" in key.inner_text()
     page.screenshot(path=ARTIFACTS / "html-en-no-javascript.png", full_page=True)
+
+
+def test_raw_html_in_a_bank_cannot_break_the_page_or_its_check_button(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11, item 20: a raw <style>, a raw HTML block and choices holding <li> or <p> left the page
+    malformed, and Check failed with a script error and the wrong verdict."""
+    bank = sample_bank()
+    q = bank.questions[0]
+    a, b, c = q.choices
+    q = q.model_copy(
+        update={
+            "stem": "<style>p { color: red }</style> What does expert parallelism distribute?\n\n"
+            "<div>\n<p>A raw block</p>\n</div>",
+            "choices": (
+                a.model_copy(update={"text": "<li>Full copies of the model</li>"}),
+                b.model_copy(update={"text": "<p>The experts of an MoE layer</p>"}),
+                c,
+            ),
+        }
+    )
+    bank = bank.model_copy(update={"id": "raw-html", "questions": (q, *bank.questions[1:])})
+    page = browse("en", bank)
+    question = page.locator("#q-ep-distributes")
+    # The answer key holds one entry per choice, each with its text (a stray <li> would have closed them).
+    assert question.locator(".key-list > li").count() == 3
+    assert question.locator(".key-list > li > .key-choice .choice-text").count() == 3
+    assert "<style>p { color: red }</style> What does" in question.locator(".stem").inner_text()
+    question.get_by_label("The experts of an MoE layer").check()
+    question.get_by_role("button", name="Check").click()
+    assert "Your answer is correct." in question.locator(".result").inner_text()
+    question.get_by_label("Full copies of the model").check()
+    question.get_by_role("button", name="Check").click()
+    assert "Your answer is incorrect." in question.locator(".result").inner_text()

@@ -177,7 +177,7 @@ def test_markdown_is_rendered_to_sanitised_html() -> None:
     q = bank.questions[0].model_copy(update={"stem": "Run `x` <script>alert(1)</script> *now*"})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     stem = text_of(questions(parse(export(bank, "en")))[0], "questiontext")
-    assert stem == "<p>Run <code>x</code>  <em>now</em></p>"
+    assert stem == "<p>Run <code>x</code> &lt;script&gt;alert(1)&lt;/script&gt; <em>now</em></p>"  # text, never markup
 
 
 def test_the_same_bank_gives_byte_identical_output() -> None:
@@ -194,7 +194,19 @@ def test_markup_characters_and_cdata_terminators_give_a_well_formed_file() -> No
     assert (
         text_of(questions(root)[0], "questiontext") == "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
     )
-    assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty}/English"
+    # A category name is plain text that Moodle shows as HTML: "<!" (which would open a comment there) reads "‹!".
+    assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty.replace('<!', '‹!')}/English"
+
+
+def test_text_the_bank_escaped_never_becomes_a_tag_in_a_question_name_or_category() -> None:
+    """Names are plain text that Moodle shows as HTML: "&lt;script&gt;" in the bank must not come out as <script>."""
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt; routing"
+    bank = trilingual_bank(title=escaped)
+    q = bank.questions[0].model_copy(update={"stem": escaped})
+    root = parse(export(bank.model_copy(update={"questions": (q, *bank.questions[1:])}), "en"))
+    name = questions(root)[0].findtext("name/text")
+    assert name == "ep-distributes: ‹script>alert(1)‹/script> routing"
+    assert "<" not in text_of(questions(root, "category")[0], "category")
 
 
 def test_a_slash_in_the_bank_title_is_doubled_in_the_category_path_as_moodle_expects() -> None:
@@ -245,7 +257,7 @@ def test_more_than_twenty_correct_choices_cannot_be_graded_by_moodle_and_are_ref
 
 def test_a_text_that_renders_to_nothing_is_an_error_not_an_empty_question() -> None:
     bank = trilingual_bank()
-    q = bank.questions[0].model_copy(update={"stem": "<script>x</script>"})
+    q = bank.questions[0].model_copy(update={"stem": "<!-- x -->"})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     with pytest.raises(ProblemsFound, match="renders to no text"):
         export(bank, "en")

@@ -451,7 +451,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
-    """Text that renders to nothing once sanitised (only a script, a style or a comment), in the source or in a
+    """Text that renders to nothing once sanitised (only a comment), in the source or in a
     translation: every export refuses it, so ``moe-lms check`` names it first. Slower than loading (every text is
     rendered), so only ``check`` runs it."""
     from .text import render_block, render_inline

@@ -42,7 +42,7 @@ from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text
 from ..problems import Problem, ProblemsFound, Severity
-from ..text import render_block, render_inline
+from ..text import render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
@@ -343,9 +343,7 @@ def _visible(rendered: str) -> str:
     """The text of rendered HTML, for plain-text fields. From the HTML, not the Markdown: an import keeps the HTML."""
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<") == 2:
         rendered = rendered[3:-4]  # the common case: one paragraph of text
-    else:
-        rendered = _TAG.sub("", rendered)
-    return html.unescape(rendered)
+    return visible_text(rendered)  # never a tag, even from text the bank escaped
 
 
 def _short(text: str, limit: int) -> str:
