@@ -284,22 +284,57 @@ def test_multilang_spans_are_adjacent_and_carry_only_lang_and_class() -> None:
     root = parse(export(trilingual_bank(), multilang=True))
     stem = text_of(questions(root)[0], "questiontext")
     assert stem == (
-        '<span lang="en" class="multilang"><p>What does expert parallelism distribute across GPUs?</p></span>'
-        f'<span lang="ur" class="multilang"><div dir="rtl" lang="ur"><p>{UR} What does expert parallelism '
-        "distribute across GPUs?</p></div></span>"
-        '<span lang="vi" class="multilang"><p>Tiếng Việt: What does expert parallelism distribute across GPUs?</p>'
-        "</span>"
+        '<p><span lang="en" class="multilang">What does expert parallelism distribute across GPUs?</span>'
+        f'<span lang="ur" class="multilang"><bdi dir="rtl" lang="ur">{UR} What does expert parallelism '
+        "distribute across GPUs?</bdi></span>"
+        '<span lang="vi" class="multilang">Tiếng Việt: What does expert parallelism distribute across GPUs?'
+        "</span></p>"
     )
-    assert MULTILANG_RUN.fullmatch(stem), "the whole text is one run the filter acts on"
+    assert MULTILANG_RUN.fullmatch(stem[3:-4]), "the paragraph holds one run the filter acts on"
     for span in re.findall(r"<span[^>]*>", stem):
         assert re.fullmatch(r'<span lang="(en|ur|vi)" class="multilang">', span)
 
 
-def test_every_text_of_a_multilang_export_is_one_run_of_spans_for_the_filter() -> None:
+BLOCK_OF_A_RUN = re.compile(r"<(p|h[1-6])>(.*?)</\1>", re.S)
+
+
+def test_every_text_of_a_multilang_export_is_one_run_of_spans_or_blocks_each_holding_one() -> None:
+    """Issue 11, item 11: with Moodle's "Content cleaning everywhere" on, HTMLPurifier moves a block element out of
+    a span before the multilang filter runs, and learners saw every language. Spans hold inline text only."""
     root = parse(export(trilingual_bank(), multilang=True))
-    texts = [t.text for q in questions(root) for t in q.iter("text") if t.getparent().tag != "name"]
-    texts = [t for t in texts if t and not t.startswith(("moe", "parallelism"))]  # tags are plain
-    assert texts and all(MULTILANG_RUN.fullmatch(t) for t in texts)
+    texts = [t.text for q in root.findall("question") for t in q.iter("text") if t.getparent().tag != "name"]
+    texts = [t for t in texts if t and not t.startswith(("moe", "parallelism", "$course$"))]  # tags are plain
+    assert texts
+    for text in texts:
+        if text.startswith("<span"):  # an inline text (a choice)
+            runs = [text]
+        else:
+            blocks = BLOCK_OF_A_RUN.findall(text)
+            assert "".join(f"<{tag}>{inner}</{tag}>" for tag, inner in blocks) == text
+            runs = [inner for _, inner in blocks]
+        for run in runs:
+            assert MULTILANG_RUN.fullmatch(run), run
+            assert not re.search(r"<(p|div|h[1-6]|ul|ol|li|table|pre|blockquote)\b", run), run
+
+
+def test_a_text_of_several_paragraphs_gives_each_language_its_own_blocks() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"explanation": "First paragraph.\n\nSecond paragraph."})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    shown = split_languages(text_of(questions(parse(export(bank, multilang=True)))[0], "generalfeedback"))
+    assert shown is not None
+    assert shown["en"].replace("<p></p>", "") == "<p>First paragraph.</p><p>Second paragraph.</p>"
+    assert shown["ur"].replace("<p></p>", "") == (
+        '<p><bdi dir="ltr" lang="en">First paragraph.</bdi></p><p><bdi dir="ltr" lang="en">Second paragraph.</bdi></p>'
+    )
+
+
+def test_a_list_cannot_go_into_a_multilang_span_and_says_what_to_do() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"explanation": "- one\n- two"})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    with pytest.raises(ProblemsFound, match="export one file per locale instead"):
+        export(bank, multilang=True)
 
 
 def test_moodles_filter_shows_each_language_its_own_text_and_fallbacks_marked() -> None:
@@ -307,7 +342,7 @@ def test_moodles_filter_shows_each_language_its_own_text_and_fallbacks_marked() 
     shown = split_languages(text_of(questions(root)[0], "generalfeedback"))
     assert shown == {
         "en": "<p>Experts are sharded across devices.</p>",
-        "ur": '<div dir="ltr" lang="en"><p>Experts are sharded across devices.</p></div>',
+        "ur": '<p><bdi dir="ltr" lang="en">Experts are sharded across devices.</bdi></p>',
         "vi": "<p>Tiếng Việt: Experts are sharded across devices.</p>",
     }
 
@@ -315,14 +350,14 @@ def test_moodles_filter_shows_each_language_its_own_text_and_fallbacks_marked() 
 def test_multilang_puts_the_direction_on_an_element_inside_the_span() -> None:
     root = parse(export(trilingual_bank(), multilang=True))
     answer = questions(root)[0].find("answer").findtext("text")
-    assert f'<span lang="ur" class="multilang"><div dir="rtl" lang="ur">{UR} Full model copies</div></span>' in answer
+    assert f'<span lang="ur" class="multilang"><bdi dir="rtl" lang="ur">{UR} Full model copies</bdi></span>' in answer
 
 
 def test_regional_locales_use_moodle_language_pack_codes_in_spans() -> None:
     bank = trilingual_bank(target_locales=["pt_BR"])
     bank = bank.model_copy(update={"translations": {}})
     stem = text_of(questions(parse(export(bank, multilang=True)))[0], "questiontext")
-    assert '<span lang="pt_br" class="multilang"><div dir="ltr" lang="en">' in stem
+    assert '<span lang="pt_br" class="multilang"><bdi dir="ltr" lang="en">' in stem
 
 
 def test_a_span_in_the_text_cannot_go_into_a_multilang_export() -> None:
