@@ -184,7 +184,7 @@ _BDI_WRAPPER = re.compile(r'<bdi dir="(ltr|rtl)" lang="([^"<>]*)">(.*)</bdi>', r
 
 def _simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
     """``(tag, inline HTML)`` of each block of a rendered text made of paragraphs and headings only, else None."""
-    blocks = []
+    blocks: list[tuple[str, str]] = []
     position = 0
     while position < len(rendered):
         empty = _EMPTY_INLINE.match(rendered, position)
