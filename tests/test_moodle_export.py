@@ -28,6 +28,22 @@ FIELDS_IN_MOODLE_ORDER = [
 ]  # fmt: skip
 
 
+def marked(lang: str, html: str) -> str:
+    """Text as a per-locale export writes it: in a block saying its language (and direction)."""
+    return f'<div dir="ltr" lang="{lang}">{html}</div>'
+
+
+def test_every_text_of_a_per_locale_export_says_its_language_vietnamese_and_english_too() -> None:
+    """Issue 10, item 3: only Urdu and English fallbacks were marked; Vietnamese text carried no lang."""
+    for locale in ("en", "vi"):
+        root = parse(export(trilingual_bank(), locale))
+        texts = [t.text for q in root.findall("question") for t in q.iter("text")]
+        texts = [t for t in texts if t and t.startswith("<")] + [a.findtext("text") or "" for a in root.iter("answer")]
+        assert texts
+        for text in texts:
+            assert re.match(r'<div dir="ltr" lang="(en|vi)">', text), text
+
+
 def test_without_locales_every_locale_gets_its_own_category_source_first() -> None:
     root = parse(export(trilingual_bank()))
     categories = questions(root, "category")
@@ -45,7 +61,8 @@ def test_the_category_info_holds_the_localized_title_and_intro() -> None:
     (category,) = questions(root, "category")
     assert category.find("info").get("format") == "html"
     assert text_of(category, "info") == (
-        "<h3>Tiếng Việt: Expert parallelism</h3><p>Tiếng Việt: Answers appear when you take the quiz.</p>"
+        marked("vi", "<h3>Tiếng Việt: Expert parallelism</h3>")
+        + marked("vi", "<p>Tiếng Việt: Answers appear when you take the quiz.</p>")
     )
 
 
@@ -56,8 +73,8 @@ def test_each_question_is_a_multichoice_with_every_field_moodle_reads_in_its_ord
     assert tags == [*FIELDS_IN_MOODLE_ORDER, "answer", "answer", "answer", "answer", "tags"]
     assert text_of(first, "name") == "ep-distributes: What does expert parallelism distribute across GPUs?"
     assert first.find("questiontext").get("format") == "html"
-    assert text_of(first, "questiontext") == "<p>What does expert parallelism distribute across GPUs?</p>"
-    assert text_of(first, "generalfeedback") == "<p>Experts are sharded across devices.</p>"
+    assert text_of(first, "questiontext") == marked("en", "<p>What does expert parallelism distribute across GPUs?</p>")
+    assert text_of(first, "generalfeedback") == marked("en", "<p>Experts are sharded across devices.</p>")
     assert first.findtext("defaultgrade") == "1.0000000"
     assert first.findtext("penalty") == "0.3333333"
     assert first.findtext("hidden") == "0"
@@ -65,8 +82,8 @@ def test_each_question_is_a_multichoice_with_every_field_moodle_reads_in_its_ord
     assert first.findtext("single") == "true"
     assert first.findtext("shuffleanswers") == "true"
     assert first.findtext("answernumbering") == "abc"
-    assert text_of(first, "correctfeedback") == "<p>Your answer is correct.</p>"
-    assert text_of(first, "incorrectfeedback") == "<p>Your answer is incorrect.</p>"
+    assert text_of(first, "correctfeedback") == marked("en", "<p>Your answer is correct.</p>")
+    assert text_of(first, "incorrectfeedback") == marked("en", "<p>Your answer is incorrect.</p>")
     assert [t.text for t in first.findall("tags/tag/text")] == ["moe", "parallelism"]
 
 
@@ -75,12 +92,12 @@ def test_the_key_is_the_answer_at_100_and_every_answer_carries_its_choice_explan
     answers = questions(root)[0].findall("answer")
     assert [a.get("fraction") for a in answers] == ["0", "0", "100", "0"]
     assert [a.get("format") for a in answers] == ["html"] * 4
-    assert [a.findtext("text") for a in answers][2] == "The experts of an MoE layer"
+    assert [a.findtext("text") for a in answers][2] == marked("en", "The experts of an MoE layer")
     assert [a.findtext("feedback/text") for a in answers] == [
-        "<p>That is data parallelism.</p>",
-        "<p>That is tensor parallelism.</p>",
-        "<p>Yes.</p>",
-        "<p>Unrelated to MoE.</p>",
+        marked("en", "<p>That is data parallelism.</p>"),
+        marked("en", "<p>That is tensor parallelism.</p>"),
+        marked("en", "<p>Yes.</p>"),
+        marked("en", "<p>Unrelated to MoE.</p>"),
     ]
 
 
@@ -100,8 +117,8 @@ def test_true_false_questions_are_unnumbered_single_answer_multichoice_keeping_t
     assert true_false.findtext("answernumbering") == "none"
     assert true_false.findtext("penalty") == "1.0000000"
     assert [(a.findtext("text"), a.get("fraction")) for a in true_false.findall("answer")] == [
-        ("True", "0"),
-        ("False", "100"),
+        (marked("en", "True"), "0"),
+        (marked("en", "False"), "100"),
     ]
 
 
@@ -169,7 +186,7 @@ def test_drafts_are_used_only_when_asked() -> None:
         return text_of(questions(parse(export(trilingual_bank(), "vi", **options)))[1], "generalfeedback")
 
     assert costs_explanation() == '<div dir="ltr" lang="en"><p>Tokens travel twice per layer.</p></div>'
-    assert costs_explanation(include_drafts=True) == "<p>Tiếng Việt: Tokens travel twice per layer.</p>"
+    assert costs_explanation(include_drafts=True) == marked("vi", "<p>Tiếng Việt: Tokens travel twice per layer.</p>")
 
 
 def test_markdown_is_rendered_to_sanitised_html() -> None:
@@ -177,7 +194,7 @@ def test_markdown_is_rendered_to_sanitised_html() -> None:
     q = bank.questions[0].model_copy(update={"stem": "Run `x` <script>alert(1)</script> *now*"})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     stem = text_of(questions(parse(export(bank, "en")))[0], "questiontext")
-    assert stem == "<p>Run <code>x</code> &lt;script&gt;alert(1)&lt;/script&gt; <em>now</em></p>"  # text, never markup
+    assert stem == marked("en", "<p>Run <code>x</code> &lt;script&gt;alert(1)&lt;/script&gt; <em>now</em></p>")
 
 
 def test_the_same_bank_gives_byte_identical_output() -> None:
@@ -191,8 +208,8 @@ def test_markup_characters_and_cdata_terminators_give_a_well_formed_file() -> No
     q = bank.questions[0].model_copy(update={"stem": nasty, "explanation": nasty})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     root = parse(export(bank, "en"))
-    assert (
-        text_of(questions(root)[0], "questiontext") == "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
+    assert text_of(questions(root)[0], "questiontext") == marked(
+        "en", "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
     )
     # A category name is plain text that Moodle shows as HTML: "<!" (which would open a comment there) reads "‹!".
     assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty.replace('<!', '‹!')}/English"
@@ -284,11 +301,12 @@ def test_multilang_spans_are_adjacent_and_carry_only_lang_and_class() -> None:
     root = parse(export(trilingual_bank(), multilang=True))
     stem = text_of(questions(root)[0], "questiontext")
     assert stem == (
-        '<p><span lang="en" class="multilang">What does expert parallelism distribute across GPUs?</span>'
+        '<p><span lang="en" class="multilang"><bdi dir="ltr" lang="en">What does expert parallelism distribute '
+        "across GPUs?</bdi></span>"
         f'<span lang="ur" class="multilang"><bdi dir="rtl" lang="ur">{UR} What does expert parallelism '
         "distribute across GPUs?</bdi></span>"
-        '<span lang="vi" class="multilang">Tiếng Việt: What does expert parallelism distribute across GPUs?'
-        "</span></p>"
+        '<span lang="vi" class="multilang"><bdi dir="ltr" lang="vi">Tiếng Việt: What does expert parallelism '
+        "distribute across GPUs?</bdi></span></p>"
     )
     assert MULTILANG_RUN.fullmatch(stem[3:-4]), "the paragraph holds one run the filter acts on"
     for span in re.findall(r"<span[^>]*>", stem):
@@ -323,10 +341,11 @@ def test_a_text_of_several_paragraphs_gives_each_language_its_own_blocks() -> No
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     shown = split_languages(text_of(questions(parse(export(bank, multilang=True)))[0], "generalfeedback"))
     assert shown is not None
-    assert shown["en"].replace("<p></p>", "") == "<p>First paragraph.</p><p>Second paragraph.</p>"
-    assert shown["ur"].replace("<p></p>", "") == (
+    both = (
         '<p><bdi dir="ltr" lang="en">First paragraph.</bdi></p><p><bdi dir="ltr" lang="en">Second paragraph.</bdi></p>'
     )
+    assert shown["en"].replace("<p></p>", "") == both
+    assert shown["ur"].replace("<p></p>", "") == both  # a fallback, marked as English
 
 
 def test_a_list_cannot_go_into_a_multilang_span_and_says_what_to_do() -> None:
@@ -341,9 +360,9 @@ def test_moodles_filter_shows_each_language_its_own_text_and_fallbacks_marked() 
     root = parse(export(trilingual_bank(), multilang=True))
     shown = split_languages(text_of(questions(root)[0], "generalfeedback"))
     assert shown == {
-        "en": "<p>Experts are sharded across devices.</p>",
+        "en": '<p><bdi dir="ltr" lang="en">Experts are sharded across devices.</bdi></p>',
         "ur": '<p><bdi dir="ltr" lang="en">Experts are sharded across devices.</bdi></p>',
-        "vi": "<p>Tiếng Việt: Experts are sharded across devices.</p>",
+        "vi": '<p><bdi dir="ltr" lang="vi">Tiếng Việt: Experts are sharded across devices.</bdi></p>',
     }
 
 

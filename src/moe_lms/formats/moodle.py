@@ -7,11 +7,12 @@ title>``, idnumber ``<bank-id>-multilang``) and one question per bank question (
 every text is made of runs of ``<span lang="xx" class="multilang">`` spans, exactly as Moodle's multilang filter
 needs: only those two attributes, two or more adjacent spans. A span holds inline content only (Moodle's HTML
 cleaning moves blocks out of spans): a choice is one run, and a block text is paragraphs and headings each holding
-one run; direction and language of right-to-left and fallback text are on a ``<bdi dir lang>`` inside the span.
+one run; each text's direction and language are on a ``<bdi dir lang>`` inside the span.
 
 Language codes: the span ``lang`` is the Moodle language-pack code, which is the bank's locale tag in lower case
 (``en``, ``ur``, ``vi``, ``pt_br``); the HTML ``lang`` of wrappers is BCP 47 (``pt-BR``). Text in a right-to-left
-locale is wrapped in ``<div dir="rtl" lang="ur">``; text that fell back to the source locale is wrapped with the
+locale is wrapped in ``<div dir="rtl" lang="ur">`` (every locale's text says its language: ``<div dir="ltr"
+lang="vi">``); text that fell back to the source locale is wrapped with the
 source's ``dir`` and ``lang``, so fallbacks stay visible (and the importer does not take them for translations).
 
 What Moodle's own importer mangles silently or fatally (measured on Moodle 4.5) is refused here with a problem
@@ -76,7 +77,7 @@ MULTILANG_RUN = re.compile(
 _MULTILANG_SPLIT = re.compile(r'<(?:lang|span)[^>]+lang="([a-zA-Z0-9_-]+)"[^>]*>(.*?)</(?:lang|span)>', re.I | re.S)
 _MULTILANG_SPAN = re.compile(r"<span\b[^>]*\bclass=\"multilang\"[^>]*>", re.I)
 _STRICT_MULTILANG_SPAN = re.compile(r'<span(\s+lang="[a-zA-Z0-9_-]+"|\s+class="multilang"){2}\s*>', re.I)
-# The wrapper this module writes around right-to-left and fallback text: one div with only dir and/or lang.
+# The wrapper this module writes around every text of a per-locale export: one div with only dir and/or lang.
 _WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2})\s*>')
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
@@ -308,7 +309,7 @@ class _Texts:
         self.views = views
         self.multilang = len(views) > 1
         self._langs = [v.info.lang for v in views]
-        self._own = [_wrapper(v.info) if v.info.rtl else None for v in views]
+        self._own = [_wrapper(v.info) for v in views]  # every text says its language (issue 10, item 3)
         self._mark = [_wrapper(v.info) for v in views]
         self._fallback = [_wrapper(v.source_info) for v in views]
         self._spans = [f'<span lang="{html.escape(moodle_lang(v.locale))}" class="multilang">' for v in views]
@@ -353,11 +354,9 @@ class _Texts:
     # span carries a right-to-left or fallback text's direction and language.
 
     def _marked(self, i: int, resolved: Resolved, inlines: Sequence[str]) -> list[str]:
-        """The inline HTML of each block of one text of locale ``i``, each inside a <bdi> saying direction and
-        language, unless the text is the locale's own left-to-right text (and none looks like such a <bdi>)."""
+        """The inline HTML of each block of one text of locale ``i``, each inside a <bdi> saying its direction and
+        language (the filter keeps a span's content, not the span: its lang would not reach the page)."""
         info = self.views[i].source_info if resolved.lang != self._langs[i] else self.views[i].info
-        if resolved.lang == self._langs[i] and not info.rtl and all(_bdi_wrapper(x) is None for x in inlines):
-            return list(inlines)
         marker = f'<bdi dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
         return [marker + inline + "</bdi>" for inline in inlines]
 
