@@ -22,7 +22,7 @@ import posixpath
 import re
 import struct
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -504,8 +504,16 @@ class _ManifestWriter:
             if text is not None:
                 self.xf.write(text)
 
-    def lom(self, entry: str, titles: list[tuple[str, str]], language: str, keywords: tuple[str, ...] = ()) -> None:
-        """LOM ``general``: identifier, title (one string per language), language and keywords (tags)."""
+    def lom(
+        self,
+        entry: str,
+        titles: list[tuple[str, str]],
+        languages: Sequence[str],
+        keywords: tuple[str, ...] = (),
+        keyword_language: str = "",
+    ) -> None:
+        """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
+        words of the bank's source language whatever the locale: ``keyword_language``)."""
         with self.xf.element(f"{{{LOM}}}lom"), self.xf.element(f"{{{LOM}}}general"):
             with self.xf.element(f"{{{LOM}}}identifier"):
                 self.leaf(LOM, "catalog", LOM_CATALOG)
@@ -513,10 +521,11 @@ class _ManifestWriter:
             with self.xf.element(f"{{{LOM}}}title"):
                 for lang, text in titles:
                     self.leaf(LOM, "string", text, language=lang)
-            self.leaf(LOM, "language", language)
+            for language in languages:
+                self.leaf(LOM, "language", language)
             for keyword in keywords:
                 with self.xf.element(f"{{{LOM}}}keyword"):
-                    self.leaf(LOM, "string", keyword, language=language)
+                    self.leaf(LOM, "string", keyword, language=keyword_language)
 
     @contextmanager
     def resource(self, identifier: str, kind: str, href: str, dependencies: Iterable[str]) -> Iterator[None]:
@@ -535,7 +544,10 @@ class _ManifestWriter:
             self.leaf(CP, "schema", "QTIv2.1 Package")
             self.leaf(CP, "schemaversion", "1.0.0")
             titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
-            self.lom(bank.id, titles, locale_info(bank.source_locale).lang, bank.tags)
+            # The bank's source language first (the importer reads it as the source), then each the package holds.
+            source = locale_info(bank.source_locale).lang
+            languages = list(dict.fromkeys([source, *(v.info.lang for v in views.values())]))
+            self.lom(bank.id, titles, languages, bank.tags, source)
         self.xf.write("\n")
 
     def test(self, bank: Bank, view: LocalizedView) -> None:
@@ -543,13 +555,13 @@ class _ManifestWriter:
         path = test_path(bank, view.locale)
         with self.resource(f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items)):
             title = view.title
-            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], view.info.lang)
+            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], [view.info.lang])
 
     def item(self, q: Question, view: LocalizedView) -> None:
         path = item_path(q.id, view.locale)
         with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
             stem = view.stem(q)
-            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], view.info.lang, q.tags)
+            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], [view.info.lang], q.tags, view.source_info.lang)
             with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
                 self.leaf(QTI_MD, "timeDependent", "false")
                 self.leaf(QTI_MD, "interactionType", "choiceInteraction")
