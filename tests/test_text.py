@@ -120,3 +120,15 @@ def test_attribute_values_with_spaces_are_values_not_words() -> None:
     assert text.render_inline("<a href='https://example.org' class=\"a b\">x</a>") == (
         '<a href="https://example.org" rel="noopener noreferrer">x</a>'
     )
+
+
+def test_link_titles_with_quotes_and_angle_brackets_stay_one_attribute() -> None:
+    for markdown in (
+        '[t](https://x.org "a \\"q\\" <b> & \'s")',
+        '<a href="https://x.org" title=\'a "q" <b> & &#39;s\'>t</a>',
+    ):
+        rendered = text.render_inline(markdown)
+        assert rendered == (
+            '<a href="https://x.org" title="a &quot;q&quot; &lt;b&gt; &amp; \'s" rel="noopener noreferrer">t</a>'
+        ), markdown
+        assert text.plain_text(markdown) == "t"
