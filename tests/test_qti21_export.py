@@ -341,3 +341,12 @@ def test_the_manifest_declares_the_package_languages_and_tags_in_the_source_lang
         keywords = manifest.iterfind(f".//{{{LOM_NS}}}keyword/{{{LOM_NS}}}string")
         assert {k.get("language") for k in keywords} == {"en"}
         assert xsd_errors(package, validators) == {}
+
+
+def test_an_items_title_never_carries_a_tag_from_text_the_bank_escaped() -> None:
+    """Issue 11, item 20: titles are plain text; "&lt;script&gt;" in the bank must not come out as <script>."""
+    bank = rich_bank()
+    q = bank.questions[0].model_copy(update={"stem": "&lt;script&gt;alert(1)&lt;/script&gt; routing"})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    item = item_root(export(bank, ("en",)), q.id, "en")
+    assert item.get("title") == "‹script>alert(1)‹/script> routing"

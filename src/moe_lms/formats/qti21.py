@@ -37,7 +37,7 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
-from ..text import plain_text, render_block, render_inline
+from ..text import plain_text, render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError, parse_untrusted
 from . import ExportOptions, Format
@@ -282,11 +282,7 @@ def _stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
     rendered = render_block(markdown)
     simple = _ONE_PARAGRAPH.match(rendered)
-    if simple:
-        return _shorten(html.unescape(simple.group(1)), limit)
-    scratch = etree.Element(_q("div"))
-    append_html(scratch, rendered)
-    return _shorten("".join(scratch.itertext()), limit)
+    return _shorten(visible_text(simple.group(1) if simple else rendered), limit)  # plain text: never a tag
 
 
 def _content(
