@@ -351,7 +351,8 @@ class _Texts:
     # With "Content cleaning everywhere" on, HTMLPurifier (lib/weblib.php purify_html) runs first and moves any
     # block element out of a span, and every learner then sees every language. So a span holds only inline
     # content: blocks go outside, each block holding one run of spans, and an isolating <bdi dir lang> inside a
-    # span carries a right-to-left or fallback text's direction and language.
+    # span carries a text's direction and language (purify_html declares bdi an inline element of HTMLPurifier's
+    # definition, "Enable the bidirectional isolate element"; a Moodle without that keeps the text, not the bdi).
 
     def _marked(self, i: int, resolved: Resolved, inlines: Sequence[str]) -> list[str]:
         """The inline HTML of each block of one text of locale ``i``, each inside a <bdi> saying its direction and
