@@ -13,7 +13,7 @@ from lxml import etree
 from moe_lms.formats import ExportOptions, moodle
 from moe_lms.loader import load_bank, save_bank
 
-from .rich_support import SVG, png, write_rich_bank
+from .rich_support import BANK, SVG, png, write_rich_bank
 
 
 def export(directory: Path, **options: object) -> bytes:
@@ -64,4 +64,17 @@ def test_the_export_reads_back_into_the_same_bank_with_its_images(tmp_path: Path
 def test_the_export_is_the_same_bytes_every_time(tmp_path: Path) -> None:
     directory = write_rich_bank(tmp_path)
     assert export(directory) == export(directory)
-    assert export(directory, multilang=True) == export(directory, multilang=True)
+
+
+def test_a_multilang_export_carries_math_and_images_in_every_language(tmp_path: Path) -> None:
+    without_code = BANK.replace("      ```python\n      capacity = math.ceil(1.25 * 2 * 4096 / 64)\n      ```\n", "")
+    data = export(write_rich_bank(tmp_path, without_code), multilang=True)
+    assert data == export(tmp_path, multilang=True)
+    assert moodle.check_moodle_xml(data) == []
+    feedback = etree.fromstring(data).find("question[@type='multichoice']/answer[2]/feedback/text")
+    assert feedback is not None and r"\(f\)" in (feedback.text or "")
+    result = moodle.load(data)
+    assert result.bank is not None
+    assert result.bank.translations["vi"]["capacity/choices/b/explanation"].text == (
+        "Đáp án này quên hệ số dung lượng $f$."
+    )
