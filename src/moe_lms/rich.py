@@ -57,6 +57,7 @@ class Profile:
     # (the HTML page, whose CSP refuses style attributes), "none" for a plain <pre><code> (QTI: no style in XHTML).
     highlight: Literal["inline", "classes", "none"] = "inline"
     ltr: bool = False  # mark formulas and code dir="ltr" (the HTML page, whose text may be right-to-left)
+    drop_images: bool = False  # leave images out (GIFT --drop-images: a GIFT file cannot carry them)
 
 
 _DEFAULT = Profile()
@@ -164,6 +165,8 @@ def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
 def _image_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
     token = tokens[idx]
     profile: Profile = env["profile"]
+    if profile.drop_images:
+        return ""
     src = str(token.attrs.get("src", ""))
     alt = "".join(child.content for child in token.children or ()) or token.content
     item = _media_item(profile, src)

@@ -90,10 +90,14 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
         for kind in SHELF:
             if kind.format_name in skipped:
                 continue
+            if kind.format_name == "canvas" and bank.media:
+                continue  # images cannot be uploaded to Canvas yet (formats.canvas.refuse_images): no payload
             fmt = formats.get(kind.format_name)
             # The page of one locale lists every locale, so it links its siblings (see formats.html).
             others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()
-            options = ExportOptions((locale, *others), include_drafts=include_drafts)
+            # A GIFT file cannot carry images: the shelf's leaves them out (the other files carry them).
+            drop = kind.format_name == "gift" and bool(bank.media)
+            options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop)
             items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
     if "moodle" not in skipped and len(bank.locales) > 1:
         moodle = formats.get("moodle")
