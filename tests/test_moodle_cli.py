@@ -60,7 +60,7 @@ def test_import_writes_a_bank_that_loads_and_exports_back_identically(in_tmp: Pa
     assert run("export", "--format", "moodle", "-o", "all.xml")[0] == 0
     code, output = run("import", "moodle", "all.xml", "-o", "copy")
     assert code == 0, output
-    assert "wrote copy: 8 questions, source en, targets ur, vi" in output
+    assert "imported 8 questions into copy: 8 questions, source en, targets ur, vi; wrote copy" in output
     copy, shipped = load_bank(in_tmp / "copy"), load_bank(SHIPPED_BANK_DIR)
     # Moodle has no bank tags: each question carries them, and the import takes the shared ones back as bank tags.
     assert [q.model_copy(update={"tags": ()}) for q in copy.questions] == [
@@ -90,12 +90,14 @@ def test_import_of_malformed_xml_exits_1_naming_file_and_line(in_tmp: Path) -> N
     assert not (in_tmp / "out").exists()
 
 
-def test_import_does_not_overwrite_a_bank_without_force(in_tmp: Path) -> None:
+def test_import_merges_into_a_bank_and_replaces_it_only_when_told(in_tmp: Path) -> None:
     (in_tmp / "phy.xml").write_bytes(FROM_MOODLE)
     assert run("import", "moodle", "phy.xml", "-o", "phy")[0] == 0
     code, output = run("import", "moodle", "phy.xml", "-o", "phy")
-    assert code == 2 and "--force" in output
-    assert run("import", "moodle", "phy.xml", "-o", "phy", "--force", "--locale", "de")[0] == 0
+    assert code == 0 and "no file changed" in output
+    code, output = run("import", "moodle", "phy.xml", "-o", "phy", "--locale", "de")
+    assert code == 1 and "source locale is de" in output and "--replace" in output
+    assert run("import", "moodle", "phy.xml", "-o", "phy", "--replace", "--locale", "de")[0] == 0
     assert load_bank(in_tmp / "phy").source_locale == "de"
 
 

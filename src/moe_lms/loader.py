@@ -541,11 +541,18 @@ def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:
     return entries
 
 
-def save_bank(bank: Bank, directory: Path) -> list[Path]:
-    """Write bank.yaml and one PO file per target locale, each atomically. Returns the files written."""
-    written = [directory / BANK_FILE]
-    write_atomic(written[0], bank_yaml(bank).encode("utf-8"))
-    for locale in bank.target_locales:
+def save_bank(
+    bank: Bank, directory: Path, *, bank_file: bool = True, locales: Sequence[str] | None = None
+) -> list[Path]:
+    """Write bank.yaml and one PO file per target locale, each atomically. Returns the files written.
+
+    ``bank_file=False`` leaves bank.yaml as it is, and ``locales`` names the only catalogs to write (for a merge
+    that changed only some of them)."""
+    written = []
+    if bank_file:
+        written.append(directory / BANK_FILE)
+        write_atomic(written[0], bank_yaml(bank).encode("utf-8"))
+    for locale in bank.target_locales if locales is None else locales:
         path = directory / LOCALES_DIR / f"{locale}.po"
         write_atomic(path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id))
         written.append(path)

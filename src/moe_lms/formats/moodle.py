@@ -1061,7 +1061,8 @@ class _Importer:
         if source in intros:
             values["intro"] = intros[source].markdown
         source_feedback = {w: p.markdown for w, p in feedback.get(source, {}).items()}
-        values["feedback"] = Feedback(**source_feedback)
+        if source_feedback:  # left unset when the file has none, so a merge keeps the bank's own
+            values["feedback"] = Feedback(**source_feedback)
         common = _common_prefix([list(q.tags) for q in questions])
         if common:
             values["tags"] = tuple(common)
