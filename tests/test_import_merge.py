@@ -98,10 +98,13 @@ def test_an_import_over_the_bank_updates_its_questions_and_keeps_its_draft_trans
     assert merged.translations["ur"]["ep-distributes/stem"].source.startswith("What does expert parallelism")
 
 
-def test_replace_overwrites_the_bank_and_removes_catalogs_of_locales_it_does_not_have(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flag", ["--replace", "--force"])
+def test_replace_overwrites_the_bank_and_removes_catalogs_of_locales_it_does_not_have(
+    flag: str, tmp_path: Path
+) -> None:
     exported = _export(tmp_path, "qti21", "--locale", "en", "--locale", "ur")
     bank = _copy_of_the_shipped_bank(tmp_path)
-    code, output = run("import", "qti21", str(exported), "-o", str(bank), "--replace")
+    code, output = run("import", "qti21", str(exported), "-o", str(bank), flag)
     assert code == 0, output
     assert "removed" in output and "vi.po" in output
     replaced = load_bank(bank)  # loads: no catalog of a locale the bank does not list is left behind

@@ -117,3 +117,18 @@ def test_a_file_over_the_size_limit_is_refused_naming_the_option_that_raises_it(
     code, output = run("import", "moodle", "big.xml", "-o", "big", "--max-size", "2")
     assert code == 0, output
     assert load_bank(in_tmp / "big").questions
+
+
+@pytest.mark.parametrize("fraction", ["NaN", "sNaN", "Infinity", "-Infinity", "abc", "1e999999", "150"])
+def test_a_fraction_that_is_no_percentage_is_an_error_naming_the_question_and_line(fraction: str, in_tmp: Path) -> None:
+    data = FROM_MOODLE.replace(
+        b'<answer fraction="100" format="html">', f'<answer fraction="{fraction}" format="html">'.encode(), 1
+    )
+    assert data != FROM_MOODLE
+    (in_tmp / "odd.xml").write_bytes(data)
+    result = CliRunner().invoke(main, ["import", "moodle", "odd.xml", "-o", "out"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output  # no traceback
+    line = data[: data.index(f'fraction="{fraction}"'.encode())].count(b"\n") + 1
+    assert f"odd.xml:{line}: error: question " in result.output
+    assert f"fraction '{fraction}' is not a percentage from -100 to 100" in result.output
+    assert not (in_tmp / "out").exists()

@@ -795,12 +795,7 @@ class _Importer:
         default_format = _text(q, "questiontext").format
         answers = []
         for a in q.findall("answer"):
-            raw = (a.get("fraction") or "0").strip()
-            try:
-                fraction = Decimal(raw)
-            except InvalidOperation:
-                self.warn(a.sourceline, f"fraction {raw!r} is not a number; read as 0", f"question {name!r}")
-                fraction = Decimal(0)
+            fraction = self._fraction(a, name)
             text = _Text((a.findtext("text") or "").strip(), a.get("format") or default_format)
             if qtype == "truefalse":
                 text = _Text(text.body.capitalize() or "True", "plain_text")
@@ -821,6 +816,26 @@ class _Importer:
             feedback={which: _text(q, tag, default_format) for which, tag in FEEDBACK_ELEMENTS.items()},
             tags=[t.strip() for t in q.xpath("tags/tag/text/text()") if isinstance(t, str) and t.strip()],
         )
+
+    def _fraction(self, answer: etree._Element, name: str) -> Decimal:
+        """An answer's fraction: a percentage from -100 to 100. Anything else (``abc``, ``NaN``, ``sNaN``,
+        ``Infinity``, ``1e999999``) is an error naming the question, and is read as 0 to report further errors."""
+        raw = (answer.get("fraction") or "0").strip()
+        try:
+            fraction = Decimal(raw)
+            if fraction.is_finite() and -100 <= fraction <= 100:
+                return fraction
+        except InvalidOperation:
+            pass
+        self.problems.append(
+            Problem(
+                self.file,
+                answer.sourceline,
+                f"fraction {raw[:40]!r} is not a percentage from -100 to 100",
+                f"question {name!r}",
+            )
+        )
+        return Decimal(0)
 
     # Deciding the locales.
 
