@@ -44,7 +44,7 @@ from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, T
 from ..problems import Problem, ProblemsFound, Severity
 from ..text import render_block, render_inline
 from ..unrender import markdown_from_html
-from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted, parse_untrusted
+from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
 
 # Moodle's grade list (question_bank::fraction_options), in percent as Moodle writes it. Its importer refuses a
@@ -60,6 +60,9 @@ FEEDBACK_ELEMENTS = {
     "partially_correct": "partiallycorrectfeedback",
     "incorrect": "incorrectfeedback",
 }
+# What one <question> may hold: a multichoice has about 20 elements and 4 per answer (Moodle's form offers 5 to
+# 20 answers); Moodle XML carries HTML as escaped text, so nothing in it nests deeply.
+QUESTION_BUDGET = Budget(max_elements=5_000, max_depth=32)
 NO_EXPLANATION = "TODO: add an explanation (the imported file had none)."
 _NAME_LENGTH = 80
 _CATEGORY_NAME_LENGTH = 255  # question_categories.name
@@ -1249,7 +1252,8 @@ def load(
         message = f"the file is {len(data):,} bytes; the limit is {max_bytes:,}"
         return ImportResult(None, (), (Problem(file, None, message),))
     try:
-        elements = iterparse_untrusted(data, max_bytes=max_bytes)  # one question in memory at a time
+        # One question in memory at a time, and each within a budget: 45 MB of <answer> in one question took 3.4 GB.
+        elements = iterparse_untrusted(data, max_bytes=max_bytes, budget=QUESTION_BUDGET)
         root = next(elements)
         if root.tag != "quiz":
             message = f"the root element is <{root.tag!s}>; Moodle XML has <quiz>"

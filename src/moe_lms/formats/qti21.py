@@ -39,7 +39,7 @@ from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
 from ..text import plain_text, render_block, render_inline
 from ..unrender import markdown_from_html
-from ..xmlsafe import UnsafeXmlError, parse_untrusted
+from ..xmlsafe import Budget, UnsafeXmlError, parse_untrusted
 from . import ExportOptions, Format
 
 if TYPE_CHECKING:
@@ -83,6 +83,13 @@ MAX_PACKAGE_BYTES = 512 * 1024 * 1024
 MAX_FILES = 100_000
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
+# What parsing may build, whatever the bytes (a 40 KB member of two million <p/> took 4 GB and five minutes to
+# import). A moe-lms item has about 100 elements; a rich one, a few thousand. A test has one per item.
+MAX_ITEM_ELEMENTS = 5_000
+MAX_TEST_ELEMENTS = MAX_FILES + 1_000
+MAX_MANIFEST_ELEMENTS = 40 * MAX_FILES
+MAX_PACKAGE_ELEMENTS = 10_000_000  # all XML members together: a 10,000-question bank in 3 locales has about 3 M
+MAX_XML_DEPTH = 100
 
 STYLESHEET_CSS = b"""\
 /* moe-lms: text direction by language. QTI 2.1 has no dir attribute (it arrived in 2.2), so every item
@@ -742,6 +749,7 @@ class SafeZip:
         if len(infos) > max_files:
             raise UnsafePackage(f"the package holds {len(infos):,} files; the limit is {max_files:,}")
         self.max_entry_bytes = max_entry_bytes
+        self.elements_left = MAX_PACKAGE_ELEMENTS
         self.infos: dict[str, zipfile.ZipInfo] = {}
         total = 0
         for info in infos:
@@ -788,8 +796,20 @@ class SafeZip:
             raise UnsafePackage(f"member {name!r} is damaged: {exc}") from None
         return b"".join(chunks)
 
-    def xml(self, name: str) -> etree._Element:
-        return parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes)
+    def xml(self, name: str, *, test: bool = False) -> etree._Element:
+        """A member parsed within the budget of its kind (the manifest, a ``test`` or an item) and what is left of
+        the package's: refused as soon as the parser passes either."""
+        own = MAX_MANIFEST_ELEMENTS if name == MANIFEST else MAX_TEST_ELEMENTS if test else MAX_ITEM_ELEMENTS
+        budget = Budget(min(own, self.elements_left), MAX_XML_DEPTH)
+        try:
+            root = parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes, budget=budget)
+        except UnsafeXmlError as exc:
+            if budget.max_elements < own and "elements; refused" in exc.message:
+                message = f"refused: the package's XML files hold more than {MAX_PACKAGE_ELEMENTS:,} elements in all"
+                raise UnsafePackage(message) from None
+            raise
+        self.elements_left -= sum(1 for _ in root.iter())
+        return root
 
 
 def resolve_href(base_file: str, href: str) -> str | None:
@@ -845,6 +865,13 @@ class _Report:
     def add(self, element: etree._Element | None, message: str, severity: Severity = Severity.ERROR) -> None:
         line = element.sourceline if element is not None else None
         self.problems.append(Problem(self.file, line, message, self.where, severity=severity))
+
+    def refused(self, exc: UnsafeXmlError | UnsafePackage) -> None:
+        """A member that could not be read, with the line the parser stopped at."""
+        if isinstance(exc, UnsafeXmlError):
+            self.problems.append(Problem(self.file, exc.line, exc.message, self.where))
+        else:
+            self.add(None, str(exc))
 
 
 def _check_item(root: etree._Element, report: _Report) -> None:
@@ -1008,9 +1035,9 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     for path in sorted(items | tests):
         report = _Report(place + path)
         try:
-            root = package.xml(path)
+            root = package.xml(path, test=path in tests)
         except (UnsafeXmlError, UnsafePackage) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
             problems.extend(report.problems)
             continue
         if schemas is not None:
@@ -1063,15 +1090,20 @@ _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 @dataclass(frozen=True)
 class _Text:
-    """One learner-facing string as found in an item: its container element and the language it is in."""
+    """One learner-facing string as found in an item: its content as HTML and the language it is in. HTML, not a
+    copy of the elements: a package's texts are kept until the bank is built, and a string is far smaller."""
 
-    container: etree._Element
+    html: str
     lang: str | None
     inline: bool
 
+    @classmethod
+    def of(cls, container: etree._Element, lang: str | None, inline: bool) -> _Text:
+        return cls(_html_of(container), lang, inline)
+
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_html(_html_of(self.container), inline=self.inline)
+        return markdown_from_html(self.html, inline=self.inline)
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -1119,7 +1151,7 @@ def _feedback_text(element: etree._Element) -> _Text:
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+    return _Text.of(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
 
 
 @dataclass
@@ -1229,7 +1261,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
     for choice in interaction.iterfind(_q("simpleChoice")):
         cid = choice.get("identifier", "")
         bound = feedback.get(cid)
-        text = _Text(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        text = _Text.of(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
         choices.append(_ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
     general = feedback.get(GENERAL_FEEDBACK)
     if general is None:
@@ -1244,7 +1276,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
         kind=kind,
         points=points,
         shuffle=interaction.get("shuffle") == "true",
-        stem=_Text(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        stem=_Text.of(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
@@ -1313,7 +1345,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
-        intro=_Text(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
     )
 
@@ -1348,9 +1380,9 @@ def _read_resources(
             continue
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path)
+            root = package.xml(resource.path, test=not is_item)
         except (UnsafePackage, UnsafeXmlError) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
         else:
             if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
                 items[resource.path] = item
