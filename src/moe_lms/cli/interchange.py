@@ -13,7 +13,7 @@ from ..merge import MergeError, changed_files, merge_banks
 from ..model import Bank
 from ..problems import Problem, ProblemsFound, Severity
 from ..xmlsafe import MAX_XML_BYTES
-from .common import err, fail, out, print_problems
+from .common import err, fail, out, print_problems, progress
 
 
 @click.group("import")
@@ -79,12 +79,27 @@ def _written(paths: list[Path]) -> str:
     return "wrote " + ", ".join(str(p) for p in paths) if paths else "no file changed"
 
 
+def _not_xml(data: bytes, file: Path) -> str | None:
+    """What a file that validate does not check looks like (GIFT, JSON, HTML…), or None for XML."""
+    head = data[:512].removeprefix(b"\xef\xbb\xbf").lstrip().lower()
+    suffix = file.suffix.lower()
+    if head.startswith((b"<!doctype html", b"<html")) or suffix in (".html", ".htm"):
+        return "an HTML page"
+    if head.startswith(b"<"):
+        return None
+    if head.startswith((b"{", b"[")) or suffix == ".json":
+        return "JSON (a Canvas payload?)"
+    if suffix in (".gift", ".txt") or file.name.lower().endswith(".gift.txt"):
+        return "GIFT or plain text"
+    return "neither a zip file nor XML"
+
+
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(
     "--schemas", "schemas_dir", type=click.Path(path_type=Path, file_okay=False),
     help=f"Folder of the official XSDs (laid out like shared/schemas); default ${schemas.ENV_VAR}, "
-    "else ../shared/schemas.",
+    "else ../shared/schemas, else the user cache that `moe-lms schemas fetch` fills.",
 )  # fmt: skip
 def validate(file: Path, schemas_dir: Path | None) -> None:
     """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
@@ -101,7 +116,8 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
             raise click.UsageError(str(exc)) from None
         if validators is None:
             out.print(
-                f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+                f"XSD validation: NOT DONE (no schema folder found; run `moe-lms schemas fetch` once, or pass "
+                f"--schemas DIR or set {schemas.ENV_VAR})",
                 markup=False,
             )
         else:
@@ -112,6 +128,11 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
             raise click.UsageError(str(exc)) from None
         what = "QTI 2.1 package: " + ("XSD and semantic checks" if validators else "semantic checks only")
     else:
+        unchecked = _not_xml(data, file)
+        if unchecked:
+            raise click.UsageError(
+                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip) and Moodle XML files (.xml)"
+            )
         out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems = moodle.check_moodle_xml(data, file=str(file))
         what = "Moodle XML: well-formedness and structural checks"
@@ -139,12 +160,14 @@ def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
     _check_target(bank_dir, replace)
     data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
     try:
-        bank, warnings = qti21.read_package(data, name=str(package))
+        with progress(f"reading {package}"):
+            bank, warnings = qti21.read_package(data, name=str(package))
     except ProblemsFound as exc:
         fail(exc.problems)
     print_problems(warnings)
     imported = len(bank.questions)
-    bank, written = _write_imported(bank, bank_dir, replace)
+    with progress(f"writing the bank into {bank_dir}"):
+        bank, written = _write_imported(bank, bank_dir, replace)
     out.print(
         f"imported {imported} questions into {bank_dir} (source {bank.source_locale}"
         f"{', translations ' + ', '.join(bank.target_locales) if bank.target_locales else ''}); "
@@ -188,14 +211,16 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, replace
     if size > limit:
         message = f"the file is {size / 2**20:,.1f} MiB, over the limit of {max_mib:,} MiB (--max-size)"
         fail([Problem(str(file), None, message)])
-    result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
+    with progress(f"reading {file}"):
+        result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
     for skipped in result.skipped:
         err.print(f"{file}: not imported: {skipped} (moe-lms keeps multichoice and truefalse)", markup=False)
     if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
         fail(list(result.problems))
     print_problems(list(result.problems))
     imported = len(result.bank.questions)
-    bank, written = _write_imported(result.bank, bank_dir, replace)
+    with progress(f"writing the bank into {bank_dir}"):
+        bank, written = _write_imported(result.bank, bank_dir, replace)
     out.print(
         f"imported {imported} questions into {bank_dir}: {len(bank.questions)} questions, source "
         f"{bank.source_locale}, targets {', '.join(bank.target_locales) or 'none'}"
