@@ -996,8 +996,26 @@ class Canvas:
                     return dict(record)
         raise not_found()
 
+    @staticmethod
+    def _qti12_items(data: bytes, manifest: Any) -> list[str]:
+        """Idents of the choice items in the QTI 1.2 files of ``imsqti_xmlv1p2`` resources."""
+        qti12 = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+        found: list[str] = []
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            for resource in manifest.iter("{*}resource"):
+                if not (resource.get("type") or "").startswith("imsqti_xmlv1p2"):
+                    continue
+                for file in resource.iter("{*}file"):
+                    root = parse_untrusted(package.read(file.get("href") or ""))
+                    found += [
+                        i.get("ident") or ""
+                        for i in root.iter(f"{qti12}item")
+                        if i.find(f".//{qti12}render_choice") is not None
+                    ]
+        return found
+
     def _import(self, course: Course, migration: dict[str, Any]) -> None:
-        """The QTI converter's first decisions (converter.rb): QTI 2 only by the manifest's namespaces."""
+        """The QTI converter's first decisions (converter.rb): QTI 2 by the manifest's namespaces, else QTI 1.2."""
         record = migration["_progress"]
         try:
             with zipfile.ZipFile(io.BytesIO(migration["_file"])) as package:
@@ -1014,9 +1032,12 @@ class Canvas:
                 re.match(r"http://www\.imsglobal\.org/xsd/(imsqti_v2p[01]|qti/qtiv2p[01])", ns) for ns in namespaces
             )
             if not (qti2 or re.search(r"QTIv2\.", schema)):
-                migration["_issues"].append(
-                    "QTI 1.2 or an unrecognised version: only QTI 2.0/2.1 manifests convert here"
-                )
+                # QTI 1.2: converter.rb runs the QTI migration tool over the imsqti_xmlv1p2 resources' files
+                items = self._qti12_items(migration["_file"], root)
+                if not items:
+                    migration["_issues"].append(
+                        "an unrecognised QTI version: neither a QTI 2.0/2.1 manifest nor QTI 1.2 assessments"
+                    )
             else:
                 for resource in root.iter():
                     kind = resource.get("type") or ""

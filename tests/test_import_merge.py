@@ -1,5 +1,6 @@
 """`moe-lms import` into a folder that holds a bank merges: a round trip of the shipped bank through every
-format that has an importer gives back bank.yaml and both PO files byte for byte, drafts still drafts."""
+format that has an importer (Moodle XML, Moodle multilang, QTI 2.1, Common Cartridge, Canvas QTI) gives back
+bank.yaml and both PO files byte for byte, drafts still drafts."""
 
 from __future__ import annotations
 
@@ -19,8 +20,13 @@ FORMATS = {
     "moodle": ["--format", "moodle"],
     "moodle-multilang": ["--format", "moodle", "--multilang"],
     "qti21": ["--format", "qti21"],
+    "cc11": ["--format", "cc11"],
+    "canvas-qti": ["--format", "canvas-qti"],
 }
 FILES = ("bank.yaml", "locales/ur.po", "locales/vi.po")
+# What a format has no place for (kept from the bank by a merge; missing from an import into an empty folder).
+NO_FEEDBACK_TRANSLATIONS = {"qti21", "cc11", "canvas-qti"}  # the overall feedback messages are not in items
+NO_BANK_TAGS = {"canvas-qti"}  # a question has its tags, a package none of its own
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -36,7 +42,7 @@ def _export(tmp_path: Path, name: str, *extra: str) -> Path:
 
 
 def _importer(name: str) -> str:
-    return name.split("-")[0]
+    return name.removesuffix("-multilang")
 
 
 def _copy_of_the_shipped_bank(tmp_path: Path) -> Path:
@@ -68,13 +74,14 @@ def test_a_round_trip_into_an_empty_folder_keeps_every_question_and_translation_
     assert code == 0, output
     shipped, back = load_bank(SHIPPED_BANK_DIR), load_bank(tmp_path / "new")
     assert list(strings(back)) == list(strings(shipped))
-    assert (back.id, back.tags, back.target_locales) == (shipped.id, shipped.tags, shipped.target_locales)
+    assert (back.id, back.target_locales) == (shipped.id, shipped.target_locales)
+    assert back.tags == (() if name in NO_BANK_TAGS else shipped.tags)
     for q, b in zip(shipped.questions, back.questions, strict=True):
         # Moodle gives every question the bank's tags too: a question tag that repeats one is not told apart.
-        assert {*shipped.tags, *q.tags} == {*back.tags, *b.tags}
+        assert {*q.tags} <= {*back.tags, *b.tags} <= {*shipped.tags, *q.tags}
         assert q.model_copy(update={"tags": ()}) == b.model_copy(update={"tags": ()})
-    # QTI 2.1 has no place for the overall feedback messages; Moodle XML and QTI have none for "draft".
-    carried = [p for p, _ in strings(shipped) if not (name == "qti21" and p.startswith("feedback/"))]
+    # None of these formats has a place for "draft".
+    carried = [p for p, _ in strings(shipped) if not (name in NO_FEEDBACK_TRANSLATIONS and p.startswith("feedback/"))]
     for locale in shipped.target_locales:
         texts = {p: t.text for p, t in back.translations[locale].items()}
         assert texts == {p: t.text for p, t in shipped.translations[locale].items() if p in carried}

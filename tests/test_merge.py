@@ -105,9 +105,11 @@ def test_bank_fields_the_format_did_not_carry_keep_the_banks_values() -> None:
         "Read this first.",
         ("physics",),
     )
-    carried = _bank(_question("one"), feedback=Feedback(correct="Yes!"), tags=[])
+    carried = _bank(_question("one"), feedback=Feedback(correct="Yes!"), tags=["waves"])
     merged = merge_banks(target, carried)
-    assert merged.feedback.correct == "Yes!" and merged.tags == ()
+    assert merged.feedback.correct == "Yes!" and merged.tags == ("waves",)
+    untagged = _bank(_question("one"), tags=[])  # as from Canvas QTI, which has no place for bank tags
+    assert merge_banks(target, untagged).tags == ("physics",)
 
 
 def test_question_tags_that_repeat_bank_tags_keep_the_banks_split() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from moe_lms import zipsafe
 from moe_lms.formats import qti21
 from moe_lms.problems import ProblemsFound
 
@@ -50,9 +51,9 @@ def test_the_line_where_the_item_passes_its_element_budget_is_named() -> None:
 
 
 def test_an_item_nested_deeper_than_the_budget_is_refused() -> None:
-    depth = qti21.MAX_XML_DEPTH + 20
+    depth = zipsafe.MAX_XML_DEPTH + 20
     [problem] = _problems(_with_prompt_content("<span>" * depth + "x" + "</span>" * depth))
-    assert f"elements nested more than {qti21.MAX_XML_DEPTH} deep; refused" in problem
+    assert f"elements nested more than {zipsafe.MAX_XML_DEPTH} deep; refused" in problem
 
 
 def test_rich_content_within_the_budget_imports() -> None:
@@ -64,6 +65,6 @@ def test_rich_content_within_the_budget_imports() -> None:
 def test_items_within_their_own_budget_are_refused_once_the_package_passes_its_total(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(qti21, "MAX_PACKAGE_ELEMENTS", 200)  # the rich bank's XML files hold 374 in all
+    monkeypatch.setattr(zipsafe, "MAX_PACKAGE_ELEMENTS", 200)  # the rich bank's XML files hold 374 in all
     problems = _problems(export(rich_bank(), ["en"]))
     assert any("the package's XML files hold more than 200 elements in all" in p for p in problems)

@@ -6,7 +6,8 @@ An import never loses what the target bank had unless the user asks (``--replace
   target questions the import does not have stay where they are.
 - Bank-level fields (title, intro, tags, overall feedback) are taken from the import only when the importer
   found them in the file (pydantic's ``model_fields_set``): a format that cannot carry the overall feedback
-  (QTI 2.1) leaves the target's in place. The bank id is the folder's and never changes.
+  (QTI 2.1) leaves the target's in place, and so does an import without any bank tags (Canvas QTI has no place
+  for them). The bank id is the folder's and never changes.
 - Translations, reviewed and draft, stay unless the import carries a translation of that string. An imported
   translation whose text is the target's keeps the target's state, so a draft stays a draft through formats that
   cannot say "draft" (a draft exported with ``--include-drafts`` comes back as the same text), and a translation
@@ -42,8 +43,10 @@ def merge_banks(target: Bank, imported: Bank) -> Bank:
         )
     header: dict[str, object] = {}
     for name in _CARRIED_FIELDS:
-        if name in imported.model_fields_set:
-            header[name] = getattr(imported, name)
+        value = getattr(imported, name)
+        # No bank tags at all is what a file without a place for them (Canvas QTI, a foreign QTI) gives too.
+        if name in imported.model_fields_set and not (name == "tags" and not value):
+            header[name] = value
     bank_tags: tuple[str, ...] = imported.tags if "tags" in header else target.tags
     incoming = {q.id: q for q in imported.questions}
     questions: list[Question] = []

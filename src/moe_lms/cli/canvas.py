@@ -89,9 +89,8 @@ def _push_via_qti(
     client: canvas_client.CanvasClient, bank: Bank, options: formats.ExportOptions, course: str, engine: str,
     dry_run: bool, poll: canvas_sync.PollPolicy,
 ) -> None:  # fmt: skip
-    if "qti21" not in formats.names():
-        raise click.UsageError("--via qti needs the QTI 2.1 exporter, which this moe-lms does not have")
-    qti = formats.get("qti21")
+    # Canvas's own QTI 1.2 flavour: the one its importer reads with every answer's comments (formats/canvas_qti).
+    qti = formats.get("canvas-qti")
     for locale in options.locales:
         package = qti.dump(bank, formats.ExportOptions((locale,), include_drafts=options.include_drafts))
         filename = f"{bank.id}-{locale}.zip"
@@ -123,7 +122,7 @@ def _push_via_qti(
     type=click.Choice(["api", "qti"]),
     default="api",
     show_default=True,
-    help="api: sync quiz and questions; qti: import a QTI package into a question bank.",
+    help="api: sync quiz and questions; qti: import Canvas's QTI 1.2 package (canvas-qti) into a question bank.",
 )
 @click.option(
     "--engine",

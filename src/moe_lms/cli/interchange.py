@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from .. import loader, schemas
+from .. import loader, schemas, zipsafe
 from ..formats import moodle, qti21
+from ..formats.cc11 import validate as cc11_validate
 from ..locales import locale_info
 from ..merge import MergeError, changed_files, merge_banks
 from ..model import Bank
@@ -102,13 +103,20 @@ def _not_xml(data: bytes, file: Path) -> str | None:
     "else ../shared/schemas, else the user cache that `moe-lms schemas fetch` fills.",
 )  # fmt: skip
 def validate(file: Path, schemas_dir: Path | None) -> None:
-    """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
+    """Check a QTI 2.1 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package or a Moodle XML file
+    before an LMS sees it.
 
-    QTI: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
+    QTI 2.1: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
     outcomes declared, correctResponse names a choice, every choice has its feedback, manifest and zip agree).
+    Common Cartridge 1.1 and Canvas QTI: the CC 1.1 manifest and QTI 1.2.1 profile schemas, plus references,
+    answer keys and per-choice feedback.
     """
-    data = _read_limited(file, qti21.MAX_PACKAGE_BYTES)
-    if data[:4] == b"PK\x03\x04" or file.suffix.lower() == ".zip":
+    data = _read_limited(file, zipsafe.MAX_PACKAGE_BYTES)
+    is_zip = data[:4] == b"PK\x03\x04" or file.suffix.lower() in (".zip", ".imscc")
+    if is_zip and (file.suffix.lower() == ".imscc" or cc11_validate.holds_qti12(data)):
+        _validate_qti12(file, data, schemas_dir)
+        return
+    if is_zip:
         try:
             directory = schemas.locate(schemas_dir)
             validators = schemas.load(directory) if directory else None
@@ -131,7 +139,8 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         unchecked = _not_xml(data, file)
         if unchecked:
             raise click.UsageError(
-                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip) and Moodle XML files (.xml)"
+                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip), Common Cartridges (.imscc), "
+                "Canvas QTI packages (.zip) and Moodle XML files (.xml)"
             )
         out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems = moodle.check_moodle_xml(data, file=str(file))
@@ -142,28 +151,34 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
     out.print(f"{file}: ok ({what})", markup=False)
 
 
-@import_.command("qti21")
-@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
-@click.option(
-    "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
-    help="Bank directory to create (bank.yaml and locales/*.po).",
-)  # fmt: skip
-@click.option("--replace", "--force", "replace", is_flag=True, help=_REPLACE_HELP)
-def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
-    """Read the choice items of a QTI 2.1 package into a bank directory.
-
-    Items of one question in several languages become one question with translations. Hostile packages
-    (paths outside the package, entities, oversized or too many files) are refused with the reason.
-    Into a folder that holds a bank, the import is merged: its questions update or add to the bank's by id,
-    and the bank's other questions and translations (reviewed and draft) stay.
-    """
-    _check_target(bank_dir, replace)
-    data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
+def _validate_qti12(file: Path, data: bytes, schemas_dir: Path | None) -> None:
     try:
-        with progress(f"reading {package}"):
-            bank, warnings = qti21.read_package(data, name=str(package))
-    except ProblemsFound as exc:
-        fail(exc.problems)
+        directory = schemas.locate(schemas_dir)
+        validators = schemas.load(directory) if directory else None
+    except schemas.SchemaError as exc:
+        raise click.UsageError(str(exc)) from None
+    if validators is not None and not validators.has_cc:
+        out.print(f"XSD validation: NOT DONE ({validators.directory} has no cc11/ schemas)", markup=False)
+        validators = None
+    elif validators is None:
+        out.print(
+            f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+            markup=False,
+        )
+    else:
+        out.print(f"XSD validation: done, against {validators.directory / 'cc11'}", markup=False)
+    try:
+        problems = cc11_validate.check_package(data, validators, name=str(file))
+    except schemas.SchemaError as exc:
+        raise click.UsageError(str(exc)) from None
+    if any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    checks = "XSD and semantic checks" if validators else "semantic checks only"
+    out.print(f"{file}: ok (QTI 1.2 package: {checks})", markup=False)
+
+
+def _save_imported(bank: Bank, warnings: list[Problem], bank_dir: Path, replace: bool) -> None:
     print_problems(warnings)
     imported = len(bank.questions)
     with progress(f"writing the bank into {bank_dir}"):
@@ -174,6 +189,81 @@ def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
         f"{_written(written)}",
         markup=False,
     )
+
+
+_OUTPUT = click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Bank directory to create (bank.yaml and locales/*.po).",
+)  # fmt: skip
+_REPLACE = click.option("--replace", "--force", "replace", is_flag=True, help=_REPLACE_HELP)
+
+
+@import_.command("cc11")
+@click.argument("cartridge", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@_OUTPUT
+@_REPLACE
+def import_cc11(cartridge: Path, bank_dir: Path, replace: bool) -> None:
+    """Read the choice questions of an IMS Common Cartridge (.imscc) into a bank directory.
+
+    Its question bank and quizzes are read, with each choice's feedback as its explanation; the same question in
+    several languages becomes one question with translations. Hostile packages (paths outside the package,
+    symbolic links, entities, oversized or too many files) are refused with the reason.
+    """
+    from ..formats.cc11 import read
+
+    _check_target(bank_dir, replace)
+    data = _read_limited(cartridge, zipsafe.MAX_PACKAGE_BYTES)
+    try:
+        bank, warnings = read.read_package(data, name=str(cartridge))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    _save_imported(bank, warnings, bank_dir, replace)
+
+
+@import_.command("canvas-qti")
+@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@_OUTPUT
+@_REPLACE
+def import_canvas_qti(package: Path, bank_dir: Path, replace: bool) -> None:
+    """Read a Canvas QTI 1.2 package (a Canvas quiz export, text2qti's, moe-lms's) into a bank directory.
+
+    Multiple-choice, multiple-answer and true/false questions are kept with each answer's comments as its
+    explanation and the neutral comments as the general one. Hostile packages are refused as for qti21.
+    """
+    from ..formats.canvas_qti import read
+
+    _check_target(bank_dir, replace)
+    data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
+    try:
+        bank, warnings = read.read_package(data, name=str(package))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    _save_imported(bank, warnings, bank_dir, replace)
+
+
+@import_.command("qti21")
+@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Bank directory to create (bank.yaml and locales/*.po).",
+)  # fmt: skip
+@_REPLACE
+def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
+    """Read the choice items of a QTI 2.1 package into a bank directory.
+
+    Items of one question in several languages become one question with translations. Hostile packages
+    (paths outside the package, entities, oversized or too many files) are refused with the reason.
+    Into a folder that holds a bank, the import is merged: its questions update or add to the bank's by id,
+    and the bank's other questions and translations (reviewed and draft) stay.
+    """
+    _check_target(bank_dir, replace)
+    data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
+    try:
+        with progress(f"reading {package}"):
+            bank, warnings = qti21.read_package(data, name=str(package))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    _save_imported(bank, warnings, bank_dir, replace)
 
 
 @import_.command("moodle")
@@ -187,7 +277,7 @@ def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
     help="Source locale of the bank; for files that do not say (from Moodle, without multilang spans) "
     "the language their text is in. Default: the first locale of a file moe-lms wrote, else en.",
 )  # fmt: skip
-@click.option("--replace", "--force", "replace", is_flag=True, help=_REPLACE_HELP)
+@_REPLACE
 @click.option(
     "--max-size", "max_mib", type=click.IntRange(1), default=MAX_XML_BYTES // 2**20, show_default=True,
     help="Largest file to read, in MiB; raise it for a large file you trust.",
