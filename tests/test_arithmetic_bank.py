@@ -63,7 +63,8 @@ def bank() -> dict[str, Any]:
 
 
 def question(bank: dict[str, Any], qid: str) -> dict[str, Any]:
-    (q,) = [q for q in bank["questions"] if q["id"] == qid]
+    matches: list[dict[str, Any]] = [q for q in bank["questions"] if q["id"] == qid]
+    (q,) = matches
     return q
 
 
