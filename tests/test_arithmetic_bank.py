@@ -271,7 +271,7 @@ def test_the_local_share_statement_is_false_because_one_copy_in_ep_stays_local(b
     assert claimed == all_to_all_bytes(k, h, BF16, combine=False) == 16384
     assert expected_remote == 14336 != claimed
     assert [c["text"] for c in q["choices"] if c["correct"]] == ["False"]
-    assert r"= 14336 \text{ bytes}" in q["explanation"]
+    assert r"= 14336 \text{ B}" in q["explanation"]
 
 
 def test_a_straggler_sets_the_step_time(bank: dict[str, Any]) -> None:
