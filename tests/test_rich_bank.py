@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from moe_lms.loader import check_bank
 from moe_lms.rich import FormulaError, Profile, check_formula, render_block, rendering
@@ -153,6 +155,25 @@ def test_math_becomes_tex_delimiters_or_mathml_with_the_latex_kept() -> None:
 
 
 def test_code_is_highlighted_with_inline_styles_and_the_sanitiser_still_runs() -> None:
-    html = render_block('```python\nprint("hi")\n```\n\n<script>alert(1)</script> $x$')
+    html = render_block('```python\nprint("hi")\n```\n\nSee <script>alert(1)</script> and $x$')
     assert '<span style="color: #008000">print</span>' in html
-    assert "<script>" not in html and "alert" not in html
+    assert "<script" not in html and r"\(x\)" in html
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab $!*_`<>[]()#-\n\\&")), max_size=40))
+def test_text_without_math_images_or_fences_renders_as_text_py_renders_it(markdown: str) -> None:
+    from moe_lms import text
+
+    if formulas_in(markdown) or "](" in markdown or "```" in markdown or "~~~" in markdown:
+        return
+    assert render_block(markdown) == text.render_block(markdown)
+    from moe_lms.rich import render_inline
+
+    assert render_inline(markdown) == text.render_inline(markdown)
+
+
+def formulas_in(markdown: str) -> list[tuple[str, bool]]:
+    from moe_lms.rich import formulas
+
+    return list(formulas(markdown))

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from lxml import etree
 from markdown_it import MarkdownIt
@@ -144,9 +144,14 @@ def _render(markdown: str, inline: bool, profile: Profile) -> str:
 def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
     holes = _Holes()
     env: dict[str, Any] = {"holes": holes, "profile": profile}
-    tokens = _md.parseInline(markdown, env) if inline else _md.parse(markdown, env)
-    rendered = _RENDERER.render(tokens, _md.options, env)
-    return holes.fill(text.sanitize(rendered).strip())
+    # As text._render_markdown does, with the same raw-HTML rules and cleaners; then the holes are filled.
+    if inline:
+        rendered = _RENDERER.render(_md.parseInline(markdown, env), _md.options, env)
+        return holes.fill(text._inline_cleaner.clean(rendered).strip())
+    tokens = _md.parse(markdown, env)
+    if text._too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
+        return text.render_block(markdown)
+    return holes.fill(text.sanitize(_RENDERER.render(tokens, _md.options, env)).strip())
 
 
 def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
@@ -209,11 +214,11 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
         if lexer is not None:
             inline = highlight == "inline"
             formatter = HtmlFormatter(noclasses=inline, nowrap=True, style=CODE_THEME)
-            body = pygmentize(code, lexer, formatter).rstrip("\n")
+            body = pygmentize(code, lexer, formatter)
             style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
             name = html.escape(language)
             return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
-    body = html.escape(code.rstrip("\n"), quote=False)
+    body = html.escape(code, quote=False)  # (as markdown-it renders a fence, trailing newline and all)
     name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
     return f"<pre{direction}><code{name}>{body}</code></pre>"
 
@@ -228,6 +233,10 @@ _RULES: dict[str, Any] = {  # (plain functions: the renderer calls a rule with t
     "fence": _fence_rule,
 }
 _RENDERER.rules.update(_RULES)
+# Raw HTML in Markdown exactly as text.py treats it (markup the sanitiser keeps, else shown as text).
+_TEXT_RULES = cast(RendererHTML, text._md.renderer).rules
+_RENDERER.rules["html_inline"] = _TEXT_RULES["html_inline"]
+_RENDERER.rules["html_block"] = _TEXT_RULES["html_block"]
 
 
 CODE_THEME = "default"
@@ -337,7 +346,7 @@ def formula_problem(markdown: str) -> str | None:
 # \(…\) and \[…\] as moe-lms writes them for MathJax (and as Moodle and Canvas users type them).
 _TEX_INLINE = re.compile(r"\\\((.+?)\\\)", re.S)
 _TEX_DISPLAY = re.compile(r"\\\[(.+?)\\\]", re.S)
-_CODE = re.compile(r'<pre\b[^>]*><code(?: class="language-([\w+#.-]+)")?>(.*?)</code></pre>', re.S)
+_CODE = re.compile(r'<pre\b[^>]*><code class="language-([\w+#.-]+)">(.*?)</code></pre>', re.S)
 _HOLE_WORD = re.compile(r"MoeLmsRich(\d+)x")
 _TAGS = re.compile(r"<[^>]+>")
 
@@ -346,7 +355,7 @@ def markdown_from_rich_html(fragment: str, to_markdown: Callable[[str], str]) ->
     """The Markdown of imported HTML whose math is ``\\(…\\)`` / ``\\[…\\]`` and whose code blocks are
     moe-lms's highlighted ones: those become ``$…$`` / ``$$…$$`` and fenced blocks again, the rest goes through
     ``to_markdown`` (unrender.markdown_from_html), with any literal dollar escaped once the text holds math."""
-    if "\\(" not in fragment and "\\[" not in fragment and "<pre" not in fragment:
+    if "\\(" not in fragment and "\\[" not in fragment and 'code class="language-' not in fragment:
         return to_markdown(fragment)
     pieces: list[str] = []
 
@@ -355,8 +364,8 @@ def markdown_from_rich_html(fragment: str, to_markdown: Callable[[str], str]) ->
         return f"MoeLmsRich{len(pieces) - 1}x"
 
     def code(match: re.Match[str]) -> str:
-        body = html.unescape(_TAGS.sub("", match.group(2)))
-        return "<p>" + hole(f"```{match.group(1) or ''}\n{body}\n```") + "</p>"
+        body = html.unescape(_TAGS.sub("", match.group(2))).removesuffix("\n")
+        return "<p>" + hole(f"```{match.group(1)}\n{body}\n```") + "</p>"
 
     fragment = _CODE.sub(code, fragment)
     math = len(pieces)
