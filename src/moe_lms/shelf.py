@@ -13,7 +13,9 @@ overwrites a file it did not write.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -22,7 +24,7 @@ from typing import BinaryIO
 from . import formats
 from .formats import ExportOptions
 from .locales import Status, coverage, locale_info
-from .model import Bank
+from .model import Bank, strings
 
 README = "README.md"
 MANIFEST = ".moe-lms-shelf.json"
@@ -99,11 +101,25 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
             drop = kind.format_name == "gift" and bool(bank.media)
             options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop)
             items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
-    if "moodle" not in skipped and len(bank.locales) > 1:
+    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with code blocks gets
+    # its per-locale Moodle files only.
+    if "moodle" not in skipped and len(bank.locales) > 1 and not has_code_blocks(bank):
         moodle = formats.get("moodle")
         options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
         items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
     return Plan(bank, tuple(items), skipped)
+
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
+
+
+def has_code_blocks(bank: Bank) -> bool:
+    """Whether any text of the bank (source or translation) holds a fenced code block."""
+    texts = itertools.chain(
+        (source for _path, source in strings(bank)),
+        (t.text for catalog in bank.translations.values() for t in catalog.values()),
+    )
+    return any(("```" in text or "~~~" in text) and _FENCE.search(text) for text in texts)
 
 
 def writers(
