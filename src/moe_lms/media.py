@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
-from .model import Bank, MediaItem
+from .model import Bank, MediaItem, Question
+from .problems import Problem
+
+if TYPE_CHECKING:
+    from .locales import LocalizedView
 from .xmlsafe import UnsafeXmlError, parse_untrusted
 
 # Markdown image syntax as bank text uses it: ![alt](path) or ![alt](path "title"). (The renderer parses it
@@ -180,3 +185,54 @@ def media_of(bank: Bank, path: str) -> MediaItem | None:
         return bank.media.get(bank_relative(path))
     except MediaError:
         return None
+
+
+def shown_media(views: Iterable[LocalizedView]) -> list[MediaItem]:
+    """The images the text of these views shows (questions, intro), each once, by path: what a package carries."""
+    found: dict[str, MediaItem] = {}
+    for view in views:
+        texts = [resolved.text for q in view.bank.questions for resolved in view.question_texts(q)]
+        if view.intro is not None:
+            texts.append(view.intro.text)
+        for text in texts:
+            for reference in image_references(text):
+                item = media_of(view.bank, reference.path)
+                if item is not None:
+                    found[item.path] = item
+    return [found[path] for path in sorted(found)]
+
+
+def bank_texts(questions: Iterable[Question]) -> Iterator[str]:
+    for q in questions:
+        yield q.stem
+        yield q.explanation
+        for c in q.choices:
+            yield c.text
+            yield c.explanation
+
+
+def packaged_media(
+    read: Callable[[str], bytes], prefix: str, texts: Iterable[str], name: str, problems: list[Problem]
+) -> dict[str, MediaItem]:
+    """For importers: the images imported text refers to (``media/…``), read from the package at ``prefix`` +
+    path with ``read`` (a SafeZip's, with its limits) and checked by their bytes; a warning for each one missing
+    or not an image as named."""
+    from .problems import Severity
+
+    wanted = dict.fromkeys(ref.path for text in texts for ref in image_references(text) if not is_remote(ref.path))
+    media: dict[str, MediaItem] = {}
+    for path in wanted:
+        try:
+            relative = bank_relative(path)
+            data = read(prefix + relative)
+        except (MediaError, KeyError, ValueError) as exc:
+            message = f"image {path!r} is not in the package ({exc}); the text still refers to it"
+            problems.append(Problem(name, None, message, severity=Severity.WARNING))
+            continue
+        kind = sniff(data)
+        if kind is None or MEDIA_TYPES.get(PurePosixPath(relative).suffix.lower()) != kind:
+            message = "not a PNG, JPEG, GIF, WebP or SVG image as its name says; not imported"
+            problems.append(Problem(f"{name}!/{prefix}{relative}", None, message, severity=Severity.WARNING))
+            continue
+        media[relative] = MediaItem(relative, data, kind, hashlib.sha256(data).hexdigest())
+    return media

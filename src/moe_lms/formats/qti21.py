@@ -14,7 +14,6 @@ with limits on file count and sizes, declared and actual.
 from __future__ import annotations
 
 import copy
-import hashlib
 import heapq
 import html
 import itertools
@@ -33,7 +32,7 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..locales import LocalizedView, Resolved, locale_info, resolve
-from ..media import image_references, media_of
+from ..media import bank_texts, image_references, media_of, packaged_media
 from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, MediaItem, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..rich import (
@@ -1428,7 +1427,8 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
         if intro is not None and test.intro is not None and _same_lang(test.intro.lang, lang):
             catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
 
-    raw["media"] = packaged_media(package, name, [questions, *(c.values() for c in translations.values())], problems)
+    texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
+    raw["media"] = packaged_media(package.read, "", texts, name, problems)
     if any(p.severity is Severity.ERROR for p in problems):
         raise ProblemsFound(problems)
     try:
@@ -1436,47 +1436,6 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
     except ValidationError as exc:
         errors = [Problem(name, None, e["msg"].removeprefix("Value error, ")) for e in exc.errors(include_url=False)]
         raise ProblemsFound(problems + errors) from None
-
-
-def packaged_media(
-    package: SafeZip, name: str, texts: Iterable[Iterable[object]], problems: list[Problem]
-) -> dict[str, MediaItem]:
-    """The images imported text refers to (``media/…``), read from the package and checked as a bank's are."""
-    from ..media import MEDIA_TYPES, MediaError, bank_relative, sniff
-
-    wanted: dict[str, None] = {}
-    for group in texts:
-        for thing in group:
-            if isinstance(thing, Question):
-                strings = [thing.stem, thing.explanation, *(t for c in thing.choices for t in (c.text, c.explanation))]
-            else:
-                strings = [getattr(thing, "text", "")]
-            for text in strings:
-                for reference in image_references(text):
-                    wanted[reference.path] = None
-    media: dict[str, MediaItem] = {}
-    for path in wanted:
-        try:
-            relative = bank_relative(path)
-            data = package.read(relative)
-        except (MediaError, UnsafePackage, KeyError) as exc:
-            problems.append(
-                Problem(name, None, f"image {path!r} is not in the package ({exc})", severity=Severity.WARNING)
-            )
-            continue
-        kind = sniff(data)
-        if kind is None or MEDIA_TYPES.get(posixpath.splitext(relative)[1].lower()) != kind:
-            problems.append(
-                Problem(
-                    f"{name}!/{relative}",
-                    None,
-                    "not a PNG, JPEG, GIF, WebP or SVG image as named; skipped",
-                    severity=Severity.WARNING,
-                )
-            )
-            continue
-        media[relative] = MediaItem(relative, data, kind, hashlib.sha256(data).hexdigest())
-    return media
 
 
 def _question(qid: str, versions: dict[str, _ParsedItem], source: str, problems: list[Problem]) -> Question | None:
