@@ -11,8 +11,9 @@ import codecs
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -552,17 +553,23 @@ def save_bank(bank: Bank, directory: Path) -> list[Path]:
     return written
 
 
-def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
+def update_catalogs(
+    directory: Path, bank: Bank, glossary_comments: Callable[[str, str], Sequence[str]] | None = None
+) -> dict[str, dict[str, int]]:
     """Re-sync every target locale's PO file with the bank's source strings (msgmerge semantics).
 
-    Returns per locale how many entries were added, marked fuzzy because their source changed, and made obsolete.
+    ``glossary_comments(locale, source)`` gives the ``#. glossary:`` lines of an entry. Translator comments and
+    the file's header comment are kept. Returns per locale how many entries were added, marked fuzzy because
+    their source changed, and made obsolete.
     """
     current = list(strings(bank))
     report: dict[str, dict[str, int]] = {}
     for locale in bank.target_locales:
         path = directory / LOCALES_DIR / f"{locale}.po"
-        old = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
-        merged = po.merge(old, current)
+        existing = po.read_po(path.read_text(encoding=TEXT_ENCODING)) if path.exists() else None
+        old = existing.entries if existing else []
+        extracted = partial(glossary_comments, locale) if glossary_comments else None
+        merged = po.merge(old, current, extracted)
         before = {e.context: e for e in old if not e.obsolete}
         report[locale] = {
             "added": sum(1 for m in merged if not m.obsolete and m.context not in before),
@@ -571,5 +578,6 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
             ),
             "obsolete": sum(1 for m in merged if m.obsolete and m.context in before),
         }
-        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id))
+        header_comment = "\n".join(existing.header_comments) if existing and existing.header_comments else None
+        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id, header_comment=header_comment))
     return report

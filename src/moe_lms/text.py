@@ -95,3 +95,15 @@ def plain_text(markdown: str) -> str:
     """The text a learner reads, without markup: for names, titles and plain-text formats."""
     rendered = render_inline(markdown)
     return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def visible_length(markdown: str, *, inline: bool = False) -> int:
+    """How many characters a learner reads in ``markdown`` once rendered (``inline`` as render_inline does):
+    the text's characters, not Markdown or HTML syntax, not spaces."""
+    if _renders_as_itself(markdown):
+        return len(markdown) - markdown.count(" ")  # (no other whitespace: tabs and newlines are Markdown syntax)
+    text = _TAG.sub("", _render_markdown(markdown, inline))
+    return len("".join(html.unescape(text).split()))
