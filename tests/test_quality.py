@@ -465,3 +465,22 @@ def test_check_and_every_export_report_the_character_share(planted: Path, tmp_pa
     assert f"ur: 28/28 strings translated, 0 fell back to en (drafts not included); {ur} of learner-visible" in output
     assert f"vi: 27/28 strings translated, 1 fell back to en (drafts not included); {vi} of learner-visible" in output
     assert vi != "100.0%" and ur == "100.0%"
+
+
+def test_strict_lists_the_first_unreviewed_strings_and_counts_them_all(
+    planted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import moe_lms.quality
+
+    bank = load_bank(planted)
+    source = dict(strings(bank))
+    drafts = {path: Translation(text, source[path], draft=True) for path, text in VI.items()}
+    save_bank(bank.model_copy(update={"translations": {"ur": _catalog(UR), "vi": drafts}}), planted)
+    monkeypatch.setattr(moe_lms.quality, "REVIEW_LISTED", 2)
+    code, output = run("check", "--strict", str(planted))
+    assert code == 1
+    assert output.count("review: draft (fuzzy)") == 2
+    assert (
+        "0 missing, 0 stale and 28 draft translation(s): --strict needs every learner-visible string translated "
+        "and reviewed (the first 2 are listed)"
+    ) in output

@@ -207,10 +207,10 @@ RULES: tuple[Rule, ...] = (
 # Counted, not compared by content: a translation may move emphasis to other words.
 _COUNTED = frozenset({SpanKind.STRONG, SpanKind.EMPHASIS, SpanKind.STRIKE})
 # Text none of whose characters is one of these has no span at all (the common case, decided in C).
-_ANY_SPAN = re.compile(r"[`$<\[*_~:\\\d]")
-_TRIGGERS = re.compile(r"[`$<\[*_~:]")
-_NUMBER = RULES[-1].pattern
+# Every rule but the last (numbers) has a trigger; a backslash escape is read by the full pass too.
 assert RULES[-1].kind is SpanKind.NUMBER and all(rule.trigger for rule in RULES[:-1])
+_TRIGGER_CHARACTERS = frozenset("\\").union(*(rule.trigger for rule in RULES))
+_FIRST_LOOK = re.compile(f"[{re.escape(''.join(sorted(_TRIGGER_CHARACTERS)))}]|{RULES[-1].pattern.pattern}")
 
 
 def _ascii_digits(number: str) -> str:
@@ -221,12 +221,17 @@ def _ascii_digits(number: str) -> str:
 
 def analyse(markdown: str, rules: Sequence[Rule] = RULES) -> Analysis:
     """The spans of a Markdown text that a translation must keep, and the prose around them."""
-    if rules is RULES and not _ANY_SPAN.search(markdown):
-        return Analysis((), markdown)
+    if rules is RULES:
+        # One scan finds what the common case needs: no span at all, or numbers and nothing else.
+        tokens = _FIRST_LOOK.findall(markdown)
+        if not tokens:
+            return Analysis((), markdown)
+        present = _TRIGGER_CHARACTERS.intersection(tokens)
+        if not present:
+            return Analysis(tuple(Span(SpanKind.NUMBER, _ascii_digits(n), n) for n in tokens), markdown)
+    else:
+        present = frozenset(markdown)
     text = _ESCAPED.sub(" ", markdown) if "\\" in markdown else markdown
-    present = set(_TRIGGERS.findall(text)) if rules is RULES else set(text)
-    if not present and rules is RULES:  # (the common case: numbers, if anything)
-        return Analysis(tuple(Span(SpanKind.NUMBER, _ascii_digits(n), n) for n in _NUMBER.findall(text)), text)
     found: list[Span] = []
     for rule in rules:
         if rule.trigger and rule.triggers.isdisjoint(present):
@@ -340,6 +345,8 @@ _SCRIPT_NAMES = {
     "Mymr": ("MYANMAR",),
 }
 _NOT_LETTERS = re.compile(r"[\W\d_]+")
+_WORD = re.compile(r"[^\W\d_]+")
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LETTERS = re.compile(r"[^\W\d_]")
 
 
@@ -424,13 +431,14 @@ class _Locale:
 
 class _Source(NamedTuple):
     analysis: Analysis
-    longest: str  # its longest word, case-folded: a translation without it is not the source text again
+    word: str  # a word of it (of 4 letters or more if it has one), case-folded: a translation without it is not
+    # the source text again
 
 
 def _source(text: str) -> _Source:
     analysis = analyse(text)
-    words = analysis.prose.split()
-    return _Source(analysis, max(_NOT_LETTERS.split(max(words, key=len)), key=len).casefold() if words else "")
+    word = _LONG_WORD.search(analysis.prose) or _WORD.search(analysis.prose)
+    return _Source(analysis, word.group().casefold() if word else "")
 
 
 def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, findings: list[Finding]) -> None:
@@ -441,7 +449,7 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
 
     for message in parity_problems(src.analysis, tgt, loc.source_locale, loc.locale):
         add(Check.PARITY, message)
-    if src.longest and src.longest in tgt.prose.casefold():  # maybe the source again: read it word by word
+    if src.word and src.word in tgt.prose.casefold():  # maybe the source again: read it word by word
         words = loc.words(src.analysis.prose)
         if words and words == loc.words(tgt.prose) and _has_lowercase(src.analysis.prose, loc):
             add(
@@ -516,8 +524,12 @@ def translation_findings(bank: Bank, glossary: Glossary | None = None) -> list[F
     return findings
 
 
-def review_findings(bank: Bank, locale: str) -> list[Finding]:
-    """Under --strict: every string of ``locale`` a learner would read in the source language, and why."""
+REVIEW_LISTED = 100  # per locale: enough to start on; the coverage table counts them all
+
+
+def review_findings(bank: Bank, locale: str, limit: int | None = None) -> list[Finding]:
+    """Under --strict: the strings of ``locale`` a learner would read in the source language (the first
+    ``limit`` of them), and why."""
     why = {
         Status.MISSING: "not translated: learners read the source text",
         Status.STALE: "stale: the source changed since it was translated; learners read the source text",
@@ -537,11 +549,15 @@ def review_findings(bank: Bank, locale: str) -> list[Finding]:
             else:
                 continue
             findings.append(Finding(locale, path, Check.REVIEW, why[status]))
+            if len(findings) == limit:
+                break
         return findings
     for path, source in strings(bank):
         status = translation_status(bank, locale, path, source)
         if status is not Status.REVIEWED:
             findings.append(Finding(locale, path, Check.REVIEW, why[status]))
+            if len(findings) == limit:
+                break
     return findings
 
 
@@ -563,6 +579,8 @@ def _entries(po_file: Path, wanted: set[str]) -> dict[str, _Entry]:
             if e.context in wanted and not e.obsolete and e.context not in found:
                 errata = next((c[len(ERRATA) :].strip() for c in e.comments if c.startswith(ERRATA)), None)
                 found[e.context] = _Entry(e.line, errata)
+                if len(found) == len(wanted):
+                    break
     return found
 
 
@@ -601,5 +619,5 @@ def check_translations(directory: Path, bank: Bank, glossary: Glossary | None, *
     findings = translation_findings(bank, glossary)
     if strict:
         for locale in bank.target_locales:
-            findings += review_findings(bank, locale)
+            findings += review_findings(bank, locale, REVIEW_LISTED)
     return findings_as_problems(directory, findings, strict=strict)

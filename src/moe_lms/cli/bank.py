@@ -71,13 +71,16 @@ def check(bank_dir: Path | None, strict: bool) -> None:
     if strict:
         for loc in bank.target_locales:
             cov = coverage(bank, loc)
-            if cov[Status.MISSING] or cov[Status.STALE] or cov[Status.DRAFT]:
+            unreviewed = cov[Status.MISSING] + cov[Status.STALE] + cov[Status.DRAFT]
+            if unreviewed:
+                limit = quality.REVIEW_LISTED
+                listed = f" (the first {limit} are listed)" if unreviewed > limit else ""
                 problems.append(
                     Problem(
                         str(directory / loader.LOCALES_DIR / f"{loc}.po"),
                         None,
                         f"{cov[Status.MISSING]} missing, {cov[Status.STALE]} stale and {cov[Status.DRAFT]} draft "
-                        "translation(s): --strict needs every learner-visible string translated and reviewed",
+                        f"translation(s): --strict needs every learner-visible string translated and reviewed{listed}",
                     )
                 )
     if any(p.severity is Severity.ERROR for p in problems):
