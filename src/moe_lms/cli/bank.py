@@ -12,8 +12,8 @@ from .. import loader, quality
 from ..glossary import read_glossary
 from ..locales import Status, character_share, coverage, locale_info
 from ..model import Bank
-from ..problems import Problem, Severity
-from .common import bank_argument, bank_dir_or_default, fail, out, print_problems
+from ..problems import Problem, ProblemsFound, Severity
+from .common import bank_argument, bank_dir_or_default, fail, out, print_problems, progress, shown
 
 
 def coverage_table(bank: Bank) -> Table:
@@ -53,13 +53,17 @@ def check(bank_dir: Path | None, strict: bool) -> None:
     Translation findings (glossary, parity, untranslated, script) are warnings, errors under --strict.
     """
     directory = bank_dir_or_default(bank_dir)
-    bank, problems = loader.check_bank(directory)
+    with progress(f"reading the bank in {shown(directory)}"):
+        bank, problems = loader.check_bank(directory)
     if bank is None:
         fail(problems)
-    problems += loader.rendering_problems(directory, bank)
+    with progress("checking that every text renders"):
+        problems += loader.rendering_problems(directory, bank)
+        problems += loader.placeholder_problems(directory, bank, strict=strict)
     glossary, glossary_problems = read_glossary(directory, bank.target_locales)
     problems += glossary_problems
-    problems += quality.check_translations(directory, bank, glossary, strict=strict)
+    with progress("checking the translations"):
+        problems += quality.check_translations(directory, bank, glossary, strict=strict)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
@@ -122,8 +126,11 @@ def translations_update(bank_dir: Path | None) -> None:
     glossary, problems = read_glossary(directory, bank.target_locales)
     if problems:
         fail(problems)
-    comments = glossary.comments if glossary else None
-    for locale, counts in loader.update_catalogs(directory, bank, comments).items():
+    try:
+        report = loader.update_catalogs(directory, bank, glossary.comments if glossary else None)
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    for locale, counts in report.items():
         out.print(
             f"{locale}: {counts['added']} added, {counts['fuzzy']} marked fuzzy (source changed), "
             f"{counts['obsolete']} made obsolete",
