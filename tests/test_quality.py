@@ -484,3 +484,36 @@ def test_strict_lists_the_first_unreviewed_strings_and_counts_them_all(
         "0 missing, 0 stale and 28 draft translation(s): --strict needs every learner-visible string translated "
         "and reviewed (the first 2 are listed)"
     ) in output
+
+
+def findings_for(text: str, translation: str, locale: str = "ur") -> list[str]:
+    """The findings on one choice's translation, in a one-question bank with the planted bank's glossary."""
+    bank = Bank.model_validate(
+        {
+            "id": "one",
+            "title": "One",
+            "target_locales": [locale],
+            "questions": [_question("q", "Stem?", text, "Other")],
+        }
+    )
+    t = Translation(translation, text)
+    bank = bank.model_copy(update={"translations": {locale: {"q/choices/a/text": t}}})
+    return [str(f) for f in translation_findings(bank) if f.path == "q/choices/a/text"]
+
+
+@pytest.mark.parametrize(
+    ("text", "translation", "locale", "found"),
+    [
+        ("vLLM and SGLang", "vLLM اور SGLang", "ur", []),  # names kept from the source are not the wrong script
+        ("vLLM", "vLLM", "vi", []),  # a name may read the same in every language
+        ("NCCL", "NCCL", "vi", []),  # so may an acronym
+        ("True", "True", "vi", ["untranslated: the translation is the source text"]),
+        ("Pick 2 experts", "pick 3 experts", "vi",
+         ["parity: number 2 is missing", "parity: number 3 is not in the source",
+          "untranslated: the translation reads the same as the source (apart from code, numbers and kept terms)"]),
+        ("The router sends tokens", "روٹر the sends tokens", "ur",
+         ["script: mostly in Latin script: 4 of 18 letters are in Arabic script, which ur is written in"]),
+    ],
+)  # fmt: skip
+def test_names_acronyms_and_partial_translations(text: str, translation: str, locale: str, found: list[str]) -> None:
+    assert findings_for(text, translation, locale) == found

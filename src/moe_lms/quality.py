@@ -346,6 +346,8 @@ _SCRIPT_NAMES = {
 }
 _NOT_LETTERS = re.compile(r"[\W\d_]+")
 _WORD = re.compile(r"[^\W\d_]+")
+_WORDS = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")  # words as a reader sees them: "DeepSeek-V3", "top-k", "don't"
+
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
 _LETTERS = re.compile(r"[^\W\d_]")
 
@@ -451,7 +453,7 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
         add(Check.PARITY, message)
     if src.word and src.word in tgt.prose.casefold():  # maybe the source again: read it word by word
         words = loc.words(src.analysis.prose)
-        if words and words == loc.words(tgt.prose) and _has_lowercase(src.analysis.prose, loc):
+        if words and words == loc.words(tgt.prose) and _has_plain_word(src.analysis.prose, loc):
             add(
                 Check.UNTRANSLATED,
                 "the translation is the source text"
@@ -460,7 +462,9 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
             )
             return
     if loc.outside is not None and not _clearly_in_script(tgt.prose, loc.outside):
-        prose = loc.keep.sub(" ", tgt.prose) if loc.keep is not None else tgt.prose  # kept terms do not count
+        prose = loc.keep.sub(" ", tgt.prose) if loc.keep is not None else tgt.prose  # kept terms do not count,
+        names = {w for w in _WORDS.findall(src.analysis.prose) if not _plain(w)}
+        prose = " ".join(w for w in _WORDS.findall(prose) if w not in names)  # nor names kept from the source
         letters = _NOT_LETTERS.sub("", prose)
         in_script = len(loc.outside.sub("", letters))
         if 2 * in_script < len(letters):
@@ -487,9 +491,16 @@ def _clearly_in_script(prose: str, outside: re.Pattern[str]) -> bool:
     return 4 * len(outside.sub("", sample)) >= 3 * len(sample)
 
 
-def _has_lowercase(prose: str, loc: _Locale) -> bool:
-    """Whether the words to translate are more than acronyms (an all-capitals "NCCL" may stay as it is)."""
-    return any(ch.islower() for ch in (loc.keep.sub(" ", prose) if loc.keep is not None else prose))
+def _has_plain_word(prose: str, loc: _Locale) -> bool:
+    """Whether the words to translate are more than names and acronyms ("NCCL", "vLLM", "DeepSeek-V3" may stay as
+    they are; a plain word, "expert" or "Expert", is to be translated)."""
+    prose = loc.keep.sub(" ", prose) if loc.keep is not None else prose
+    return any(_plain(w) for w in _WORDS.findall(prose))
+
+
+def _plain(word: str) -> bool:
+    """No digit, no capital but maybe the first: a word, not a name or an acronym ("vLLM", "NCCL", "V3")."""
+    return word[1:] == word[1:].lower() and not any(ch.isdigit() for ch in word)
 
 
 def _glossary_message(term: Term, form: str, locale: str) -> str:
