@@ -517,3 +517,11 @@ def findings_for(text: str, translation: str, locale: str = "ur") -> list[str]:
 )  # fmt: skip
 def test_names_acronyms_and_partial_translations(text: str, translation: str, locale: str, found: list[str]) -> None:
     assert findings_for(text, translation, locale) == found
+
+
+def test_a_finding_on_line_100_prints_its_line_number_not_an_emoji(capsys: pytest.CaptureFixture[str]) -> None:
+    from moe_lms.cli.common import print_problems
+    from moe_lms.problems import Problem, Severity
+
+    print_problems([Problem("locales/ur.po", 100, "glossary: …", "'q/stem'", severity=Severity.NOTE)])
+    assert capsys.readouterr().err == "locales/ur.po:100: note: 'q/stem': glossary: …\n"  # rich would print 💯
