@@ -228,7 +228,8 @@ def analyse(markdown: str, rules: Sequence[Rule] = RULES) -> Analysis:
             return Analysis((), markdown)
         present = _TRIGGER_CHARACTERS.intersection(tokens)
         if not present:
-            return Analysis(tuple(Span(SpanKind.NUMBER, _ascii_digits(n), n) for n in tokens), markdown)
+            number = SpanKind.NUMBER
+            return Analysis(tuple([Span(number, n if n.isascii() else _ascii_digits(n), n) for n in tokens]), markdown)
     else:
         present = frozenset(markdown)
     text = _ESCAPED.sub(" ", markdown) if "\\" in markdown else markdown
