@@ -71,7 +71,8 @@ class Glossary:
     def __init__(self, terms: Sequence[Term], file: str = GLOSSARY_FILE) -> None:
         self.terms = tuple(terms)
         self.file = file
-        self._by_form = {fold(form): term for term in self.terms for form in term.forms}
+        self._by_form = {fold(form): (term, form) for term in self.terms for form in term.forms}
+        self._matched: dict[str, tuple[Term, str] | None] = {}  # text the pattern matched -> its term (few kinds)
         self._forms = self._pattern(form for term in self.terms for form in term.forms)
         self._keep: dict[str, re.Pattern[str] | None] = {}
 
@@ -93,20 +94,21 @@ class Glossary:
         if self._forms is None:
             return []
         found: dict[int, tuple[Term, str]] = {}
-        for m in self._forms.finditer(text):
-            term, form = self._term_of(m.group())
-            if term is not None and id(term) not in found:
-                found[id(term)] = (term, form)
+        for matched in self._forms.findall(text):
+            if matched in self._matched:
+                known = self._matched[matched]
+            else:
+                known = self._matched[matched] = self._term_of(matched)
+            if known is not None and id(known[0]) not in found:
+                found[id(known[0])] = known
         return list(found.values())
 
-    def _term_of(self, matched: str) -> tuple[Term | None, str]:
+    def _term_of(self, matched: str) -> tuple[Term, str] | None:
         key = " ".join(fold(matched).split())
-        for candidate in (key, key[:-1] if key.endswith("s") else None, key[:-2] if key.endswith("es") else None):
-            term = self._by_form.get(candidate) if candidate else None
-            if term is not None:
-                form = next(f for f in term.forms if fold(f) == candidate)
-                return term, form
-        return None, matched
+        for candidate in (key, key[:-1] if key.endswith("s") else "", key[:-2] if key.endswith("es") else ""):
+            if candidate in self._by_form:
+                return self._by_form[candidate]
+        return None
 
     def keep_pattern(self, locale: str) -> re.Pattern[str] | None:
         """Matches every form of every term that ``locale`` keeps as it is (None when there is none)."""

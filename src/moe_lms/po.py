@@ -128,7 +128,9 @@ _CHUNK = 1 << 16
 @dataclass(slots=True)
 class Run:
     """Consecutive entries of the plain shape Babel writes (msgctxt, msgid and msgstr on one line each, no
-    escapes, maybe ``#, fuzzy``), as parallel lists: most of a large catalog, read without an object per entry."""
+    escapes, maybe ``#, fuzzy``), as parallel lists: most of a large catalog, read without an object per entry.
+    Translator, extracted and reference comments before an entry (``# …``, ``#. glossary: …``, ``#: …``) may
+    stand in a run; a run does not keep them (its reader, the loader, has no use for them)."""
 
     line: int  # the first line of the first entry
     contexts: list[str]
@@ -136,14 +138,15 @@ class Run:
     msgstrs: list[str]
     fuzzy: list[bool]
     blank_after: list[bool]
+    comment_lines: list[int] = field(default_factory=list)  # per entry; empty when no entry has a comment
 
     def line_of(self, k: int) -> int:
         """The line of entry ``k``'s msgctxt, as PoEntry.line counts it."""
-        before = 3 * k + sum(self.fuzzy[:k]) + sum(self.blank_after[:k])
+        before = 3 * k + sum(self.fuzzy[:k]) + sum(self.blank_after[:k]) + sum(self.comment_lines[: k + 1])
         return self.line + before + self.fuzzy[k]
 
 
-_PLAIN = re.compile(r'(#, fuzzy\n)?msgctxt "(.*)"\nmsgid "(.*)"\nmsgstr "(.*)"\n(\n?)')
+_PLAIN = re.compile(r'((?:#(?:[ .:][^\n]*)?\n)*)(#, fuzzy\n)?msgctxt "(.*)"\nmsgid "(.*)"\nmsgstr "(.*)"\n(\n?)')
 _PLAIN_FIXED = len('msgctxt ""\nmsgid ""\nmsgstr ""\n')
 _FUZZY_LINE = len("#, fuzzy\n")
 
@@ -160,13 +163,22 @@ def _plain_run(text: str, line: int) -> Run | None:
     found = _PLAIN.findall(body)
     if not found:
         return None
-    fuzzy, contexts, msgids, msgstrs, blanks = (list(column) for column in zip(*found, strict=True))
+    comments, fuzzy, contexts, msgids, msgstrs, blanks = (list(column) for column in zip(*found, strict=True))
     count = len(found)
     length = _PLAIN_FIXED * count + sum(map(len, contexts)) + sum(map(len, msgids)) + sum(map(len, msgstrs))
     length += _FUZZY_LINE * (count - fuzzy.count("")) + (count - blanks.count(""))
-    if length != len(body) or body.count('"') != 6 * count:
+    commented = count - comments.count("")
+    quotes = 6 * count
+    if commented:
+        every_comment = "".join(comments)
+        length += len(every_comment)
+        quotes += every_comment.count('"')
+    if length != len(body) or body.count('"') != quotes:
         return None
-    return Run(line + len(text) - len(body), contexts, msgids, msgstrs, list(map(bool, fuzzy)), list(map(bool, blanks)))
+    run = Run(line + len(text) - len(body), contexts, msgids, msgstrs, list(map(bool, fuzzy)), list(map(bool, blanks)))
+    if commented:
+        run.comment_lines = [c.count("\n") for c in comments]
+    return run
 
 
 def iter_runs(stream: TextIO) -> Iterator[Run | PoEntry]:

@@ -41,12 +41,12 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 
 from . import po
 from .glossary import Glossary, Term, fold
+from .loader import LOCALES_DIR
 from .locales import Status, translation_status
 from .model import Bank, Translation, strings
 from .problems import Problem, Severity
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog
 
-LOCALES_DIR = "locales"
 ERRATA = "# errata:"
 
 
@@ -406,9 +406,9 @@ class _Locale:
         packed = isinstance(catalog, PackedCatalog) and catalog.index.questions is bank.questions
         self.packed = catalog if packed and isinstance(catalog, PackedCatalog) else None
         self.catalog: Mapping[str, Translation] = catalog
-        self.glossary = glossary if glossary else None
         self.keep = glossary.keep_pattern(locale) if glossary else None
-        self.accepted: dict[int, tuple[str, ...]] = {}
+        # Each term's accepted renderings in this locale, folded (empty: the term is not checked here).
+        self.accepted = {id(t): tuple(fold(a) for a in t.accepted(locale)) for t in glossary.terms} if glossary else {}
         script = locale_script(locale)
         self.script = script
         self.outside = _outside_script(script) if script else None
@@ -419,12 +419,6 @@ class _Locale:
         t = self.catalog.get(path)
         return t if t is not None and t.text else None
 
-    def accepted_renderings(self, term: Term) -> tuple[str, ...]:
-        found = self.accepted.get(id(term))
-        if found is None:
-            found = self.accepted[id(term)] = tuple(fold(a) for a in term.accepted(self.locale))
-        return found
-
     def words(self, prose: str) -> list[str]:
         """The words that must be translated: letters only, without the terms this locale keeps."""
         if self.keep is not None:
@@ -433,15 +427,19 @@ class _Locale:
 
 
 class _Source(NamedTuple):
+    """What the checks need of a source text, worked out once for every locale."""
+
     analysis: Analysis
     word: str  # a word of it (of 4 letters or more if it has one), case-folded: a translation without it is not
     # the source text again
+    terms: list[tuple[Term, str]]  # the glossary terms it contains, with the form that matched
 
 
-def _source(text: str) -> _Source:
+def _source(text: str, glossary: Glossary | None) -> _Source:
     analysis = analyse(text)
     word = _LONG_WORD.search(analysis.prose) or _WORD.search(analysis.prose)
-    return _Source(analysis, word.group().casefold() if word else "")
+    terms = glossary.matches(analysis.prose) if glossary else []
+    return _Source(analysis, word.group().casefold() if word else "", terms)
 
 
 def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, findings: list[Finding]) -> None:
@@ -474,14 +472,11 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
                 f"mostly in {_dominant_script(letters)} script: {in_script} of {len(letters)} letters are in "
                 f"{script_name(loc.script or '')} script, which {loc.locale} is written in",
             )
-    if loc.glossary is not None:
-        folded: str | None = None
-        for term, form in loc.glossary.matches(src.analysis.prose):
-            accepted = loc.accepted_renderings(term)
-            if not accepted:
-                continue
-            folded = folded if folded is not None else fold(tgt.prose)
-            if not any(a in folded for a in accepted):
+    if src.terms:
+        folded = fold(tgt.prose)
+        for term, form in src.terms:
+            accepted = loc.accepted[id(term)]
+            if accepted and accepted[0] not in folded and not any(a in folded for a in accepted[1:]):
                 add(Check.GLOSSARY, _glossary_message(term, form, loc.locale))
 
 
@@ -528,10 +523,10 @@ def translation_findings(bank: Bank, glossary: Glossary | None = None) -> list[F
             if t is None:
                 continue
             if t.source == source:
-                analysed = analysed or _source(source)
+                analysed = analysed or _source(source, glossary)
                 src = analysed
             else:  # stale: checked against the source text it translates
-                src = _source(t.source)
+                src = _source(t.source, glossary)
             _check_one(loc, path, t.source, t.text, src, findings)
     return findings
 
