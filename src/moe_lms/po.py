@@ -475,16 +475,23 @@ def write_catalog(
 def _with_comments(rendered: bytes, entries: list[CatalogEntry]) -> bytes:
     """Put each entry's comment lines in front of its block. Babel separates entries by one blank line and
     writes none inside an entry (a newline in a string is written as \\n), so block k + 1 is entry k."""
-    blocks = rendered.split(b"\n\n")
-    if len(blocks) != len(entries) + 2 or blocks[-1]:
-        raise AssertionError("PO entries and the blocks Babel wrote do not line up")
-    for k, e in enumerate(entries):
+    out = io.BytesIO()
+    view = memoryview(rendered)
+    start = rendered.index(b"\n\n") + 2  # after the header entry
+    out.write(view[:start])
+    for e in entries:
+        end = rendered.find(b"\n\n", start) + 2
+        if end < 2:
+            raise AssertionError("PO entries and the blocks Babel wrote do not line up")
         for line in e.comments:
             if not line.startswith("#") or "\n" in line or line.startswith(("#,", "#|", "#~")):
                 raise ValueError(f"not a PO comment line: {line[:40]!r}")
-        if e.comments:
-            blocks[k + 1] = "\n".join(e.comments).encode() + b"\n" + blocks[k + 1]
-    return b"\n\n".join(blocks)
+            out.write(line.encode() + b"\n")
+        out.write(view[start:end])
+        start = end
+    if start != len(rendered):
+        raise AssertionError("PO entries and the blocks Babel wrote do not line up")
+    return out.getvalue()
 
 
 EXTRACTED = "#."
