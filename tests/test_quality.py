@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from moe_lms import po
 from moe_lms.cli import main
@@ -525,3 +527,12 @@ def test_a_finding_on_line_100_prints_its_line_number_not_an_emoji(capsys: pytes
 
     print_problems([Problem("locales/ur.po", 100, "glossary: …", "'q/stem'", severity=Severity.NOTE)])
     assert capsys.readouterr().err == "locales/ur.po:100: note: 'q/stem': glossary: …\n"  # rich would print 💯
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab ۸8.,`$*_~[]()<>/:\\!-\nhttps")), max_size=40))
+def test_any_text_analyses_and_matches_itself(text: str) -> None:
+    analysis = analyse(text)
+    assert parity_problems(analysis, analysis, "en", "vi") == []
+    if all(s.kind is SpanKind.NUMBER for s in analysis.spans):  # (in code, math or a URL a digit stays as it is)
+        assert parity_problems(analysis, analyse(text.replace("8", "۸")), "en", "ur") == []  # the same numbers
