@@ -16,13 +16,11 @@ from __future__ import annotations
 import copy
 import heapq
 import html
-import io
 import itertools
 import posixpath
 import re
-import struct
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -37,9 +35,10 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
-from ..text import plain_text, render_block, render_inline
+from ..text import plain_text, render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
-from ..xmlsafe import UnsafeXmlError, parse_untrusted
+from ..xmlsafe import UnsafeXmlError
+from ..zipsafe import MAX_FILES, SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
 from . import ExportOptions, Format
 
 if TYPE_CHECKING:
@@ -77,12 +76,11 @@ LOM_CATALOG = "moe-lms"
 # Canvas's importer reads a modalFeedback whose identifier starts "general_" as the question's neutral comment.
 GENERAL_FEEDBACK = "general_explanation"
 TRUE_FALSE_CLASS = "moe-true-false"
-
-# Limits for packages that come from outside.
-MAX_PACKAGE_BYTES = 512 * 1024 * 1024
-MAX_FILES = 100_000
-MAX_ENTRY_BYTES = 16 * 1024 * 1024
-MAX_TOTAL_BYTES = 512 * 1024 * 1024
+# What parsing one member may build, whatever its bytes (a 40 KB package of two million <p/> in one item took
+# 4.2 GB and five minutes to import); zipsafe bounds the whole package. A moe-lms item has about 100 elements,
+# a rich one a few thousand; a test has one per item.
+MAX_ITEM_ELEMENTS = 5_000
+MAX_TEST_ELEMENTS = MAX_FILES + 1_000
 
 STYLESHEET_CSS = b"""\
 /* moe-lms: text direction by language. QTI 2.1 has no dir attribute (it arrived in 2.2), so every item
@@ -282,11 +280,7 @@ def _stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
     rendered = render_block(markdown)
     simple = _ONE_PARAGRAPH.match(rendered)
-    if simple:
-        return _shorten(html.unescape(simple.group(1)), limit)
-    scratch = etree.Element(_q("div"))
-    append_html(scratch, rendered)
-    return _shorten("".join(scratch.itertext()), limit)
+    return _shorten(visible_text(simple.group(1) if simple else rendered), limit)  # plain text: never a tag
 
 
 def _content(
@@ -504,8 +498,16 @@ class _ManifestWriter:
             if text is not None:
                 self.xf.write(text)
 
-    def lom(self, entry: str, titles: list[tuple[str, str]], language: str, keywords: tuple[str, ...] = ()) -> None:
-        """LOM ``general``: identifier, title (one string per language), language and keywords (tags)."""
+    def lom(
+        self,
+        entry: str,
+        titles: list[tuple[str, str]],
+        languages: Sequence[str],
+        keywords: tuple[str, ...] = (),
+        keyword_language: str = "",
+    ) -> None:
+        """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
+        words of the bank's source language whatever the locale: ``keyword_language``)."""
         with self.xf.element(f"{{{LOM}}}lom"), self.xf.element(f"{{{LOM}}}general"):
             with self.xf.element(f"{{{LOM}}}identifier"):
                 self.leaf(LOM, "catalog", LOM_CATALOG)
@@ -513,10 +515,11 @@ class _ManifestWriter:
             with self.xf.element(f"{{{LOM}}}title"):
                 for lang, text in titles:
                     self.leaf(LOM, "string", text, language=lang)
-            self.leaf(LOM, "language", language)
+            for language in languages:
+                self.leaf(LOM, "language", language)
             for keyword in keywords:
                 with self.xf.element(f"{{{LOM}}}keyword"):
-                    self.leaf(LOM, "string", keyword, language=language)
+                    self.leaf(LOM, "string", keyword, language=keyword_language)
 
     @contextmanager
     def resource(self, identifier: str, kind: str, href: str, dependencies: Iterable[str]) -> Iterator[None]:
@@ -535,7 +538,10 @@ class _ManifestWriter:
             self.leaf(CP, "schema", "QTIv2.1 Package")
             self.leaf(CP, "schemaversion", "1.0.0")
             titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
-            self.lom(bank.id, titles, locale_info(bank.source_locale).lang, bank.tags)
+            # The bank's source language first (the importer reads it as the source), then each the package holds.
+            source = locale_info(bank.source_locale).lang
+            languages = list(dict.fromkeys([source, *(v.info.lang for v in views.values())]))
+            self.lom(bank.id, titles, languages, bank.tags, source)
         self.xf.write("\n")
 
     def test(self, bank: Bank, view: LocalizedView) -> None:
@@ -543,13 +549,13 @@ class _ManifestWriter:
         path = test_path(bank, view.locale)
         with self.resource(f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items)):
             title = view.title
-            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], view.info.lang)
+            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], [view.info.lang])
 
     def item(self, q: Question, view: LocalizedView) -> None:
         path = item_path(q.id, view.locale)
         with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
             stem = view.stem(q)
-            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], view.info.lang, q.tags)
+            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], [view.info.lang], q.tags, view.source_info.lang)
             with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
                 self.leaf(QTI_MD, "timeDependent", "false")
                 self.leaf(QTI_MD, "interactionType", "choiceInteraction")
@@ -592,31 +598,6 @@ def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: IO[byte
             xf.write("\n")
 
 
-class _Unseekable:
-    """Hides ``seek``/``tell`` so zipfile always streams (data descriptors, no rewinds): the bytes are then the
-    same whether the target is a file, a pipe or stdout."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-
-    def write(self, data: bytes) -> int:
-        return self._stream.write(data)
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def close(self) -> None:
-        """The caller owns the stream and closes it."""
-
-
-def _entry_info(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_DEFLATED  # at zlib's default level (level 1 is 6% faster, 11% bigger)
-    info.create_system = 3  # Unix, so the permission bits below are read
-    info.external_attr = (0o100644 & 0xFFFF) << 16
-    return info
-
-
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:
     """Find every translation XML cannot carry before writing anything, and name its question and locale.
     (The bank's own text was checked when it was loaded; translations come from PO files.)"""
@@ -653,13 +634,13 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
-    with zipfile.ZipFile(_Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
+    with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
 
         def put(name: str, data: bytes) -> None:
-            with package.open(_entry_info(name), "w") as entry:
+            with package.open(entry_info(name), "w") as entry:
                 entry.write(data)
 
-        with package.open(_entry_info(MANIFEST), "w") as entry:
+        with package.open(entry_info(MANIFEST), "w") as entry:
             _write_manifest(bank, views, entry)
         for q, loc in _in_name_order(bank, views):
             name = item_path(q.id, loc)
@@ -685,119 +666,6 @@ FORMAT = Format(
 
 
 # --- reading packages from outside -----------------------------------------------------------------------------
-
-
-class UnsafePackage(ValueError):
-    """The package is not a zip we are willing to read: too big, too many files, a path that escapes, …"""
-
-
-_EOCD = b"PK\x05\x06"
-_ZIP64_LOCATOR = b"PK\x06\x07"
-_ZIP64_EOCD = b"PK\x06\x06"
-
-
-def _declared_entry_count(data: bytes) -> int:
-    """The file count the zip's end record declares, read before zipfile builds an object per entry."""
-    at = data.rfind(_EOCD, max(0, len(data) - 65_557))
-    if at < 0 or len(data) < at + 22:
-        raise UnsafePackage("not a zip file (no end-of-central-directory record)")
-    count = struct.unpack_from("<H", data, at + 10)[0]
-    locator = at - 20
-    if locator >= 0 and data[locator : locator + 4] == _ZIP64_LOCATOR:
-        offset = struct.unpack_from("<Q", data, locator + 8)[0]
-        if offset + 56 <= len(data) and data[offset : offset + 4] == _ZIP64_EOCD:
-            count = max(count, struct.unpack_from("<Q", data, offset + 32)[0])
-    return int(count)
-
-
-def safe_member_name(name: str) -> bool:
-    """A relative path that stays inside the package: no absolute path, drive, backslash, ``..`` or empty part."""
-    if not name or name.startswith("/") or "\\" in name or "\x00" in name or re.match(r"^[A-Za-z]:", name):
-        return False
-    parts = name.rstrip("/").split("/")
-    return all(part not in ("", ".", "..") for part in parts)
-
-
-class SafeZip:
-    """A zip from outside, checked before anything in it is read; members are read with size limits."""
-
-    def __init__(
-        self,
-        data: bytes,
-        *,
-        max_files: int = MAX_FILES,
-        max_entry_bytes: int = MAX_ENTRY_BYTES,
-        max_total_bytes: int = MAX_TOTAL_BYTES,
-    ) -> None:
-        if len(data) > MAX_PACKAGE_BYTES:
-            raise UnsafePackage(f"the package is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
-        declared = _declared_entry_count(data)
-        if declared > max_files:
-            raise UnsafePackage(f"the package declares {declared:,} files; the limit is {max_files:,}")
-        try:
-            self._zip = zipfile.ZipFile(io.BytesIO(data))
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
-            raise UnsafePackage(f"not a readable zip file: {exc}") from None
-        infos = self._zip.infolist()
-        if len(infos) > max_files:
-            raise UnsafePackage(f"the package holds {len(infos):,} files; the limit is {max_files:,}")
-        self.max_entry_bytes = max_entry_bytes
-        self.infos: dict[str, zipfile.ZipInfo] = {}
-        total = 0
-        for info in infos:
-            name = info.filename
-            if not safe_member_name(name):
-                raise UnsafePackage(f"refused: member {name[:200]!r} has a path outside the package (zip-slip)")
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                raise UnsafePackage(f"refused: member {name!r} is a symbolic link")
-            if info.flag_bits & 0x1:
-                raise UnsafePackage(f"refused: member {name!r} is encrypted")
-            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                raise UnsafePackage(f"refused: member {name!r} uses compression method {info.compress_type}")
-            if info.file_size > max_entry_bytes:
-                raise UnsafePackage(
-                    f"refused: member {name!r} declares {info.file_size:,} bytes; the limit is {max_entry_bytes:,}"
-                )
-            total += info.file_size
-            if total > max_total_bytes:
-                raise UnsafePackage(f"refused: the files declare more than {max_total_bytes:,} bytes in all")
-            if name in self.infos:
-                raise UnsafePackage(f"refused: member {name!r} appears twice")
-            if not info.is_dir():
-                self.infos[name] = info
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.infos)
-
-    def read(self, name: str) -> bytes:
-        """A member's bytes, counting what is really inflated (a lying declared size is caught too)."""
-        info = self.infos[name]
-        limit = min(info.file_size, self.max_entry_bytes)
-        chunks, size = [], 0
-        try:
-            with self._zip.open(info) as member:
-                while chunk := member.read(1 << 16):
-                    size += len(chunk)
-                    if size > limit:
-                        raise UnsafePackage(f"refused: member {name!r} inflates past its declared size")
-                    chunks.append(chunk)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-            if isinstance(exc, UnsafePackage):
-                raise
-            raise UnsafePackage(f"member {name!r} is damaged: {exc}") from None
-        return b"".join(chunks)
-
-    def xml(self, name: str) -> etree._Element:
-        return parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes)
-
-
-def resolve_href(base_file: str, href: str) -> str | None:
-    """The package path ``href`` names, relative to ``base_file``; None if it leaves the package or is a URL."""
-    if not href or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", href) or href.startswith("/") or "\\" in href:
-        return None
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(base_file), href.split("#")[0]))
-    return path if safe_member_name(path) else None
 
 
 def _cp(tag: str) -> str:
@@ -845,6 +713,13 @@ class _Report:
     def add(self, element: etree._Element | None, message: str, severity: Severity = Severity.ERROR) -> None:
         line = element.sourceline if element is not None else None
         self.problems.append(Problem(self.file, line, message, self.where, severity=severity))
+
+    def refused(self, exc: UnsafeXmlError | UnsafePackage) -> None:
+        """A member that could not be read, with the line the parser stopped at."""
+        if isinstance(exc, UnsafeXmlError):
+            self.problems.append(Problem(self.file, exc.line, exc.message, self.where))
+        else:
+            self.add(None, str(exc))
 
 
 def _check_item(root: etree._Element, report: _Report) -> None:
@@ -1008,9 +883,9 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     for path in sorted(items | tests):
         report = _Report(place + path)
         try:
-            root = package.xml(path)
+            root = package.xml(path, max_elements=MAX_TEST_ELEMENTS if path in tests else MAX_ITEM_ELEMENTS)
         except (UnsafeXmlError, UnsafePackage) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
             problems.extend(report.problems)
             continue
         if schemas is not None:
@@ -1063,15 +938,20 @@ _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 @dataclass(frozen=True)
 class _Text:
-    """One learner-facing string as found in an item: its container element and the language it is in."""
+    """One learner-facing string as found in an item: its content as HTML and the language it is in. HTML, not a
+    copy of the elements: a package's texts are kept until the bank is built, and a string is far smaller."""
 
-    container: etree._Element
+    html: str
     lang: str | None
     inline: bool
 
+    @classmethod
+    def of(cls, container: etree._Element, lang: str | None, inline: bool) -> _Text:
+        return cls(_html_of(container), lang, inline)
+
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_html(_html_of(self.container), inline=self.inline)
+        return markdown_from_html(self.html, inline=self.inline)
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -1119,7 +999,7 @@ def _feedback_text(element: etree._Element) -> _Text:
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+    return _Text.of(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
 
 
 @dataclass
@@ -1229,7 +1109,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
     for choice in interaction.iterfind(_q("simpleChoice")):
         cid = choice.get("identifier", "")
         bound = feedback.get(cid)
-        text = _Text(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        text = _Text.of(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
         choices.append(_ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
     general = feedback.get(GENERAL_FEEDBACK)
     if general is None:
@@ -1244,7 +1124,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
         kind=kind,
         points=points,
         shuffle=interaction.get("shuffle") == "true",
-        stem=_Text(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        stem=_Text.of(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
@@ -1313,7 +1193,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
-        intro=_Text(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
     )
 
@@ -1348,9 +1228,9 @@ def _read_resources(
             continue
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path)
+            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
         except (UnsafePackage, UnsafeXmlError) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
         else:
             if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
                 items[resource.path] = item
