@@ -81,7 +81,7 @@ def check(bank_dir: Path | None, strict: bool) -> None:
                 listed = f" (the first {limit} are listed)" if unreviewed > limit else ""
                 problems.append(
                     Problem(
-                        str(directory / loader.LOCALES_DIR / f"{loc}.po"),
+                        shown(directory / loader.LOCALES_DIR / f"{loc}.po"),
                         None,
                         f"{cov[Status.MISSING]} missing, {cov[Status.STALE]} stale and {cov[Status.DRAFT]} draft "
                         f"translation(s): --strict needs every learner-visible string translated and reviewed{listed}",
