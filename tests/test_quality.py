@@ -536,3 +536,14 @@ def test_any_text_analyses_and_matches_itself(text: str) -> None:
     assert parity_problems(analysis, analysis, "en", "vi") == []
     if all(s.kind is SpanKind.NUMBER for s in analysis.spans):  # (in code, math or a URL a digit stays as it is)
         assert parity_problems(analysis, analyse(text.replace("8", "۸")), "en", "ur") == []  # the same numbers
+
+
+def test_errata_are_recognised_however_the_comment_is_spaced_and_only_in_translator_comments(planted: Path) -> None:
+    ur = planted / "locales" / "ur.po"
+    text = ur.read_text(encoding="utf-8")
+    ur.write_text(text.replace("# errata: ", "#errata: "), encoding="utf-8")
+    output = run("check", str(planted))[1]
+    assert "note: 'glossary-miss/choices/b/text': glossary: \"attention head\"" in output
+    ur.write_text(text.replace("# errata: ", "#. errata: "), encoding="utf-8")  # extracted, not the translator's
+    output = run("check", str(planted))[1]
+    assert "warning: 'glossary-miss/choices/b/text': glossary: \"attention head\"" in output

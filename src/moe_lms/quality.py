@@ -47,7 +47,7 @@ from .model import Bank, Translation, strings
 from .problems import Problem, Severity
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog
 
-ERRATA = "# errata:"
+ERRATA = "errata:"  # a translator comment ("# errata: …") that reports a seed string's problem
 
 
 class Check(StrEnum):
@@ -584,11 +584,19 @@ def _entries(po_file: Path, wanted: set[str]) -> dict[str, _Entry]:
     with po_file.open(encoding="utf-8-sig") as stream:
         for e in po.iter_po(stream):
             if e.context in wanted and not e.obsolete and e.context not in found:
-                errata = next((c[len(ERRATA) :].strip() for c in e.comments if c.startswith(ERRATA)), None)
+                errata = next((_errata(c) for c in e.comments if _errata(c) is not None), None)
                 found[e.context] = _Entry(e.line, errata)
                 if len(found) == len(wanted):
                     break
     return found
+
+
+def _errata(comment: str) -> str | None:
+    """The text of an ``errata:`` translator comment ("# errata: …", "#errata: …"), else None."""
+    if comment.startswith(("#.", "#:")):
+        return None
+    text = comment[1:].strip()
+    return text[len(ERRATA) :].strip() if text.startswith(ERRATA) else None
 
 
 def findings_as_problems(directory: Path, findings: Iterable[Finding], *, strict: bool) -> list[Problem]:
