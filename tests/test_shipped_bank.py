@@ -100,3 +100,19 @@ def test_check_on_the_shipped_bank_exits_0_and_prints_coverage() -> None:
     assert "ur" in result.output and "Urdu" in result.output and "rtl" in result.output
     assert "vi" in result.output and "Vietnamese" in result.output
     assert result.output.rstrip().endswith("ok")
+
+
+def test_seed_msgstrs_are_byte_identical_in_the_po_files(seeds: dict) -> None:  # type: ignore[type-arg]
+    """Not only equal after NFC on loading: the PO files carry the user's seed text exactly as written."""
+    from moe_lms.po import read_po
+
+    from .conftest import SHIPPED_BANK_DIR
+
+    for locale, (title, intro, seed_questions) in seeds.items():
+        text = (SHIPPED_BANK_DIR / "locales" / f"{locale}.po").read_text(encoding="utf-8")
+        msgstrs = {e.msgstr for e in read_po(text).entries if not e.fuzzy}
+        seed_texts = {title, intro}
+        for number, (stem, choices) in enumerate(seed_questions, start=1):
+            if number not in ENGLISH_IN_SEEDS:
+                seed_texts |= {stem, *choices}
+        assert seed_texts <= msgstrs, (locale, seed_texts - msgstrs)
