@@ -99,7 +99,7 @@ def test_push_via_qti_uploads_one_package_per_locale(app: Canvas, monkeypatch: p
     assert result.exit_code == 0, result.output
     banks = app.course().question_banks
     assert sorted(banks) == [
-        "Expert parallelism for MoE serving (en)",
+        "Expert parallelism for MoE serving: a quiz (en)",
         "Sự song song của chuyên gia cho bài kiểm tra phục vụ MoE (vi)",
         "ایم او ای سرونگ کوئز کے لیے ماہر متوازی (ur)",
     ]
