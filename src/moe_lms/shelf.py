@@ -1,15 +1,20 @@
 """The ready-to-import shelf (``exporters/``): every delivery file of a bank, for instructors who never run Python.
 
-What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a QTI 2.1 package, the
-Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle file carrying every locale and a README
-that says which file to take and how to import it. A format this moe-lms does not have yet is left out and named,
-so the shelf fills as formats land. Everything here is pure: files as functions that stream them; the CLI
-writes and compares them.
+What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a Common Cartridge, a
+Canvas QTI package, a QTI 2.1 package, the Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle
+file carrying every locale and a README that says which file to take for which platform and how to import it. A
+format this moe-lms does not have yet is left out and named, so the shelf fills as formats land. Everything here is
+pure: files as functions that stream them; the CLI writes and compares them.
+
+A shelf may hold several banks. Its manifest (``.moe-lms-shelf.json``) records which files ``build`` wrote for
+each bank and each bank's part of the README, so the README lists every bank, and ``build`` never deletes or
+overwrites a file it did not write.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+import json
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import BinaryIO
@@ -20,6 +25,8 @@ from .locales import Status, coverage, locale_info
 from .model import Bank
 
 README = "README.md"
+MANIFEST = ".moe-lms-shelf.json"
+TITLE = "# Ready-to-import quiz files"  # how every shelf README moe-lms wrote begins
 
 
 @dataclass(frozen=True)
@@ -32,6 +39,8 @@ class Kind:
 
 SHELF = (
     Kind("moodle", "Moodle XML"),
+    Kind("cc11", "Common Cartridge"),
+    Kind("canvas-qti", "Canvas QTI"),
     Kind("qti21", "QTI 2.1 package"),
     Kind("canvas", "Canvas payload"),
     Kind("gift", "GIFT"),
@@ -93,14 +102,60 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
     return Plan(bank, tuple(items), skipped)
 
 
-def writers(shelf: Plan) -> Iterator[tuple[str, Callable[[BinaryIO], object]]]:
-    """Every file of the shelf as (file name, a function that streams it into a binary file), in order."""
+def writers(
+    shelf: Plan, others: Mapping[str, Record] | None = None
+) -> Iterator[tuple[str, Callable[[BinaryIO], object]]]:
+    """Every file of the shelf as (file name, a function that streams it into a binary file), in order.
+
+    ``others`` are the other banks on the shelf (from its manifest): the README lists them too. The manifest
+    itself is not among these files; see :func:`manifest_text`."""
     bank = shelf.bank
     for item in shelf.items:
         write = formats.get(item.format_name).write
         yield item.filename, partial(write, bank, item.options)
-    text = readme(shelf).encode("utf-8")
+    text = readme(shelf, others).encode("utf-8")
     yield README, lambda out: out.write(text)
+
+
+# --- the manifest: what build wrote, per bank -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    """What ``build`` wrote on a shelf for one bank: its files, and its part of a README listing several banks."""
+
+    files: tuple[str, ...]
+    readme: str
+
+
+def record(shelf: Plan) -> Record:
+    return Record(tuple(item.filename for item in shelf.items), "\n".join(_bank_section(shelf, several=True)))
+
+
+def read_manifest(text: str) -> dict[str, Record]:
+    """The banks a manifest records; ValueError when it is not one moe-lms wrote."""
+    document = json.loads(text)
+    banks = document.get("banks") if isinstance(document, dict) else None
+    if not isinstance(banks, dict):
+        raise ValueError("it has no 'banks' object")
+    records = {}
+    for bank_id, entry in banks.items():
+        files, section = (entry.get("files"), entry.get("readme")) if isinstance(entry, dict) else (None, None)
+        if not (isinstance(files, list) and all(isinstance(f, str) for f in files) and isinstance(section, str)):
+            raise ValueError(f"its entry for {bank_id!r} is not a list of files and a README section")
+        if any(f in (README, MANIFEST) or "/" in f or "\\" in f or f.startswith(".") for f in files):
+            raise ValueError(f"its entry for {bank_id!r} names a file outside the shelf")
+        records[bank_id] = Record(tuple(files), section)
+    return records
+
+
+def manifest_text(records: Mapping[str, Record]) -> str:
+    """The manifest recording ``records``, deterministic bytes (banks and keys sorted)."""
+    document = {
+        "about": "Written by moe-lms build: the files it made for each bank. Do not edit.",
+        "banks": {bank_id: {"files": list(r.files), "readme": r.readme} for bank_id, r in sorted(records.items())},
+    }
+    return json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 # --- the README ---------------------------------------------------------------------------------------------------
@@ -121,20 +176,21 @@ def _translation_note(bank: Bank, locale: str, include_drafts: bool) -> str:
     return note
 
 
-def readme(shelf: Plan) -> str:
+def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
+    """What the README says of one bank: which file to take in each language."""
     bank = shelf.bank
     include_drafts = any(item.options.include_drafts for item in shelf.items)
     kinds = [kind for kind in SHELF if kind.format_name not in shelf.skipped]
     source = locale_info(bank.source_locale)
     lines = [
-        f"# Ready-to-import quiz files: {bank.title}",
+        f"## {bank.title}" if several else f"{TITLE}: {bank.title}",
         "",
         f"The bank `{bank.id}` ({len(bank.questions)} questions) as files you can import into a learning platform or "
         "open in a browser, in every language it has. They are made by `moe-lms build` from "
         f"`question_bank/{bank.id}/`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
         "a file here differs from a fresh build).",
         "",
-        "## Which file to take",
+        "### Which file to take" if several else "## Which file to take",
         "",
         "| Language | Translation | " + " | ".join(kind.label for kind in kinds) + " |",
         "| --- | --- | " + " | ".join("---" for _ in kinds) + " |",
@@ -166,8 +222,50 @@ def readme(shelf: Plan) -> str:
             + ".",
             "",
         ]
+    return lines
+
+
+def readme(shelf: Plan, others: Mapping[str, Record] | None = None) -> str:
+    """The shelf's README: ``shelf``'s bank, and every other bank the shelf holds (``others``, by bank id)."""
+    others = {bank_id: r for bank_id, r in (others or {}).items() if bank_id != shelf.bank.id}
+    if not others:
+        lines = _bank_section(shelf, several=False)
+    else:
+        sections = {**{bank_id: r.readme for bank_id, r in others.items()}, shelf.bank.id: record(shelf).readme}
+        lines = [
+            TITLE,
+            "",
+            f"This folder holds {len(sections)} question banks: "
+            + ", ".join(f"`{bank_id}`" for bank_id in sorted(sections))
+            + ". Each has its own files below.",
+            "",
+        ]
+        for bank_id in sorted(sections):
+            lines += [sections[bank_id].rstrip("\n"), ""]
+    lines += _which_platform(shelf)
     lines += _instructions(shelf)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _which_platform(shelf: Plan) -> list[str]:
+    present = {item.format_name for item in shelf.items}
+    lines = ["## Which platform takes which file", ""]
+    if "cc11" in present:
+        lines.append(
+            "- **Blackboard Learn, D2L Brightspace, Sakai, Schoology** (or any platform that imports IMS Common "
+            "Cartridge): the `.imscc` cartridge."
+        )
+    canvas = [
+        "`moe-lms push canvas` (keeps the quiz in sync)",
+        *(["the `.canvas-qti.zip` package"] if "canvas-qti" in present else []),
+        *(["the `.imscc` cartridge"] if "cc11" in present else []),
+    ]
+    lines.append(f"- **Canvas**: {', or '.join(canvas)}.")
+    if "moodle" in present:
+        lines.append("- **Moodle**: the `.moodle.xml` file.")
+    if "qti21" in present:
+        lines.append("- **TAO, Inspera, OpenOLAT, ONYX** and other QTI 2.1 platforms: the `.qti21.zip` package.")
+    return [*lines, ""]
 
 
 def _instructions(shelf: Plan) -> list[str]:
@@ -197,11 +295,35 @@ def _instructions(shelf: Plan) -> list[str]:
                 "Filters → Manage filters → Multi-language content: On**, applied to *Content and headings*.",
                 "",
             ]
-    if "qti21" in present or "canvas" in present:
+    if "cc11" in present:
+        lines += [
+            "## Blackboard, Brightspace, Sakai, Schoology: the Common Cartridge",
+            "",
+            "A `.imscc` file is an IMS Common Cartridge 1.1: the questions as a question bank, and the quiz of its "
+            "language with each choice's explanation as feedback and the general explanation.",
+            "",
+            "Use the course's import tool for Common Cartridge (IMS CC) packages and choose the file of your "
+            "language: in Blackboard Learn *Packages and Utilities → Import Package*, in Brightspace *Course Admin → "
+            "Import/Export/Copy Components*, in Sakai *Site Info → Import from File*, in Schoology the course's "
+            "*Import* option. Canvas (*Settings → Import Course Content → Common Cartridge 1.x Package*) and "
+            "Moodle (course *Restore*) read it too, though each has a better file of its own (see its section).",
+            "",
+        ]
+    if "qti21" in present or "canvas" in present or "canvas-qti" in present:
         lines += ["## Canvas", ""]
+        if "canvas-qti" in present:
+            lines += [
+                "Upload the Canvas QTI package (Canvas's own quiz format: each answer's explanation becomes its "
+                "comment):",
+                "",
+                "1. In your course go to **Settings → Import Course Content**.",
+                "2. **Content Type: QTI .zip file**; choose the `.canvas-qti.zip` of your language.",
+                "3. **Import**, and wait until **Current Jobs** says *Completed*; the quiz is then under **Quizzes**.",
+                "",
+            ]
         if "qti21" in present:
             lines += [
-                "Upload the QTI package:",
+                "Or upload the QTI 2.1 package the same way:" if "canvas-qti" in present else "Upload the QTI package:",
                 "",
                 "1. In your course go to **Settings → Import Course Content**.",
                 "2. **Content Type: QTI .zip file**; choose the `.qti21.zip` of your language.",
