@@ -96,5 +96,5 @@ def test_push_via_qti_uploads_canvas_s_own_qti_package_per_locale(app: Canvas) -
         "ایم او ای سرونگ کوئز کے لیے ماہر متوازی (ur)",
     ]
     assert all(len(items) == 8 for items in banks.values())
-    assert banks["Expert parallelism for MoE serving (en)"][0] == "ep-distributes-en"  # a Canvas QTI 1.2 item
+    assert banks["Expert parallelism for MoE serving: a quiz (en)"][0] == "ep-distributes-en"  # a Canvas QTI 1.2 item
     assert TOKEN not in result.output
