@@ -177,3 +177,14 @@ def formulas_in(markdown: str) -> list[tuple[str, bool]]:
     from moe_lms.rich import formulas
 
     return list(formulas(markdown))
+
+
+def test_translation_checks_keep_formulas_and_images_and_allow_a_localised_image() -> None:
+    from moe_lms.quality import analyse, parity_problems
+
+    source = analyse("Capacity ![A bar](media/bar.png) is $C = 160$.")
+    kept = analyse("Dung lượng ![Một thanh](media/vi/bar.png) là $C = 160$.")
+    assert parity_problems(source, kept, "en", "vi") == []
+    lost = analyse("Dung lượng là $C = 16$.")
+    problems = parity_problems(source, lost, "en", "vi")
+    assert any("image" in p for p in problems) and any("math" in p for p in problems)
