@@ -24,7 +24,20 @@ from pydantic import ValidationError
 from . import po
 from .bulk import gc_paused
 from .files import write_atomic
-from .model import XML_ILLEGAL, Bank, Choice, Feedback, MediaItem, Question, Translation, clean_text, strings
+from .model import (
+    XML_ILLEGAL,
+    Bank,
+    Choice,
+    Feedback,
+    MediaItem,
+    Question,
+    Translation,
+    bank_strings,
+    clean_text,
+    question_sources,
+    question_strings,
+    strings,
+)
 from .problems import Problem, ProblemsFound, Severity
 from .translations import PackedCatalog, StringIndex
 
@@ -611,6 +624,18 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     return bank.model_copy(update={"media": media}) if media else bank, problems
 
 
+def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:
+    """The bank's strings that may hold math or an image (the paths of the others are never built)."""
+    for path, text in bank_strings(bank):
+        if "$" in text or "![" in text:
+            yield path, text
+    for q in bank.questions:
+        if any("$" in text or "![" in text for text in question_sources(q)):
+            for path, text in question_strings(q):
+                if "$" in text or "![" in text:
+                    yield path, text
+
+
 def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaItem], list[Problem]]:
     """Load the images the bank's text (source and translations) refers to, and check every formula and image:
     each problem with its file, line and question (see moe_lms.media and moe_lms.rich)."""
@@ -648,9 +673,7 @@ def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaI
     yaml_file = directory / BANK_FILE
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
-    for path, source in strings(bank):
-        if "$" not in source and "![" not in source:
-            continue
+    for path, source in _rich_strings(bank):
         for message in problems_of(source):
             if lines is None:
                 lines, numbers = _YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}
@@ -660,10 +683,15 @@ def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaI
             )
     for locale, catalog in bank.translations.items():
         po_file = directory / LOCALES_DIR / f"{locale}.po"
-        for path, t in catalog.items():
-            if not t.text or ("$" not in t.text and "![" not in t.text):
+        if isinstance(catalog, PackedCatalog):  # (a large bank: one scan of the packed text, not every entry)
+            rich = [catalog.index.string(o)[0] for o in catalog.ordinals_holding(b"$", b"![")]
+            translated = ((path, catalog[path].text) for path in rich)
+        else:
+            translated = ((path, t.text) for path, t in catalog.items())
+        for path, text in translated:
+            if not text or ("$" not in text and "![" not in text):
                 continue
-            for message in problems_of(t.text):
+            for message in problems_of(text):
                 where = f"the {locale} translation of {_describe(path)}"
                 problems.append(
                     Problem(_display(po_file), _po_line(po_file, path), f"{where}: {message}", _path_where(path))
