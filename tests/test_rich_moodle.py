@@ -78,3 +78,12 @@ def test_a_multilang_export_carries_math_and_images_in_every_language(tmp_path: 
     assert result.bank.translations["vi"]["capacity/choices/b/explanation"].text == (
         "Đáp án này quên hệ số dung lượng $f$."
     )
+
+
+def test_the_structural_check_names_an_image_no_file_carries(tmp_path: Path) -> None:
+    data = export(write_rich_bank(tmp_path))
+    broken = data.replace(
+        b'<file name="bar.png" path="/" encoding="base64">', b'<file name="other.png" path="/" encoding="base64">'
+    )
+    found = [str(p) for p in moodle.check_moodle_xml(broken)]
+    assert len(found) == 3 and all("@@PLUGINFILE@@/bar.png, but no <file> in <feedback> carries it" in f for f in found)

@@ -51,7 +51,7 @@ from ..text import visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
-from .moodle_files import MEDIA_FOLDER, attach_files, bank_html, plugin_url, read_files
+from .moodle_files import MEDIA_FOLDER, attach_files, bank_html, missing_files, plugin_url, read_files
 
 # Moodle's grade list (question_bank::fraction_options), in percent as Moodle writes it. Its importer refuses a
 # fraction further than 0.001 percent from every entry, and then stops the whole import.
@@ -775,6 +775,8 @@ def check_moodle_xml(data: bytes, *, file: str = "<moodle xml>") -> list[Problem
         for text in q.iter("text"):
             for message in _multilang_problems(text.text or ""):
                 add(message, text.sourceline, Severity.WARNING)
+            for message in missing_files(text):
+                add(message, text.sourceline)
     return problems
 
 

@@ -58,6 +58,21 @@ def attach_files(element: etree._Element, media: Mapping[str, MediaItem]) -> Non
             anchor = file
 
 
+def missing_files(text: etree._Element) -> list[str]:
+    """What a ``<text>`` refers to as ``@@PLUGINFILE@@/…`` that no ``<file>`` beside it carries (Moodle would show
+    a broken image)."""
+    body = text.text or ""
+    parent = text.getparent()
+    if PLUGINFILE not in body or parent is None:
+        return []
+    carried = read_files(parent)
+    return [
+        f"the text shows {PLUGINFILE}{reference}, but no <file> in <{etree.QName(parent).localname}> carries it"
+        for reference in dict.fromkeys(_REFERENCE.findall(body))
+        if reference not in carried
+    ]
+
+
 def read_files(parent: etree._Element) -> dict[str, bytes]:
     """The ``<file>`` children of a text's element, by file-area path (``vi/bar.png``); bad base64 is skipped."""
     files: dict[str, bytes] = {}
