@@ -51,8 +51,8 @@ def test_plain_text_strips_markup() -> None:
 @example("a trailing space ")
 @example("two  spaces")
 def test_plain_text_fast_path_renders_exactly_as_markdown_it(s: str) -> None:
-    slow_block = text.sanitize(text._md.render(s)).strip()
-    slow_inline = text.sanitize(text._md.renderInline(s)).strip()
+    slow_block = text.sanitize(text._markdown().render(s)).strip()
+    slow_inline = text.sanitize(text._markdown().renderInline(s)).strip()
     assert text.render_block(s) == slow_block
     assert text.render_inline(s) == slow_inline
 

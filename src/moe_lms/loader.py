@@ -14,9 +14,8 @@ import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import yaml
 import yaml_rs
 from pydantic import ValidationError
 
@@ -26,6 +25,9 @@ from .files import write_atomic
 from .model import XML_ILLEGAL, Bank, Choice, Feedback, Question, Translation, clean_text, strings
 from .problems import Problem, ProblemsFound, Severity
 from .translations import PackedCatalog, StringIndex
+
+if TYPE_CHECKING:
+    import yaml  # PyYAML: only to find the line of an error, so imported only then
 
 BANK_FILE = "bank.yaml"
 LOCALES_DIR = "locales"
@@ -53,6 +55,8 @@ class _YamlLines:
         self._failed = False
 
     def root(self) -> yaml.Node | None:
+        import yaml
+
         if self._root is None and not self._failed:
             try:
                 self._root = yaml.compose(self._path.read_text(encoding=TEXT_ENCODING), Loader=yaml.CSafeLoader)
@@ -62,6 +66,8 @@ class _YamlLines:
 
     def locate(self, path: Sequence[str | int], *, key: bool = False) -> tuple[int | None, int | None]:
         """1-based (line, column) of the value at ``path``, or of its key when ``key``; the nearest parent if absent."""
+        import yaml
+
         node = self.root()
         if node is None:
             return None, None
@@ -81,6 +87,8 @@ class _YamlLines:
 
     def duplicate_key(self) -> tuple[str, int, int] | None:
         """The first mapping key used twice, with its second line and column (yaml-rs names no place)."""
+        import yaml
+
         stack = [self.root()]
         while stack:
             node = stack.pop()

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 import nh3
-from markdown_it import MarkdownIt
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 ALLOWED_TAGS = frozenset(
     {
@@ -30,7 +33,15 @@ ALLOWED_ATTRIBUTES = {
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 
-_md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
+
+@cache
+def _markdown() -> MarkdownIt:
+    """The Markdown parser, made when first needed: text without Markdown syntax never needs it (see below),
+    and importing markdown-it is a fifth of a small command's start-up."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
+
 
 # Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
 # (the hot path of large banks). A property test checks both paths agree.
@@ -88,7 +99,8 @@ def render_inline(markdown: str) -> str:
 # source text of every string that fell back once per locale, a whole locale apart, so the cache is large.
 @lru_cache(maxsize=65536)
 def _render_markdown(markdown: str, inline: bool) -> str:
-    return sanitize(_md.renderInline(markdown) if inline else _md.render(markdown)).strip()
+    md = _markdown()
+    return sanitize(md.renderInline(markdown) if inline else md.render(markdown)).strip()
 
 
 def plain_text(markdown: str) -> str:
