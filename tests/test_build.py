@@ -75,13 +75,22 @@ def test_check_passes_on_a_fresh_shelf(bank_dir: Path, tmp_path: Path) -> None:
     assert "up to date" in result.output
 
 
+def drop_vietnamese(bank_dir: Path) -> None:
+    bank_yaml = bank_dir / "bank.yaml"
+    bank_yaml.write_text(
+        bank_yaml.read_text(encoding="utf-8").replace("target_locales:\n  - ur\n  - vi\n", "target_locales:\n  - ur\n"),
+        encoding="utf-8",
+    )
+    (bank_dir / "locales" / "vi.po").unlink()
+
+
 def test_check_names_every_changed_missing_and_extra_file_and_writes_nothing(bank_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "exporters"
     build(bank_dir, out)
     changed, missing = out / "sample-quiz.ur.html", out / "sample-quiz.en.gift.txt"
     changed.write_bytes(changed.read_bytes() + b"<!-- edited by hand -->")
     missing.unlink()
-    (out / "sample-quiz.de.html").write_text("old language")
+    drop_vietnamese(bank_dir)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
 
     result = build(bank_dir, out, "--check")
@@ -89,7 +98,7 @@ def test_check_names_every_changed_missing_and_extra_file_and_writes_nothing(ban
     assert result.exit_code == 1
     assert "sample-quiz.ur.html: error: differs from a fresh build" in result.output
     assert "sample-quiz.en.gift.txt: error: is missing" in result.output
-    assert "sample-quiz.de.html: error: is extra" in result.output
+    assert "sample-quiz.vi.html: error: is extra" in result.output
     assert "run moe-lms build" in result.output
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
@@ -106,13 +115,96 @@ def test_check_notices_a_change_in_the_bank(bank_dir: Path, tmp_path: Path) -> N
 
 def test_build_removes_its_own_stale_files_but_leaves_others(bank_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "exporters"
-    out.mkdir()
-    (out / "sample-quiz.de.html").write_text("old language")
+    build(bank_dir, out)
     (out / "notes.txt").write_text("mine")
+    drop_vietnamese(bank_dir)
     result = build(bank_dir, out)
-    assert not (out / "sample-quiz.de.html").exists()
+    assert result.exit_code == 0, result.output
+    assert not list(out.glob("sample-quiz.vi.*"))
+    assert "removed" in result.output and "sample-quiz.vi.html" in result.output
     assert (out / "notes.txt").read_text() == "mine"
     assert "left" in result.output and "notes.txt" in result.output
+
+
+# --- a shelf of several banks, and folders that are not shelves -------------------------------------------------
+
+
+def second_bank(tmp_path: Path, bank_id: str = "second-quiz") -> Path:
+    directory = tmp_path / bank_id
+    save_bank(sample_bank(id=bank_id, title="A second quiz", target_locales=("vi",)), directory)
+    return directory
+
+
+def test_a_shelf_holds_several_banks_and_its_readme_lists_them_all(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    other = second_bank(tmp_path)
+    assert build(bank_dir, out).exit_code == 0
+    result = build(other, out)
+    assert result.exit_code == 0, result.output
+    assert "left" not in result.output and "removed" not in result.output
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert readme.startswith("# Ready-to-import quiz files\n")
+    assert "This folder holds 2 question banks: `sample-quiz`, `second-quiz`." in readme
+    assert "## Expert parallelism for MoE serving" in readme and "## A second quiz" in readme
+    assert "[`sample-quiz.ur.html`](sample-quiz.ur.html)" in readme
+    assert "[`second-quiz.vi.html`](second-quiz.vi.html)" in readme
+    assert readme.count("## Moodle") == 1
+    # Rebuilding the first bank keeps the second's files and its part of the README.
+    result = build(bank_dir, out)
+    assert result.exit_code == 0 and "removed" not in result.output and "left" not in result.output
+    assert (out / "second-quiz.vi.html").is_file()
+    assert (out / "README.md").read_text(encoding="utf-8") == readme
+    assert build(bank_dir, out, "--check").exit_code == 0
+    assert build(other, out, "--check").exit_code == 0
+
+
+def test_a_folder_of_the_users_files_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """The issue's case: build BANK --out docs, where docs holds the user's README and notes named like the bank."""
+    demo = second_bank(tmp_path, "demo")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "README.md").write_text("# My course\n")
+    (docs / "demo.lecture-notes.txt").write_text("my notes")
+    before = {p.name: p.read_bytes() for p in docs.iterdir()}
+
+    refused = build(demo, docs)
+    assert refused.exit_code == 1
+    assert "is not a moe-lms shelf" in refused.output and "pass --init" in refused.output
+    assert "README.md" in refused.output and "demo.lecture-notes.txt" in refused.output
+    assert {p.name: p.read_bytes() for p in docs.iterdir()} == before
+
+    clash = build(demo, docs, "--init")
+    assert clash.exit_code == 1
+    assert "README.md: error: exists and moe-lms did not write it: move it away" in clash.output
+    assert {p.name: p.read_bytes() for p in docs.iterdir()} == before
+
+    (docs / "README.md").rename(tmp_path / "README.md")
+    assert build(demo, docs, "--init").exit_code == 0
+    assert (docs / "demo.lecture-notes.txt").read_text() == "my notes"
+    again = build(demo, docs)  # now a shelf: no --init needed, and the notes are still not touched
+    assert again.exit_code == 0 and (docs / "demo.lecture-notes.txt").read_text() == "my notes"
+    assert "left docs/demo.lecture-notes.txt alone" in again.output.replace(str(tmp_path) + "/", "")
+
+
+def test_a_shelf_an_older_moe_lms_built_is_taken_over(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    (out / ".moe-lms-shelf.json").unlink()
+    (out / "sample-quiz.de.html").write_text("a language the bank dropped")
+    result = build(bank_dir, out)
+    assert result.exit_code == 0, result.output
+    assert not (out / "sample-quiz.de.html").exists()
+    assert (out / ".moe-lms-shelf.json").is_file()
+
+
+def test_a_file_of_another_bank_is_never_overwritten(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    manifest = out / ".moe-lms-shelf.json"
+    manifest.write_text(manifest.read_text().replace('"sample-quiz"', '"renamed-quiz"'))
+    result = build(bank_dir, out)
+    assert result.exit_code == 1
+    assert "sample-quiz.en.html: error: belongs to another bank of this shelf" in result.output
 
 
 def test_the_html_pages_on_the_shelf_link_each_other(bank_dir: Path, tmp_path: Path) -> None:

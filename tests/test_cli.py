@@ -103,10 +103,159 @@ def test_translations_update_resyncs_po_files_like_msgmerge(bank_copy: Path) -> 
     assert '#| msgid "What does expert parallelism distribute across GPUs?"' in ur
     code, output = run("check", str(bank_copy))
     assert code == 0
-    assert run("translations", "update", str(bank_copy))[1].startswith("ur: 0 added, 0 marked fuzzy")
+    again = CliRunner().invoke(main, ["translations", "update", str(bank_copy)])
+    assert again.stdout.startswith("ur: 0 added, 0 marked fuzzy")
 
 
 def test_translations_update_leaves_an_unchanged_bank_byte_identical(bank_copy: Path) -> None:
     before = {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()}
     assert run("translations", "update", str(bank_copy))[0] == 0
     assert {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()} == before
+
+
+# --- export -o: where the file goes -----------------------------------------------------------------------------
+
+
+def test_a_folder_as_output_is_refused_as_a_usage_error(tmp_path: Path) -> None:
+    code, output = run("export", "--format", "moodle", "-o", str(tmp_path))
+    assert code == 2 and "is a directory" in output
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "dangling-folder-link", "proc"])
+def test_an_unwritable_output_is_one_line_and_exit_1(tmp_path: Path, where: str) -> None:
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    output = {
+        "missing-folder": tmp_path / "typo" / "q.xml",
+        "dangling-folder-link": tmp_path / "gone" / "q.xml",
+        "proc": Path("/proc/self/q.xml"),
+    }[where]
+    result = CliRunner().invoke(main, ["export", "--format", "moodle", "-o", str(output)])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert [line for line in result.output.splitlines() if line.startswith("error:")] == [
+        line for line in result.output.splitlines() if "cannot" in line
+    ]
+    assert "Traceback" not in result.output and f"error: cannot write {output}" in result.output
+    assert not (tmp_path / "typo").exists()
+
+
+def test_parents_creates_the_missing_folder(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "q.xml"
+    code, output = run("export", "--format", "moodle", "--parents", "-o", str(target))
+    assert code == 0, output
+    assert target.is_file()
+
+
+@pytest.mark.parametrize("fmt", ["moodle", "qti21", "canvas"])
+def test_single_locale_exports_are_named_like_build_so_they_never_overwrite_each_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for args in (["--locale", "ur"], ["--locale", "vi"], [], ["--locale", "ur", "--locale", "vi"]):
+        assert run("export", "--format", fmt, str(SHIPPED_BANK_DIR), *args)[0] == 0
+    suffix = {"moodle": ".moodle.xml", "qti21": ".qti21.zip", "canvas": ".canvas.json"}[fmt]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        f"moe-expert-parallelism{middle}{suffix}" for middle in (".ur", ".vi", "", ".ur+vi")
+    )
+
+
+@pytest.mark.parametrize("fmt", ["qti21", "canvas", "gift", "html"])
+def test_multilang_outside_moodle_is_a_usage_error(fmt: str) -> None:
+    code, output = run("export", "--format", fmt, "--multilang", "-o", "-")
+    assert code == 2
+    assert "--multilang is for --format moodle only" in output
+
+
+# --- which bank a command works on ------------------------------------------------------------------------------
+
+
+def test_inside_a_bank_folder_commands_use_that_bank_and_say_so(
+    bank_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    yaml_path = bank_copy / "bank.yaml"
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").replace("id: moe-expert-parallelism", "id: my-own", 1))
+    monkeypatch.chdir(bank_copy)
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == "bank: . (bank.yaml in the current folder)"
+    assert result.stdout.startswith("my-own: ")
+
+
+def test_elsewhere_the_shipped_bank_is_used_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["export", "--format", "gift"])
+    assert result.exit_code == 0, result.output
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"bank: {SHIPPED_BANK_DIR} (the bank shipped with moe-lms: no bank.yaml")
+    assert (tmp_path / "moe-expert-parallelism.en.gift.txt").is_file()
+
+
+def test_a_named_bank_is_named_too(bank_copy: Path) -> None:
+    result = CliRunner().invoke(main, ["check", str(bank_copy)])
+    assert result.stderr.splitlines()[0] == f"bank: {bank_copy}"
+
+
+# --- everyday edits ---------------------------------------------------------------------------------------------
+
+
+def delete_first_question(bank_copy: Path) -> None:
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    start = text.index("\n  - id: ep-distributes")
+    end = text.index("\n  - id: ", start + 1)
+    yaml_path.write_text(text[:start] + text[end:], encoding="utf-8")
+
+
+def test_deleting_a_question_is_one_warning_per_po_file_and_check_and_export_go_on(bank_copy: Path) -> None:
+    delete_first_question(bank_copy)
+    result = CliRunner().invoke(main, ["check", str(bank_copy)])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(":")[0].rsplit("/", 1)[1] for w in warnings] == ["ur.po", "vi.po"]
+    assert all("entries name no string of the bank" in w and "moe-lms translations update" in w for w in warnings)
+    assert result.stdout.endswith("ok\n")
+    exported = CliRunner().invoke(main, ["export", "--format", "moodle", str(bank_copy), "-o", "-"])
+    assert exported.exit_code == 0 and exported.stdout.startswith("<?xml")
+    assert len([line for line in exported.stderr.splitlines() if ": warning: " in line]) == 2
+    assert run("translations", "update", str(bank_copy))[0] == 0
+    assert ": warning: " not in CliRunner().invoke(main, ["check", str(bank_copy)]).stderr
+
+
+def test_translations_update_on_a_po_syntax_error_says_what_check_says_and_changes_nothing(bank_copy: Path) -> None:
+    po = bank_copy / "locales" / "vi.po"
+    text = po.read_text(encoding="utf-8")
+    broken = text.replace('msgstr "', 'msgstr "oops\n', 3)
+    po.write_text(broken, encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()}
+    checked = CliRunner().invoke(main, ["check", str(bank_copy)])
+    updated = CliRunner().invoke(main, ["translations", "update", str(bank_copy)])
+    assert checked.exit_code == updated.exit_code == 1
+    assert updated.exception is None or isinstance(updated.exception, SystemExit)
+    syntax = [line for line in checked.stderr.splitlines() if "PO syntax error" in line]
+    assert len(syntax) == 1 and syntax[0].startswith(f"{po}:")
+    assert syntax[0] in updated.stderr.splitlines()
+    assert {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()} == before
+
+
+def test_todo_explanations_as_importers_write_them_are_flagged_by_check(bank_copy: Path) -> None:
+    from moe_lms.formats.moodle import NO_EXPLANATION
+
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    marker = (
+        "      - id: b\n        text: Only individual attention heads\n        correct: false\n        explanation: "
+    )
+    start = text.index(marker) + len(marker)
+    end = text.index("\n      - id: c", start)
+    yaml_path.write_text(text[:start] + f'"{NO_EXPLANATION}"' + text[end:], encoding="utf-8")
+    line = text[:start].count("\n") + 1
+    checked = CliRunner().invoke(main, ["check", str(bank_copy)])
+    assert checked.exit_code == 0, checked.output
+    expected = (
+        f"bank.yaml:{line}:22: warning: question 'ep-distributes', choice 'b': the explanation is a placeholder "
+        "('TODO: add an explanation (the imported f'): write the real one"
+    )
+    assert expected in checked.stderr
+    strict = CliRunner().invoke(main, ["check", "--strict", str(bank_copy)])
+    assert strict.exit_code == 1
+    assert expected.replace("warning", "error") + " (--strict)" in strict.stderr

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import stat
+import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
 import pytest
 
-from moe_lms.files import replace_if_changed, write_atomic
+from moe_lms.files import OutputError, replace_if_changed, write_atomic, write_atomic_stream
 
 
 def writing(data: bytes) -> Callable[[BinaryIO], object]:
@@ -18,7 +22,7 @@ def writing(data: bytes) -> Callable[[BinaryIO], object]:
 
 def test_a_new_file_is_written(tmp_path: Path) -> None:
     target = tmp_path / "shelf" / "a.xml"
-    assert replace_if_changed(target, writing(b"<a/>")) is True
+    assert replace_if_changed(target, writing(b"<a/>"), parents=True) is True
     assert target.read_bytes() == b"<a/>"
     assert oct(target.stat().st_mode & 0o777) == "0o644"
 
@@ -61,3 +65,141 @@ def test_a_failed_producer_leaves_the_old_file_and_no_temporary_file(tmp_path: P
         replace_if_changed(target, half_then_fail)
     assert [p.name for p in tmp_path.iterdir()] == ["a.xml"]
     assert target.read_bytes() == b"old"
+
+
+# --- what a path names: regular files are replaced, everything else is written into or refused ------------------
+
+
+def test_a_character_device_is_written_into_not_replaced(tmp_path: Path) -> None:
+    before = os.stat("/dev/null")
+    write_atomic(Path("/dev/null"), b"<a/>")
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and (after.st_ino, after.st_rdev) == (before.st_ino, before.st_rdev)
+    assert replace_if_changed(Path("/dev/null"), writing(b"<a/>")) is True
+
+
+def test_a_fifo_receives_the_bytes_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write_atomic(fifo, b"<a/>")
+    reader.join()
+    assert received == [b"<a/>"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def test_a_symlink_is_followed_and_its_target_replaced(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "a.xml"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.xml"
+    link.symlink_to(Path("real") / "a.xml")
+    write_atomic(link, b"new")
+    assert link.is_symlink() and os.readlink(link) == str(Path("real") / "a.xml")
+    assert target.read_bytes() == b"new"
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["a.xml"]
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
+    link = tmp_path / "link.xml"
+    link.symlink_to(tmp_path / "made.xml")
+    write_atomic(link, b"new")
+    assert link.is_symlink() and (tmp_path / "made.xml").read_bytes() == b"new"
+
+
+def test_a_folder_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match="it is a folder; name a file inside it"):
+        write_atomic(tmp_path, b"x")
+
+
+def test_a_missing_folder_is_not_created_unless_asked(tmp_path: Path) -> None:
+    target = tmp_path / "typo" / "a.xml"
+    with pytest.raises(OutputError, match=r"the folder .*typo does not exist \(create it, or pass --parents\)"):
+        write_atomic(target, b"x")
+    assert not (tmp_path / "typo").exists()
+    write_atomic(target, b"x", parents=True)
+    assert target.read_bytes() == b"x"
+
+
+def test_replacing_a_file_keeps_its_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "key.xml"
+    target.write_bytes(b"old")
+    target.chmod(0o600)
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    target.chmod(0o640)
+    assert replace_if_changed(target, writing(b"newer")) is True
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_a_read_only_folder_is_one_clear_error(tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    if os.geteuid() == 0:  # root writes into any folder it may change; sysfs refuses even root a new file
+        folder = Path("/sys")
+    try:
+        with pytest.raises(OutputError, match=r"cannot write .*a.xml: Permission denied"):
+            write_atomic(folder / "a.xml", b"x")
+    finally:
+        (tmp_path / "ro").chmod(0o755)
+
+
+def test_a_dangling_folder_symlink_and_proc_are_one_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    with pytest.raises(OutputError, match=r"gone is a symlink to nothing"):
+        write_atomic(tmp_path / "gone" / "a.xml", b"x")
+    with pytest.raises(OutputError, match=r"cannot write /proc/self/a.xml: "):
+        write_atomic(Path("/proc/self/a.xml"), b"x")
+
+
+SLOW_EXPORT = """
+import dataclasses, sys
+from moe_lms.formats import gift
+from moe_lms.cli import main
+
+def slow(bank, options, out):
+    out.write(b"half an export")
+    out.flush()
+    print("ready", flush=True)
+    sys.stdin.read()  # blocks until the test ends the process
+
+gift.FORMAT = dataclasses.replace(gift.FORMAT, write=slow)
+main(["export", "--format", "gift", sys.argv[1], "-o", sys.argv[2]])
+"""
+
+
+def test_sigterm_mid_export_leaves_no_temporary_file(tmp_path: Path) -> None:
+    from .conftest import SHIPPED_BANK_DIR
+
+    target = tmp_path / "out.gift.txt"
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_EXPORT, str(SHIPPED_BANK_DIR), str(target)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None
+    assert process.stdout.readline() == b"ready\n"
+    assert next(p.name for p in tmp_path.iterdir()).startswith(".out.gift.txt.")  # mid-export: only the temporary
+    process.terminate()
+    assert process.wait() == -15
+    assert process.stdin is not None
+    process.stdin.close()
+    process.stdout.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_same_rules_hold_for_a_streamed_write(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match="it is a folder"):
+        write_atomic_stream(tmp_path, writing(b"x"))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a file another user's")
+def test_replacing_a_file_keeps_its_owner(tmp_path: Path) -> None:
+    target = tmp_path / "key.xml"
+    target.write_bytes(b"old")
+    os.chown(target, 1234, 4321)
+    write_atomic(target, b"new")
+    assert (target.stat().st_uid, target.stat().st_gid) == (1234, 4321)

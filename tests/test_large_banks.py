@@ -25,6 +25,7 @@ from moe_lms.loader import (
 )
 from moe_lms.locales import coverage, resolve
 from moe_lms.model import Bank, Choice, Translation, strings
+from moe_lms.problems import Severity
 from moe_lms.translations import PackedCatalog
 
 from .strategies import banks
@@ -191,23 +192,24 @@ def test_an_unknown_msgctxt_deep_in_a_run_names_its_line(tmp_path: Path) -> None
     text = text.replace('msgctxt "q77/choices/b/text"', 'msgctxt "q77/choices/c/text"')
     (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
     _, found = check_bank(directory)
-    assert [(p.line, p.message) for p in found] == [
-        (
-            line_of(text, 'msgctxt "q77/choices/c/text"'),
-            "msgctxt 'q77/choices/c/text' names no string of the bank (did you mean 'q77/choices/b/text'?)",
-        )
-    ]
+    line = line_of(text, 'msgctxt "q77/choices/c/text"')
+    assert [(p.line, p.severity) for p in found] == [(line, Severity.WARNING)]
+    assert found[0].message.startswith(
+        f"1 entry names no string of the bank: 'q77/choices/c/text' (line {line}, did you mean 'q77/choices/b/text'?)."
+    )
 
 
 @pytest.mark.usefixtures("small_chunks")
-def test_every_unknown_msgctxt_is_reported_and_the_first_ones_say_what_was_meant(tmp_path: Path) -> None:
+def test_every_unknown_msgctxt_is_counted_in_one_warning_and_the_first_ones_say_what_was_meant(
+    tmp_path: Path,
+) -> None:
     directory, text = big_bank(tmp_path)
     (directory / "locales" / "vi.po").write_text(text.replace('/choices/b/text"', '/choices/x/text"'), "utf-8")
     _, found = check_bank(directory)
-    assert len(found) == 120  # one per question
-    hinted = [p for p in found if "did you mean" in p.message]
-    assert len(hinted) == 20 and found[:20] == hinted
-    assert hinted[0].message.endswith("(did you mean 'q0/choices/b/text'?)")
+    (warning,) = found
+    assert warning.severity is Severity.WARNING
+    assert warning.message.startswith("120 entries name no string of the bank: 'q0/choices/x/text' (line ")
+    assert warning.message.count("did you mean") == 3 and " and 117 more." in warning.message
 
 
 @pytest.mark.usefixtures("small_chunks")

@@ -104,7 +104,7 @@ def test_not_utf8_names_the_line(tmp_path: Path) -> None:
     assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]
 
 
-def test_po_entry_naming_no_string_is_an_error_with_its_line(tmp_path: Path) -> None:
+def test_po_entry_naming_no_string_is_a_warning_with_its_line_that_says_what_to_run(tmp_path: Path) -> None:
     po = """\
         msgid ""
         msgstr ""
@@ -120,9 +120,12 @@ def test_po_entry_naming_no_string_is_an_error_with_its_line(tmp_path: Path) -> 
         """
     found = problems(write(tmp_path, GOOD, {"ur": po}))
     assert found == [
-        f"{tmp_path / 'locales' / 'ur.po'}:9: error: question 'q1', choice 'c': "
-        "msgctxt 'q1/choices/c/text' names no string of the bank (did you mean 'q1/choices/b/text'?)"
+        f"{tmp_path / 'locales' / 'ur.po'}:9: warning: 1 entry names no string of the bank: "
+        "'q1/choices/c/text' (line 9, did you mean 'q1/choices/b/text'?). Their question or choice was deleted or "
+        "renamed: run `moe-lms translations update` to make them obsolete (or correct a mistyped msgctxt); until "
+        "then they are not used"
     ]
+    assert load_bank(tmp_path).translations["ur"]["q1/stem"].text == "دو جمع دو کیا ہے؟"
 
 
 def test_po_syntax_error_names_its_line(tmp_path: Path) -> None:
@@ -165,3 +168,49 @@ def test_a_byte_order_mark_that_windows_editors_add_is_not_part_of_the_text(tmp_
 def test_not_utf8_after_a_byte_order_mark_names_the_line(tmp_path: Path) -> None:
     (tmp_path / "bank.yaml").write_bytes(b"\xef\xbb\xbf" + GOOD.encode().replace(b"Demo bank", b"Demo \xff bank"))
     assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]
+
+
+# --- messages in plain words --------------------------------------------------------------------------------------
+
+
+def test_an_unquoted_colon_says_to_put_the_text_in_quotes(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("stem: What is 2 + 2?", "stem: Sum: what is 2 + 2?")))
+    assert found == [
+        f"{tmp_path / 'bank.yaml'}:6:14: error: YAML syntax error: a colon followed by a space inside a text makes "
+        'YAML read a new key: put the text in quotes (stem: "Note: …") (YAML: mapping values are not allowed in this '
+        "context)"
+    ]
+
+
+def test_a_tab_is_reported_on_its_own_line(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("    stem: What is", "\tstem: What is")))
+    assert len(found) == 1
+    assert found[0].startswith(f"{tmp_path / 'bank.yaml'}:6:1: error: YAML syntax error: a tab character:")
+    assert "replace the tab with spaces" in found[0]
+
+
+def test_points_that_is_no_number_is_one_plain_message(tmp_path: Path) -> None:
+    found = problems(write(tmp_path, GOOD.replace("  - id: q1\n", "  - id: q1\n    points: one\n")))
+    assert found == [f"{tmp_path / 'bank.yaml'}:6:13: error: question 'q1': points: 'one' is not a number"]
+
+
+@pytest.mark.parametrize("tag", ["klingon", "xq"])
+def test_an_unknown_locale_is_named_as_such_without_a_list_index(tmp_path: Path, tag: str) -> None:
+    found = problems(write(tmp_path, GOOD.replace("target_locales: [ur]", f"target_locales: [{tag}]")))
+    assert found == [
+        f"{tmp_path / 'bank.yaml'}:3:18: error: target_locales: unknown locale '{tag}' "
+        "(a locale tag such as en, ur, vi or pt_BR)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("explanation", "placeholder"),
+    [("TODO", True), ('"todo: write it"', True), ("TBD", True), ('"..."', True), ('"?"', True), ("FIXME later", True),
+     ("Todos los expertos.", False), ("To do so, shard the experts.", False), ("One too many.", False)],
+)  # fmt: skip
+def test_placeholder_explanations_are_flagged(tmp_path: Path, explanation: str, placeholder: bool) -> None:
+    from moe_lms.loader import placeholder_problems
+
+    directory = write(tmp_path, GOOD.replace("explanation: One too many.", f"explanation: {explanation}"))
+    found = placeholder_problems(directory, load_bank(directory))
+    assert [(p.line, p.where) for p in found] == ([(15, "question 'q1', choice 'b'")] if placeholder else [])

@@ -176,6 +176,7 @@ def test_validate_reports_xsd_validation_as_not_done_never_as_passed_when_no_sch
     package.write_bytes(export(rich_bank(), ["en"]))
     monkeypatch.delenv(schemas.ENV_VAR, raising=False)
     monkeypatch.setattr(schemas, "FALLBACKS", ())
+    monkeypatch.setattr(schemas, "cache_dir", lambda: tmp_path / "empty-cache")
     result = CliRunner().invoke(main, ["validate", str(package)])
     assert result.exit_code == 0, result.output
     assert "XSD validation: NOT DONE" in result.output
@@ -247,3 +248,23 @@ def test_validate_runs_the_moodle_structural_checks_when_the_moodle_format_is_th
     result = CliRunner().invoke(main, ["validate", str(one_answer)])
     assert result.exit_code == 1
     assert "1 error(s)." in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "looks_like"),
+    [
+        ("quiz.en.gift.txt", b"::q1:: What? {=yes ~no}\n", "GIFT or plain text"),
+        ("quiz.en.canvas.json", b'{"quiz": {}}', "JSON"),
+        ("quiz.en.html", b"<!DOCTYPE html><html><body></body></html>", "an HTML page"),
+    ],
+)
+def test_validate_on_a_file_it_does_not_check_says_which_files_it_checks(
+    tmp_path: Path, name: str, data: bytes, looks_like: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert f"looks like {looks_like}" in result.output
+    assert "validate checks QTI 2.1 packages (.zip) and Moodle XML files (.xml)" in result.output
+    assert "well-formed" not in result.output

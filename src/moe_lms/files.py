@@ -1,51 +1,190 @@
-"""File output at the edge: every file is written atomically, so an interrupted run never leaves half a file."""
+"""File output at the edge: every file moe-lms writes goes through here.
+
+A regular file is replaced atomically (a temporary file beside it, fsync, rename), so an interrupted run never
+leaves half a file, and the replacement keeps the old file's permissions. A symlink is followed and its target
+written (atomically when that is a regular file). A character device or a FIFO (``/dev/null``, a named pipe) is
+written straight into: it cannot be replaced, only fed. A folder is refused, and so is a path whose folder does
+not exist unless the caller asks for ``parents``. Every failure is an :class:`OutputError`, one line naming the
+path, for the CLI to print without a traceback.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import filecmp
 import os
+import signal
+import stat
+import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from typing import BinaryIO
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename."""
-    write_atomic_stream(path, lambda out: out.write(data))
+class OutputError(Exception):
+    """A file that cannot be written, said in one line (path and reason)."""
 
 
-def write_atomic_stream(path: Path, produce: Callable[[BinaryIO], object]) -> None:
-    """Let ``produce`` stream into a temporary file, then rename it over ``path`` (nothing is left on failure)."""
-    _through_temporary_file(path, produce, compare=False, replace=True)
+def write_atomic(path: Path, data: bytes, *, parents: bool = False) -> None:
+    """Write ``data`` to ``path`` (atomically when it is, or will be, a regular file)."""
+    write_atomic_stream(path, lambda out: out.write(data), parents=parents)
 
 
-def replace_if_changed(path: Path, produce: Callable[[BinaryIO], object], *, replace: bool = True) -> bool:
+def write_atomic_stream(path: Path, produce: Callable[[BinaryIO], object], *, parents: bool = False) -> None:
+    """Let ``produce`` stream into ``path``: via a temporary file renamed over it, or straight into a device."""
+    _write(path, produce, compare=False, replace=True, parents=parents)
+
+
+def replace_if_changed(
+    path: Path, produce: Callable[[BinaryIO], object], *, replace: bool = True, parents: bool = False
+) -> bool:
     """Stream ``produce`` into a temporary file and say whether its bytes differ from ``path`` (or it is missing).
 
     With ``replace``, a differing file is moved over ``path`` as write_atomic_stream does; without, nothing in
     ``path``'s folder is touched (the temporary file goes to the system's). Files are compared a chunk at a time,
     so memory stays flat however large they are.
     """
-    return _through_temporary_file(path, produce, compare=True, replace=replace)
+    return _write(path, produce, compare=True, replace=replace, parents=parents)
 
 
-def _through_temporary_file(path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool) -> bool:
-    """The one way files are written: into a temporary file, then (if it differs, when ``compare``) renamed over
-    ``path`` after an fsync. Returns whether it differed; the temporary file never stays behind."""
-    if replace:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if replace else None)
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def resolve_output(path: Path, *, parents: bool = False) -> Path:
+    """The file a write to ``path`` lands in: symlinks followed; a folder, or a missing folder, refused."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.is_dir():
+        raise OutputError(f"cannot write {path}: it is a folder; name a file inside it")
+    folder = target.parent
+    if not folder.is_dir():
+        if folder.exists() or folder.is_symlink():
+            what = "is a symlink to nothing" if not folder.exists() else "is not a folder"
+            raise OutputError(f"cannot write {path}: {folder} {what}")
+        if not parents:
+            raise OutputError(f"cannot write {path}: the folder {folder} does not exist (create it, or pass --parents)")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"cannot create the folder {folder}: {_reason(exc)}") from None
+    return target
+
+
+def make_folder(path: Path) -> None:
+    """Create the folder ``path`` (its parent must exist: a mistyped path is an error, not a new tree)."""
+    if path.is_dir():
+        return
+    if not path.parent.is_dir():
+        raise OutputError(f"cannot create the folder {path}: {path.parent} does not exist")
+    try:
+        path.mkdir()
+    except OSError as exc:
+        raise OutputError(f"cannot create the folder {path}: {_reason(exc)}") from None
+
+
+def _write(path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, parents: bool) -> bool:
+    target = resolve_output(path, parents=parents) if replace else path
+    try:
+        existing: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+    mode = existing.st_mode if existing is not None else None
+    if mode is not None and not stat.S_ISREG(mode):
+        if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+            raise OutputError(f"cannot write {path}: it is neither a file, a device nor a pipe")
+        if replace:  # a device or a pipe is fed, never replaced; and never equal to what it would receive
+            try:
+                with open(target, "wb") as out:
+                    produce(out)
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+        return True
+    try:
+        return _through_temporary_file(target, produce, compare=compare, replace=replace, existing=existing)
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {_reason(exc)}") from None
+
+
+def _keep_owner_and_mode(fd: int, existing: os.stat_result | None) -> None:
+    """Give the replacement the permissions (and, where allowed, the owner) of the file it replaces."""
+    if existing is None:
+        os.fchmod(fd, _default_mode())
+        return
+    if (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
+        with contextlib.suppress(PermissionError):  # only root may give a file away; others keep their own
+            os.fchown(fd, existing.st_uid, existing.st_gid)
+    os.fchmod(fd, stat.S_IMODE(existing.st_mode))  # after chown, which clears set-id bits
+
+
+_umask: list[int] = []
+
+
+def _default_mode() -> int:
+    """What ``open()`` would give a new file: 0o666 less the umask (read once, as reading it means setting it)."""
+    if not _umask:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _umask.append(mask)
+    return 0o666 & ~_umask[0]
+
+
+def _through_temporary_file(
+    path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, existing: os.stat_result | None
+) -> bool:
+    """The one way regular files are written: into a temporary file, then (if it differs, when ``compare``)
+    renamed over ``path`` after an fsync. Returns whether it differed; the temporary file never stays behind,
+    not even when the process is ended by SIGTERM (see :func:`remove_temporary_files_on_signals`)."""
+    with _live_lock:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if replace else None)
+        _live.add(tmp)
     try:
         with os.fdopen(fd, "wb") as out:
             produce(out)
             out.flush()
             differs = not (compare and path.is_file() and filecmp.cmp(tmp, path, shallow=False))
             if differs and replace:
+                _keep_owner_and_mode(out.fileno(), existing)
                 os.fsync(out.fileno())
         if differs and replace:
-            os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         return differs
     finally:
-        Path(tmp).unlink(missing_ok=True)
+        with _live_lock:
+            Path(tmp).unlink(missing_ok=True)
+            _live.discard(tmp)
+
+
+# --- no temporary file outlives a signal ----------------------------------------------------------------------
+
+_live: set[str] = set()
+_live_lock = threading.Lock()
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _remove_and_die(signum: int, frame: FrameType | None) -> None:
+    for tmp in list(_live):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    signal.signal(signum, signal.SIG_DFL)
+    sys.stderr.flush()
+    os.kill(os.getpid(), signum)  # end as the signal would have, so the parent sees it
+
+
+def remove_temporary_files_on_signals() -> None:
+    """On SIGTERM or SIGHUP, delete the temporary files being written, then end as the signal would.
+
+    Python's default for these signals ends the process without running ``finally`` blocks; Ctrl-C (SIGINT)
+    already runs them. Called once by the CLI, from the main thread.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in _SIGNALS:
+        if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            signal.signal(signum, _remove_and_die)

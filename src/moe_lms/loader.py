@@ -132,14 +132,46 @@ def _where(raw_questions: list[Any], loc: Sequence[str | int]) -> str | None:
     return where
 
 
+# pydantic names each member of a union it tried (``points: StrictInt | StrictFloat`` gives an ``int`` and a
+# ``float`` error for one wrong value); one message says what the field takes instead.
+_UNION_MEMBERS = {"int": "a number", "float": "a number", "str": "text", "bool": "true or false"}
+_LOCALE_FIELDS = ("source_locale", "target_locales")
+
+
+def _one_per_union(errors: list[Any]) -> list[Any]:
+    merged: dict[tuple[Any, ...], Any] = {}
+    kept = []
+    for err in errors:
+        loc = tuple(err["loc"])
+        if loc and loc[-1] in _UNION_MEMBERS and err["type"] not in ("missing", "extra_forbidden"):
+            wanted = _UNION_MEMBERS[loc[-1]]
+            if loc[:-1] in merged:
+                first = merged[loc[:-1]]
+                if wanted not in first["wanted"]:
+                    first["wanted"].append(wanted)
+                continue
+            err = {**err, "loc": loc[:-1], "type": "union_member", "wanted": [wanted]}
+            merged[loc[:-1]] = err
+        kept.append(err)
+    return kept
+
+
 def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, ...], raw_questions: list[Any]) -> None:
-    for err in exc.errors(include_url=False):
+    for err in _one_per_union(exc.errors(include_url=False)):
         loc = base + tuple(err["loc"])
         ctx = err.get("ctx") or {}
         if "loc" in ctx:
             loc = loc + tuple(ctx["loc"])
         kind = err["type"]
         name = str(loc[-1]) if loc else "bank"
+        if loc and loc[0] in _LOCALE_FIELDS and kind == "string_pattern_mismatch":
+            message = f"{loc[0]}: unknown locale {err['input']!r} (a locale tag such as en, ur, vi or pt_BR)"
+            collector.add(loc, message, None)
+            continue
+        if kind == "union_member":
+            message = f"{name}: {err['input']!r} is not {' or '.join(err['wanted'])}"
+            collector.add(loc, message, _where(raw_questions, loc))
+            continue
         if kind == "extra_forbidden":
             hint = difflib.get_close_matches(name, _KNOWN_KEYS, n=1)
             message = f"unknown key {name!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
@@ -254,9 +286,54 @@ def _read_question_by_question(path: Path) -> Bank | None:
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
     bank = _read_question_by_question(path)
+    problems: list[Problem] = []
+    if bank is None:
+        bank, problems = _read_whole_document(path)
     if bank is not None:
-        return bank, []
-    return _read_whole_document(path)
+        problems = _unknown_locales(path, bank)
+    return (None if problems else bank), problems
+
+
+def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
+    """A locale tag of the right shape that no locale database knows (``xq``) is an error at its line."""
+    from .locales import locale_info  # Babel's locale data: loaded when a bank is, not when the package is
+
+    problems = []
+    fields: list[tuple[tuple[str | int, ...], str]] = [(("source_locale",), bank.source_locale)]
+    fields += [(("target_locales", i), tag) for i, tag in enumerate(bank.target_locales)]
+    lines = None
+    for loc, tag in fields:
+        try:
+            locale_info(tag)
+        except ValueError:
+            lines = lines or _YamlLines(path)
+            line, column = lines.locate(loc)
+            message = f"{loc[0]}: unknown locale {tag!r} (a locale tag such as en, ur, vi or pt_BR)"
+            problems.append(Problem(_display(path), line, message, column=column))
+    return problems
+
+
+def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_says: str) -> Problem:
+    """A YAML syntax error in plain words, with its usual cause and what to do (the parser's words after)."""
+    if re.search(r"\btabs?\b", parser_says):
+        lines = text.splitlines()
+        for number in range(line, len(lines) + 1):  # the parser names where the scalar began, not the tab
+            tab = lines[number - 1].find("\t")
+            if tab >= 0:
+                message = "a tab character: YAML indents with spaces only; replace the tab with spaces"
+                return Problem(file, number, f"YAML syntax error: {message} (YAML: {parser_says})", column=tab + 1)
+    if "mapping values are not allowed" in parser_says:
+        message = (
+            "a colon followed by a space inside a text makes YAML read a new key: put the text in quotes "
+            '(stem: "Note: …")'
+        )
+    elif parser_says.startswith("unexpected character") or "cannot start any token" in parser_says:
+        message = "a text may not begin with this character (` @ % and others): put the text in quotes"
+    elif "did not find expected key" in parser_says or "indentation" in parser_says:
+        message = "the indentation does not line up with the lines above: check the spaces at the start of the line"
+    else:
+        return Problem(file, line, f"YAML syntax error: {parser_says}", column=column)
+    return Problem(file, line, f"YAML syntax error: {message} (YAML: {parser_says})", column=column)
 
 
 def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
@@ -276,17 +353,18 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     collector = _Collector(file, lines)
     try:
         raw = yaml_rs.loads(text, parse_datetime=False)
-        del text
     except yaml_rs.YAMLDecodeError as exc:
         message = str(exc).strip()
         where = re.search(r"line (\d+), column (\d+)", message)
         if where:
+            line, column = int(where[1]), int(where[2])
             first = message.splitlines()[-1].strip()
-            return None, [Problem(file, int(where[1]), f"YAML syntax error: {first}", column=int(where[2]))]
+            return None, [_yaml_syntax_problem(file, text, line, column, first)]
         dup = lines.duplicate_key() if "duplicate" in message else None
         if dup:
             return None, [Problem(file, dup[1], f"key {dup[0]!r} appears twice in the same mapping", column=dup[2])]
         return None, [Problem(file, None, f"YAML error: {message}")]
+    del text
     if not isinstance(raw, dict):
         return None, [Problem(file, 1, "bank.yaml must be a mapping with id, title and questions")]
     raw_questions = raw.get("questions")
@@ -341,7 +419,7 @@ def read_catalog(
         return PackedCatalog(reader.catalog.index), [*reader.problems, syntax]
     except (OSError, UnicodeDecodeError) as exc:
         return PackedCatalog(reader.catalog.index), [Problem(reader.file, None, f"cannot read: {exc}")]
-    return reader.catalog, reader.problems
+    return reader.catalog, reader.problems + reader.orphans_warning()
 
 
 class _CatalogReader:
@@ -354,7 +432,7 @@ class _CatalogReader:
         self.index = catalog.index
         self.problems: list[Problem] = []
         self.next = 0  # the ordinal expected next: the one after the entry read last
-        self.hints_left = 20  # "did you mean" suggestions still to make
+        self.orphans: list[tuple[int, str]] = []  # (line, msgctxt) of entries naming no string of the bank
 
     def problem(self, line: int | None, message: str, where: str | None = None) -> None:
         self.problems.append(Problem(self.file, line, message, where))
@@ -386,15 +464,7 @@ class _CatalogReader:
             return
         ordinal = self.index.ordinal(context)
         if ordinal is None:
-            hint = []
-            if self.hints_left:  # a few are enough to show the pattern; each costs a search of the question ids
-                self.hints_left -= 1
-                hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
-            self.problem(
-                line,
-                f"msgctxt {context!r} names no string of the bank" + (f" (did you mean {hint[0]!r}?)" if hint else ""),
-                _path_where(context),
-            )
+            self.orphans.append((line, context))
             return
         if self.catalog.listed(ordinal):
             self.problem(line, f"msgctxt {context!r} appears more than once", _path_where(context))
@@ -408,6 +478,25 @@ class _CatalogReader:
                 return
         source = self.index.string(ordinal)[1]
         self.catalog.add(ordinal, msgstr, fuzzy, msgid if msgid != source else None)
+
+    def orphans_warning(self, shown: int = 3) -> list[Problem]:
+        """Entries whose string the bank no longer has (a question or choice deleted or renamed), as one warning
+        for the file: their translations are unused, and ``translations update`` makes them obsolete."""
+        if not self.orphans:
+            return []
+        examples = []
+        for line, context in self.orphans[:shown]:  # a few show the pattern; each hint searches the question ids
+            hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
+            examples.append(f"{context!r} (line {line}{f', did you mean {hint[0]!r}?' if hint else ''})")
+        count = len(self.orphans)
+        more = f" and {count - shown} more" if count > shown else ""
+        message = (
+            f"{count} {'entry names' if count == 1 else 'entries name'} no string of the bank: "
+            f"{', '.join(examples)}{more}. Their question or choice was deleted or renamed: run "
+            "`moe-lms translations update` to make them obsolete (or correct a mistyped msgctxt); until then "
+            "they are not used"
+        )
+        return [Problem(self.file, self.orphans[0][0], message, severity=Severity.WARNING)]
 
 
 def _clean_already(text: str) -> bool:
@@ -486,6 +575,29 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
     return problems
 
 
+# What importers write where the file had no explanation (formats.moodle.NO_EXPLANATION), and the usual
+# stand-ins people type: an explanation that is only one of these teaches nothing.
+_PLACEHOLDER = re.compile(r"^\s*(?:(?:TODO|FIXME|TBD|XXX)\b.*|[-.?…_\s]*)$", re.DOTALL | re.IGNORECASE)
+
+
+def placeholder_problems(directory: Path, bank: Bank, *, strict: bool = False) -> list[Problem]:
+    """Explanations that are a placeholder (``TODO: …``, as importers write them, ``TBD``, ``...``): a warning,
+    an error when ``strict``. Only ``check`` runs it."""
+    problems: list[Problem] = []
+    yaml_file = directory / BANK_FILE
+    lines = _YamlLines(yaml_file)
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    severity = Severity.ERROR if strict else Severity.WARNING
+    for path, source in strings(bank):
+        if path.endswith("/explanation") and _PLACEHOLDER.match(source):
+            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            message = f"the explanation is a placeholder ({source.strip()[:40]!r}): write the real one"
+            if strict:
+                message += " (--strict)"
+            problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column, severity))
+    return problems
+
+
 def _describe(path: str) -> str:
     """'q1/choices/a/text' -> 'the text', 'q1/stem' -> 'the stem', 'feedback/correct' -> 'the correct feedback'."""
     parts = path.split("/")
@@ -552,10 +664,12 @@ def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:
 def save_bank(bank: Bank, directory: Path) -> list[Path]:
     """Write bank.yaml and one PO file per target locale, each atomically. Returns the files written."""
     written = [directory / BANK_FILE]
-    write_atomic(written[0], bank_yaml(bank).encode("utf-8"))
+    write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
     for locale in bank.target_locales:
         path = directory / LOCALES_DIR / f"{locale}.po"
-        write_atomic(path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id))
+        write_atomic(
+            path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True
+        )
         written.append(path)
     return written
 
@@ -567,9 +681,20 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
     """
     current = list(strings(bank))
     report: dict[str, dict[str, int]] = {}
-    for locale in bank.target_locales:
+    catalogs: dict[str, list[po.PoEntry]] = {}
+    problems: list[Problem] = []
+    for locale in bank.target_locales:  # every file is read before any is written: a broken one changes nothing
         path = directory / LOCALES_DIR / f"{locale}.po"
-        old = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
+        try:
+            catalogs[locale] = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
+        except po.PoSyntaxError as exc:
+            problems.append(Problem(_display(path), exc.line, f"PO syntax error: {exc.message}"))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(_display(path), None, f"cannot read: {exc}"))
+    if problems:
+        raise ProblemsFound(problems)
+    for locale, old in catalogs.items():
+        path = directory / LOCALES_DIR / f"{locale}.po"
         merged = po.merge(old, current)
         before = {e.context: e for e in old if not e.obsolete}
         report[locale] = {
@@ -579,5 +704,5 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
             ),
             "obsolete": sum(1 for m in merged if m.obsolete and m.context in before),
         }
-        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id))
+        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id), parents=True)
     return report

@@ -5,11 +5,16 @@ Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle file car
 that says which file to take and how to import it. A format this moe-lms does not have yet is left out and named,
 so the shelf fills as formats land. Everything here is pure: files as functions that stream them; the CLI
 writes and compares them.
+
+A shelf may hold several banks. Its manifest (``.moe-lms-shelf.json``) records which files ``build`` wrote for
+each bank and each bank's part of the README, so the README lists every bank, and ``build`` never deletes or
+overwrites a file it did not write.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+import json
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import BinaryIO
@@ -20,6 +25,8 @@ from .locales import Status, coverage, locale_info
 from .model import Bank
 
 README = "README.md"
+MANIFEST = ".moe-lms-shelf.json"
+TITLE = "# Ready-to-import quiz files"  # how every shelf README moe-lms wrote begins
 
 
 @dataclass(frozen=True)
@@ -93,14 +100,60 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
     return Plan(bank, tuple(items), skipped)
 
 
-def writers(shelf: Plan) -> Iterator[tuple[str, Callable[[BinaryIO], object]]]:
-    """Every file of the shelf as (file name, a function that streams it into a binary file), in order."""
+def writers(
+    shelf: Plan, others: Mapping[str, Record] | None = None
+) -> Iterator[tuple[str, Callable[[BinaryIO], object]]]:
+    """Every file of the shelf as (file name, a function that streams it into a binary file), in order.
+
+    ``others`` are the other banks on the shelf (from its manifest): the README lists them too. The manifest
+    itself is not among these files; see :func:`manifest_text`."""
     bank = shelf.bank
     for item in shelf.items:
         write = formats.get(item.format_name).write
         yield item.filename, partial(write, bank, item.options)
-    text = readme(shelf).encode("utf-8")
+    text = readme(shelf, others).encode("utf-8")
     yield README, lambda out: out.write(text)
+
+
+# --- the manifest: what build wrote, per bank -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Record:
+    """What ``build`` wrote on a shelf for one bank: its files, and its part of a README listing several banks."""
+
+    files: tuple[str, ...]
+    readme: str
+
+
+def record(shelf: Plan) -> Record:
+    return Record(tuple(item.filename for item in shelf.items), "\n".join(_bank_section(shelf, several=True)))
+
+
+def read_manifest(text: str) -> dict[str, Record]:
+    """The banks a manifest records; ValueError when it is not one moe-lms wrote."""
+    document = json.loads(text)
+    banks = document.get("banks") if isinstance(document, dict) else None
+    if not isinstance(banks, dict):
+        raise ValueError("it has no 'banks' object")
+    records = {}
+    for bank_id, entry in banks.items():
+        files, section = (entry.get("files"), entry.get("readme")) if isinstance(entry, dict) else (None, None)
+        if not (isinstance(files, list) and all(isinstance(f, str) for f in files) and isinstance(section, str)):
+            raise ValueError(f"its entry for {bank_id!r} is not a list of files and a README section")
+        if any(f in (README, MANIFEST) or "/" in f or "\\" in f or f.startswith(".") for f in files):
+            raise ValueError(f"its entry for {bank_id!r} names a file outside the shelf")
+        records[bank_id] = Record(tuple(files), section)
+    return records
+
+
+def manifest_text(records: Mapping[str, Record]) -> str:
+    """The manifest recording ``records``, deterministic bytes (banks and keys sorted)."""
+    document = {
+        "about": "Written by moe-lms build: the files it made for each bank. Do not edit.",
+        "banks": {bank_id: {"files": list(r.files), "readme": r.readme} for bank_id, r in sorted(records.items())},
+    }
+    return json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 # --- the README ---------------------------------------------------------------------------------------------------
@@ -121,20 +174,21 @@ def _translation_note(bank: Bank, locale: str, include_drafts: bool) -> str:
     return note
 
 
-def readme(shelf: Plan) -> str:
+def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
+    """What the README says of one bank: which file to take in each language."""
     bank = shelf.bank
     include_drafts = any(item.options.include_drafts for item in shelf.items)
     kinds = [kind for kind in SHELF if kind.format_name not in shelf.skipped]
     source = locale_info(bank.source_locale)
     lines = [
-        f"# Ready-to-import quiz files: {bank.title}",
+        f"## {bank.title}" if several else f"{TITLE}: {bank.title}",
         "",
         f"The bank `{bank.id}` ({len(bank.questions)} questions) as files you can import into a learning platform or "
         "open in a browser, in every language it has. They are made by `moe-lms build` from "
         f"`question_bank/{bank.id}/`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
         "a file here differs from a fresh build).",
         "",
-        "## Which file to take",
+        "### Which file to take" if several else "## Which file to take",
         "",
         "| Language | Translation | " + " | ".join(kind.label for kind in kinds) + " |",
         "| --- | --- | " + " | ".join("---" for _ in kinds) + " |",
@@ -166,6 +220,26 @@ def readme(shelf: Plan) -> str:
             + ".",
             "",
         ]
+    return lines
+
+
+def readme(shelf: Plan, others: Mapping[str, Record] | None = None) -> str:
+    """The shelf's README: ``shelf``'s bank, and every other bank the shelf holds (``others``, by bank id)."""
+    others = {bank_id: r for bank_id, r in (others or {}).items() if bank_id != shelf.bank.id}
+    if not others:
+        lines = _bank_section(shelf, several=False)
+    else:
+        sections = {**{bank_id: r.readme for bank_id, r in others.items()}, shelf.bank.id: record(shelf).readme}
+        lines = [
+            TITLE,
+            "",
+            f"This folder holds {len(sections)} question banks: "
+            + ", ".join(f"`{bank_id}`" for bank_id in sorted(sections))
+            + ". Each has its own files below.",
+            "",
+        ]
+        for bank_id in sorted(sections):
+            lines += [sections[bank_id].rstrip("\n"), ""]
     lines += _instructions(shelf)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -7,11 +7,14 @@ pay for loading the QTI, Canvas and HTTP code. Exit codes scripts can rely on: 0
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
+from typing import Any
 
 import click
 
 from .. import __version__
+from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> "module:attribute" in this package
 _COMMANDS = {
@@ -23,6 +26,7 @@ _COMMANDS = {
     "validate": "interchange:validate",
     "import": "interchange:import_",
     "push": "canvas:push",
+    "schemas": "schemas:schemas_group",
 }
 
 
@@ -40,11 +44,21 @@ class _LazyGroup(click.Group):
         assert isinstance(command, click.Command)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a file it cannot write is one line on stderr and exit 1, never a traceback."""
+        remove_temporary_files_on_signals()
+        try:
+            return super().invoke(ctx)
+        except OutputError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(1)
+
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="moe-lms")
 def main() -> None:
     """Multiple-choice question banks as code, delivered to Moodle, QTI 2.1 platforms and Canvas.
 
-    BANK_DIR defaults to the shipped bank, question_bank/moe-expert-parallelism.
+    BANK_DIR defaults to the current folder when it holds bank.yaml, else to the shipped bank,
+    question_bank/moe-expert-parallelism; each command says which bank it used.
     """

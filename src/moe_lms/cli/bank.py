@@ -11,8 +11,8 @@ from rich.table import Table
 from .. import loader
 from ..locales import Status, coverage, locale_info
 from ..model import Bank
-from ..problems import Problem, Severity
-from .common import bank_argument, bank_dir_or_default, fail, out, print_problems
+from ..problems import Problem, ProblemsFound, Severity
+from .common import bank_argument, bank_dir_or_default, fail, out, print_problems, progress, shown
 
 
 def coverage_table(bank: Bank) -> Table:
@@ -36,10 +36,13 @@ def coverage_table(bank: Bank) -> Table:
 def check(bank_dir: Path | None, strict: bool) -> None:
     """Validate a bank and its translations; print translation coverage per locale."""
     directory = bank_dir_or_default(bank_dir)
-    bank, problems = loader.check_bank(directory)
+    with progress(f"reading the bank in {shown(directory)}"):
+        bank, problems = loader.check_bank(directory)
     if bank is None:
         fail(problems)
-    problems += loader.rendering_problems(directory, bank)
+    with progress("checking that every text renders"):
+        problems += loader.rendering_problems(directory, bank)
+        problems += loader.placeholder_problems(directory, bank, strict=strict)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
@@ -93,7 +96,11 @@ def translations_update(bank_dir: Path | None) -> None:
     bank, problems = loader.read_bank_yaml(directory / loader.BANK_FILE)
     if bank is None:
         fail(problems)
-    for locale, counts in loader.update_catalogs(directory, bank).items():
+    try:
+        report = loader.update_catalogs(directory, bank)
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    for locale, counts in report.items():
         out.print(
             f"{locale}: {counts['added']} added, {counts['fuzzy']} marked fuzzy (source changed), "
             f"{counts['obsolete']} made obsolete",

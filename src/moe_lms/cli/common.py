@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import BinaryIO, NoReturn, cast
 
 import click
 from rich.console import Console
 
 from .. import loader
 from ..model import Bank
-from ..problems import Problem, ProblemsFound, Severity
+from ..problems import Problem, Severity
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 SHIPPED_BANK_ID = "moe-expert-parallelism"
@@ -29,10 +31,23 @@ def shipped_bank_dir() -> Path:
 
 
 def bank_dir_or_default(value: Path | None) -> Path:
-    directory = value or shipped_bank_dir()
+    """The bank a command works on: BANK_DIR, else the current folder when it holds bank.yaml, else the shipped
+    bank. Says which on stderr, in one line, so nobody edits one bank while checking another."""
+    if value is not None:
+        directory, why = value, ""
+    elif Path(loader.BANK_FILE).is_file():
+        directory, why = Path("."), " (bank.yaml in the current folder)"
+    else:
+        directory = shipped_bank_dir()
+        why = f" (the bank shipped with moe-lms: no {loader.BANK_FILE} in the current folder and no BANK_DIR given)"
     if not (directory / loader.BANK_FILE).is_file():
         raise click.UsageError(f"{directory} is not a bank directory (it has no {loader.BANK_FILE})")
+    err.print(f"bank: {shown(directory)}{why}", markup=False)
     return directory
+
+
+def is_shipped_bank(directory: Path) -> bool:
+    return directory.resolve() == shipped_bank_dir().resolve()
 
 
 def print_problems(problems: list[Problem]) -> None:
@@ -47,11 +62,73 @@ def fail(problems: list[Problem]) -> NoReturn:
     sys.exit(EXIT_PROBLEMS)
 
 
+@contextmanager
+def progress(what: str, total: int | None = None, *, unit: str = "") -> Iterator[Callable[[int], None]]:
+    """Show ``what`` is being done on stderr while the block runs, when stderr is a terminal (never in a pipe, a
+    file or CI logs, whose output stays exactly as it was). Yields ``advance(n)``: with a ``total``, a bar; with
+    ``unit="bytes"``, the size written so far; otherwise a spinner with the elapsed time."""
+    if not err.is_terminal:
+        yield _nothing
+        return
+    from rich.progress import (
+        BarColumn,
+        FileSizeColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}")]
+    if total is not None:
+        columns += [BarColumn(), MofNCompleteColumn()]
+    elif unit == "bytes":
+        columns.append(FileSizeColumn())
+    columns.append(TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+
+        def advance(n: int) -> None:
+            bar.advance(task, n)
+
+        yield advance
+
+
+def _nothing(n: int) -> None:
+    pass
+
+
+def counting(stream: BinaryIO, advance: Callable[[int], None]) -> BinaryIO:
+    """``stream``, reporting to ``advance`` how many bytes are written through it (for ``progress(unit="bytes")``);
+    everything else (seek, tell, flush: the zip writer uses them) goes straight to ``stream``."""
+    if advance is _nothing:  # not on a terminal: the stream as it is, not one call more per write
+        return stream
+    return cast(BinaryIO, _CountingWriter(stream, advance))
+
+
+class _CountingWriter:
+    def __init__(self, stream: BinaryIO, advance: Callable[[int], None]) -> None:
+        self._stream, self._advance = stream, advance
+
+    def write(self, data: bytes) -> int:
+        written = self._stream.write(data)
+        self._advance(len(data))
+        return written
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
 def load_or_exit(directory: Path) -> Bank:
-    try:
-        return loader.load_bank(directory)
-    except ProblemsFound as exc:
-        fail(exc.problems)
+    """The bank in ``directory``; its errors end the command, its warnings are printed and the command goes on."""
+    with progress(f"reading the bank in {shown(directory)}"):
+        bank, problems = loader.check_bank(directory)
+    if bank is None or any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    return bank
 
 
 def shown(path: Path) -> str:

@@ -3,27 +3,39 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
 from .. import formats, shelf
-from ..files import replace_if_changed, write_atomic_stream
+from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import resolve
 from ..problems import Problem, ProblemsFound
 from .common import (
     EXIT_PROBLEMS,
     bank_argument,
     bank_dir_or_default,
+    counting,
     err,
     fail,
     include_drafts_option,
+    is_shipped_bank,
     load_or_exit,
     out,
     print_problems,
+    progress,
     shipped_bank_dir,
     shown,
 )
+
+
+def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str:
+    """``<bank>.<locale><suffix>`` for one locale (as ``build`` names it), ``<bank>.<l1>+<l2><suffix>`` for a
+    choice of several, ``<bank><suffix>`` for every locale: exports of different locales never overwrite each
+    other."""
+    return f"{bank_id}.{'+'.join(locales)}{suffix}" if locales else f"{bank_id}{suffix}"
 
 
 @click.command()
@@ -37,8 +49,9 @@ from .common import (
 @click.option("--multilang", is_flag=True, help="Moodle: one question per bank question with every locale in it.")
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path, dir_okay=False, allow_dash=True),
-    help="Output file, or - for stdout; default <bank-id><suffix> in the current folder.",
+    help="Output file, or - for stdout; default <bank-id>[.<locale>]<suffix> in the current folder.",
 )  # fmt: skip
+@click.option("--parents", is_flag=True, help="Create the output file's folder when it does not exist.")
 def export(
     format_name: str,
     bank_dir: Path | None,
@@ -46,9 +59,12 @@ def export(
     include_drafts: bool,
     multilang: bool,
     output: Path | None,
+    parents: bool,
 ) -> None:
     """Export a bank to a file an LMS imports."""
     fmt = formats.get(format_name)
+    if multilang and fmt.name != "moodle":
+        raise click.UsageError(f"--multilang is for --format moodle only (Moodle's multilang filter), not {fmt.name}")
     if fmt.one_locale_per_file and len(locales) > 1:
         raise click.UsageError(
             f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
@@ -60,13 +76,15 @@ def export(
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    default_name = f"{bank.id}.{locales[0]}{fmt.suffix}" if fmt.one_locale_per_file else f"{bank.id}{fmt.suffix}"
-    target = output or Path(default_name)
+    target = output or Path(default_filename(bank.id, locales, fmt.suffix))
     try:
         if str(target) == "-":
             fmt.write(bank, options, sys.stdout.buffer)
         else:
-            write_atomic_stream(target, lambda stream: fmt.write(bank, options, stream))
+            with progress(f"writing {target}", unit="bytes") as advance:
+                write_atomic_stream(
+                    target, lambda stream: fmt.write(bank, options, counting(stream, advance)), parents=parents
+                )
     except ProblemsFound as exc:
         fail(exc.problems)
     if str(target) != "-":
@@ -75,15 +93,46 @@ def export(
         err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
 
 
-def _default_shelf(bank_dir: Path | None) -> Path:
+def _default_shelf(directory: Path) -> Path:
     """exporters/ at the top of the checkout for the shipped bank, else in the current folder."""
-    if bank_dir is None:
+    if is_shipped_bank(directory):
         return shipped_bank_dir().resolve().parents[1] / "exporters"
     return Path("exporters")
 
 
 def _is_shelf_file(path: Path) -> bool:
     return path.is_file() and not path.name.startswith(".")
+
+
+def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[str, shelf.Record]:
+    """What the shelf in ``folder`` holds, by bank, from its manifest; exits when ``folder`` is not a shelf.
+
+    A folder without a manifest is a shelf when it is missing or empty, or when it is one an older moe-lms built
+    (its README begins as moe-lms's do and every file is one this bank's build makes, or is named after the bank);
+    otherwise only ``--init`` makes it one, and even then no file of the user's is overwritten.
+    """
+    manifest = folder / shelf.MANIFEST
+    if manifest.is_file():
+        try:
+            return shelf.read_manifest(manifest.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            fail([Problem(shown(manifest), None, f"is not a manifest moe-lms build wrote: {exc}")])
+    present = sorted(p.name for p in folder.iterdir() if _is_shelf_file(p)) if folder.is_dir() else []
+    readme = folder / shelf.README
+    ours = [name for name in present if name != shelf.README and (name in planned or name.startswith(f"{bank_id}."))]
+    if shelf.README in present and len(ours) == len(present) - 1:
+        with readme.open(encoding="utf-8", errors="replace") as stream:
+            if stream.readline().startswith(shelf.TITLE):  # a shelf an older moe-lms wrote, before manifests
+                return {bank_id: shelf.Record(tuple(ours), "")}
+    if present and not init:
+        others = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
+        fail([Problem(
+            shown(folder), None,
+            f"is not a moe-lms shelf (no {shelf.MANIFEST}) and holds files moe-lms did not write ({others}): "
+            "build into an empty or new folder, or pass --init to make this one a shelf "
+            "(moe-lms then never overwrites or deletes a file it did not write)",
+        )])  # fmt: skip
+    return {}
 
 
 @click.command()
@@ -93,51 +142,87 @@ def _is_shelf_file(path: Path) -> bool:
     help="Folder of the shelf; default exporters/ at the top of the checkout.",
 )  # fmt: skip
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every file that differs from a fresh build.")
+@click.option("--init", is_flag=True, help="Make a folder holding other files a shelf (their files are left alone).")
 @include_drafts_option
-def build(bank_dir: Path | None, out_dir: Path | None, check: bool, include_drafts: bool) -> None:
+def build(bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool) -> None:
     """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and
-    HTML, one Moodle file with every locale, and a README saying which file to take and how to import it."""
+    HTML, one Moodle file with every locale, and a README saying which file to take and how to import it.
+
+    A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
+    .moe-lms-shelf.json and never overwrites or deletes a file it did not write."""
     directory = bank_dir_or_default(bank_dir)
     bank = load_or_exit(directory)
-    folder = out_dir or _default_shelf(bank_dir)
+    folder = out_dir or _default_shelf(directory)
     plan = shelf.plan(bank, include_drafts=include_drafts)
     if plan.skipped:
         err.print(
             f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
             markup=False,
         )
-    expected = set(plan.filenames)
+    planned = set(plan.filenames)
+    records = _records(folder, bank.id, planned, init)
+    previous = set(records[bank.id].files) if bank.id in records else set()
+    others = {bank_id: r for bank_id, r in records.items() if bank_id != bank.id}
+    owned = previous | {name for r in others.values() for name in r.files}
+    if records or not init:
+        owned.add(shelf.README)  # a shelf's README is the shelf's
     present = {p.name for p in folder.iterdir() if _is_shelf_file(p)} if folder.is_dir() else set()
+    foreign = sorted((present & planned) - owned)
+    taken = sorted(name for r in others.values() for name in r.files if name in planned)
+    if foreign or taken:
+        fail([
+            *(Problem(shown(folder / n), None, "exists and moe-lms did not write it: move it away") for n in foreign),
+            *(Problem(shown(folder / n), None, "belongs to another bank of this shelf") for n in taken),
+        ])  # fmt: skip
+    done = {**others, bank.id: shelf.record(plan)}
+    manifest = shelf.manifest_text(done).encode("utf-8")
     problems: list[Problem] = []
     written = unchanged = 0
     try:
-        for name, write in shelf.writers(plan):
-            target = folder / name
-            if not replace_if_changed(target, write, replace=not check):
-                unchanged += 1
-            elif check:
-                what = "is missing" if name not in present else "differs from a fresh build"
-                problems.append(Problem(shown(target), None, what))
-            else:
-                written += 1
+        if not check:
+            make_folder(folder)
+            # Claim the files before writing them, so an interrupted build still knows them as its own.
+            claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
+            replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
+        with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
+            for name, write in shelf.writers(plan, others):
+                target = folder / name
+                if not replace_if_changed(target, write, replace=not check):
+                    unchanged += 1
+                elif check:
+                    what = "is missing" if name not in present else "differs from a fresh build"
+                    problems.append(Problem(shown(target), None, what))
+                else:
+                    written += 1
+                advance(1)
     except ProblemsFound as exc:
         fail(exc.problems)
-    for name in sorted(present - expected):
+    for name in sorted((previous - planned) & present):
         target = folder / name
         if check:
             problems.append(Problem(shown(target), None, "is extra: a fresh build does not make it"))
-        elif name.startswith(f"{bank.id}."):
+        else:
             target.unlink()
             err.print(f"removed {shown(target)} (a fresh build does not make it)", markup=False)
-        else:
-            err.print(f"left {shown(target)} alone: not a file moe-lms makes", markup=False)
     if check:
+        if not replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), replace=False):
+            unchanged += 1
+        else:
+            what = "differs from a fresh build" if (folder / shelf.MANIFEST).exists() else "is missing"
+            problems.append(Problem(shown(folder / shelf.MANIFEST), None, what))
         if problems:
             print_problems(problems)
             err.print(f"{shown(folder)} is stale: run moe-lms build and commit the result.", markup=False)
             sys.exit(EXIT_PROBLEMS)
         out.print(f"{shown(folder)}: all {unchanged} files are up to date", markup=False)
         return
+    replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest))
+    for name in sorted(present - owned - planned):
+        err.print(f"left {shown(folder / name)} alone: moe-lms did not write it", markup=False)
     out.print(f"{shown(folder)}: {written} written, {unchanged} unchanged", markup=False)
     for locale in bank.target_locales:
         out.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+
+
+def _bytes(data: bytes) -> Callable[[BinaryIO], object]:
+    return lambda stream: stream.write(data)

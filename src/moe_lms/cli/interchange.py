@@ -11,7 +11,7 @@ from ..formats import moodle, qti21
 from ..locales import locale_info
 from ..problems import Problem, ProblemsFound, Severity
 from ..xmlsafe import MAX_XML_BYTES
-from .common import err, fail, out, print_problems
+from .common import err, fail, out, print_problems, progress
 
 
 @click.group("import")
@@ -26,12 +26,27 @@ def _read_limited(path: Path, limit: int) -> bytes:
     return path.read_bytes()
 
 
+def _not_xml(data: bytes, file: Path) -> str | None:
+    """What a file that validate does not check looks like (GIFT, JSON, HTML…), or None for XML."""
+    head = data[:512].removeprefix(b"\xef\xbb\xbf").lstrip().lower()
+    suffix = file.suffix.lower()
+    if head.startswith((b"<!doctype html", b"<html")) or suffix in (".html", ".htm"):
+        return "an HTML page"
+    if head.startswith(b"<"):
+        return None
+    if head.startswith((b"{", b"[")) or suffix == ".json":
+        return "JSON (a Canvas payload?)"
+    if suffix in (".gift", ".txt") or file.name.lower().endswith(".gift.txt"):
+        return "GIFT or plain text"
+    return "neither a zip file nor XML"
+
+
 @click.command()
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @click.option(
     "--schemas", "schemas_dir", type=click.Path(path_type=Path, file_okay=False),
     help=f"Folder of the official XSDs (laid out like shared/schemas); default ${schemas.ENV_VAR}, "
-    "else ../shared/schemas.",
+    "else ../shared/schemas, else the user cache that `moe-lms schemas fetch` fills.",
 )  # fmt: skip
 def validate(file: Path, schemas_dir: Path | None) -> None:
     """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
@@ -48,7 +63,8 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
             raise click.UsageError(str(exc)) from None
         if validators is None:
             out.print(
-                f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+                f"XSD validation: NOT DONE (no schema folder found; run `moe-lms schemas fetch` once, or pass "
+                f"--schemas DIR or set {schemas.ENV_VAR})",
                 markup=False,
             )
         else:
@@ -59,6 +75,11 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
             raise click.UsageError(str(exc)) from None
         what = "QTI 2.1 package: " + ("XSD and semantic checks" if validators else "semantic checks only")
     else:
+        unchecked = _not_xml(data, file)
+        if unchecked:
+            raise click.UsageError(
+                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip) and Moodle XML files (.xml)"
+            )
         out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems = moodle.check_moodle_xml(data, file=str(file))
         what = "Moodle XML: well-formedness and structural checks"
@@ -85,10 +106,12 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
         raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
     data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
     try:
-        bank, warnings = qti21.read_package(data, name=str(package))
+        with progress(f"reading {package}"):
+            bank, warnings = qti21.read_package(data, name=str(package))
     except ProblemsFound as exc:
         fail(exc.problems)
-    written = loader.save_bank(bank, bank_dir)
+    with progress(f"writing the bank into {bank_dir}"):
+        written = loader.save_bank(bank, bank_dir)
     print_problems(warnings)
     out.print(
         f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
@@ -133,7 +156,8 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: 
     if size > limit:
         message = f"the file is {size / 2**20:,.1f} MiB, over the limit of {max_mib:,} MiB (--max-size)"
         fail([Problem(str(file), None, message)])
-    result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
+    with progress(f"reading {file}"):
+        result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
     for skipped in result.skipped:
         err.print(f"{file}: not imported: {skipped} (moe-lms keeps multichoice and truefalse)", markup=False)
     if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
@@ -144,7 +168,8 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: 
         for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
             if stale.stem not in bank.target_locales:
                 stale.unlink()
-    loader.save_bank(bank, bank_dir)
+    with progress(f"writing the bank into {bank_dir}"):
+        loader.save_bank(bank, bank_dir)
     out.print(
         f"wrote {bank_dir}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}"
