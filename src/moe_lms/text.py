@@ -67,6 +67,11 @@ def _renders_as_itself(markdown: str) -> bool:
     )
 
 
+# Public for exporters that write text into XML themselves: such text is itself as inline HTML, and the one
+# paragraph <p>text</p> as block HTML, with nothing to escape.
+renders_as_itself = _renders_as_itself
+
+
 # Built once: nh3.clean with keyword arguments converts the allow-lists on every call, four times the cost.
 _cleaner = nh3.Cleaner(
     tags=set(ALLOWED_TAGS),

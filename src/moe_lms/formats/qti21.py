@@ -25,21 +25,23 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import IO, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple, Protocol
 
 import lxml.html
 from lxml import etree
 from pydantic import ValidationError
 
 from .. import __version__
+from ..bulk import gc_paused
 from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
 from ..skeleton import Skeleton, inner, raw, slot
-from ..text import plain_text, render_block, render_inline
+from ..text import plain_text, render_block, render_inline, renders_as_itself
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError, parse_untrusted
+from ..zipout import ZipStream
 from . import ExportOptions, Format
 
 # --- names ---------------------------------------------------------------------------------------------------
@@ -562,7 +564,7 @@ class _Items:
     LIMIT = 512
 
     def __init__(self) -> None:
-        self._skeletons: dict[tuple[_Shape, str, tuple[tuple[str, int], ...]], Skeleton] = {}
+        self._skeletons: dict[tuple[object, ...], Skeleton] = {}
 
     def _skeleton(self, shape: _Shape, lang: str, forms: tuple[tuple[str, int], ...]) -> Skeleton:
         base = _FIXED + 2 * shape.choices + shape.correct  # values before the contents
@@ -584,21 +586,31 @@ class _Items:
 
     def serialise(self, question: Question, view: LocalizedView) -> bytes:
         shape, values, contents = _item_text(question, view)
-        forms = []
-        for index, resolved in enumerate(contents):
-            rendered = _render(shape, index)(resolved.text)
-            form, text = _form(rendered)
-            if index == 0:
-                values[_TITLE] = _shorten(text, 80) if form != _MARKUP else _rendered_title(rendered)
-            values.append(text if form != _MARKUP else _markup(rendered))
-            forms.append((resolved.lang, form))
         lang = values[_LANG]
-        key = (shape, lang, tuple(forms))
-        skeleton = self._skeletons.get(key)
+        key: list[object] = [shape, lang]
+        for index, resolved in enumerate(contents):
+            text = resolved.text
+            inline = 1 <= index <= shape.choices
+            if text and renders_as_itself(text):  # nearly every text: it is its own HTML, nothing to render
+                form = _BARE if inline else _PARAGRAPH
+            else:
+                rendered = render_inline(text) if inline else render_block(text)
+                form, text = _form(rendered)
+                if form == _MARKUP:
+                    if index == 0:
+                        values[_TITLE] = _rendered_title(rendered)
+                    text = _markup(rendered)
+            if index == 0 and form != _MARKUP:
+                values[_TITLE] = _shorten(text, 80)
+            values.append(text)
+            key += (resolved.lang, form)
+        found = tuple(key)
+        skeleton = self._skeletons.get(found)
         if skeleton is None:
-            skeleton = self._skeleton(shape, lang, key[2])
+            pairs = tuple(zip(key[2::2], key[3::2], strict=True))
+            skeleton = self._skeleton(shape, lang, pairs)  # type: ignore[arg-type]
             if len(self._skeletons) < self.LIMIT:
-                self._skeletons[key] = skeleton
+                self._skeletons[found] = skeleton
         return skeleton.fill(values).encode("utf-8")
 
 
@@ -686,6 +698,10 @@ def _qti_metadata(parent: etree._Element) -> None:
     _leaf(metadata, QTI_MD, "toolVersion", __version__)
 
 
+class _Writable(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+
+
 def _manifest_holder() -> etree._Element:
     return etree.Element(f"{{{CP}}}holder", nsmap=MANIFEST_NSMAP)
 
@@ -694,12 +710,22 @@ class _ManifestWriter:
     """Writes imsmanifest.xml incrementally, one resource at a time, so memory stays flat as banks grow; item
     resources from one skeleton per number of tags."""
 
-    def __init__(self, stream: IO[bytes]) -> None:
+    def __init__(self, stream: _Writable) -> None:
         self.stream = stream
         self._items: dict[int, Skeleton] = {}
+        self._pending: list[str] = []
+        self._size = 0
 
     def write(self, text: str) -> None:
-        self.stream.write(text.encode("utf-8"))
+        """Text of the manifest, written on in pieces of about 64 KiB (as deflated, the same bytes)."""
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size > 65536:
+            self.flush()
+
+    def flush(self) -> None:
+        self.stream.write("".join(self._pending).encode("utf-8"))
+        self._pending, self._size = [], 0
 
     def head_and_tail(self, bank: Bank, views: dict[str, LocalizedView]) -> tuple[str, str]:
         """The manifest around its resources; the package metadata says what the importer needs to rebuild the
@@ -767,7 +793,7 @@ def _item_resource_id(question_id: str, locale: str) -> str:
     return f"ITEM-{item_identifier(question_id, locale)}"
 
 
-def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
+def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable) -> None:
     """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each."""
     writer = _ManifestWriter(stream)
     head, tail = writer.head_and_tail(bank, views)
@@ -778,31 +804,7 @@ def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: IO[byte
             writer.item(q, view)
     writer.stylesheet()
     writer.write(tail)
-
-
-class _Unseekable:
-    """Hides ``seek``/``tell`` so zipfile always streams (data descriptors, no rewinds): the bytes are then the
-    same whether the target is a file, a pipe or stdout."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-
-    def write(self, data: bytes) -> int:
-        return self._stream.write(data)
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def close(self) -> None:
-        """The caller owns the stream and closes it."""
-
-
-def _entry_info(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_DEFLATED  # at zlib's default level (level 1 is 6% faster, 11% bigger)
-    info.create_system = 3  # Unix, so the permission bits below are read
-    info.external_attr = (0o100644 & 0xFFFF) << 16
-    return info
+    writer.flush()
 
 
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:
@@ -842,13 +844,9 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
     items = _Items()
-    with zipfile.ZipFile(_Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
-
-        def put(name: str, data: bytes) -> None:
-            with package.open(_entry_info(name), "w") as entry:
-                entry.write(data)
-
-        with package.open(_entry_info(MANIFEST), "w") as entry:
+    package = ZipStream(out)  # entries sorted by name, fixed timestamps and permissions, no seeking
+    with gc_paused():  # (nothing here makes cycles; the collector would only rescan the bank, again and again)
+        with package.open(MANIFEST) as entry:
             _write_manifest(bank, views, entry)
         for q, loc in _in_name_order(bank, views):
             name = item_path(q.id, loc)
@@ -856,13 +854,12 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
                 data = items.serialise(q, views[loc])
             except ValueError as exc:  # characters XML cannot carry, reached through HTML entities
                 raise ProblemsFound([Problem(name, None, str(exc), f"question {q.id!r}")]) from None
-            put(name, data)
-        put(STYLESHEET, STYLESHEET_CSS)
+            package.add(name, data)
+        package.add(STYLESHEET, STYLESHEET_CSS)
         for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
-            put(
-                test_path(bank, loc),
-                etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8"),
-            )
+            test = etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8")
+            package.add(test_path(bank, loc), test)
+        package.close()
 
 
 FORMAT = Format(
