@@ -8,6 +8,12 @@ New Quizzes (PATCH only, string ids), content migrations with a pre-attachment u
 
 Faults on command (``Faults``): random 500s before any work, connections dropped *after* the work is stored, random
 throttling, added latency. The RNG is seeded.
+
+Hostile and odd servers on command: New Quizzes items as a positional list (insert at a position and shift the later
+ones) with concurrent creates run in another order than they arrived (``positional_items``, ``Reorderer``); a
+``Link: rel="next"`` back to the page just read (``next_link_loops``); error messages that echo the Authorization
+header, transformed (``echo_authorization``); and, through a route put first in ``routes``, any answer at all,
+including a :class:`RawBody` that trickles or never ends.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ import json
 import math
 import random
 import re
+import sys
 import threading
 import time
 import uuid
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -37,6 +44,60 @@ TOKEN = "7~canvas-test-token-Zq81LmW0"
 RATE_LIMIT_BODY = "403 Forbidden (Rate Limit Exceeded)\n"
 MAX_TEXT, MAX_COMMENT = 16384, 5120
 WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@dataclass
+class RawBody:
+    """An answer written by hand: ``chunks`` with ``delay`` seconds before each, with a Content-Length only when
+    ``length`` is given (else the body ends with the connection). Stops quietly when the client hangs up."""
+
+    chunks: Iterable[bytes]
+    delay: float = 0.0
+    length: int | None = None
+    content_type: str = "application/json; charset=utf-8"
+    trickle_headers: bool = False  # the status line and headers too, a byte at a time
+    written: int = 0  # bytes of the status line and headers written so far, when they trickle
+
+
+class Reorderer:
+    """Holds concurrent requests until ``size`` of them wait (or ``wait`` seconds pass), then runs them one at a
+    time, last come first: requests that left the client in one order arrive in another."""
+
+    def __init__(self, size: int = 4, wait: float = 0.3) -> None:
+        self.size, self.wait = size, wait
+        self._cond = threading.Condition()
+        self._waiting: list[int] = []
+        self._order: list[int] = []
+        self._tickets = itertools.count()
+        self.reordered = 0  # requests that ran before one that arrived earlier
+
+    def _release(self) -> None:
+        self.reordered += max(0, len(self._waiting) - 1)
+        self._order.extend(reversed(self._waiting))
+        self._waiting = []
+        self._cond.notify_all()
+
+    def run(self, work: Callable[[], Any]) -> Any:
+        with self._cond:
+            ticket = next(self._tickets)
+            self._waiting.append(ticket)
+            if len(self._waiting) >= self.size:
+                self._release()
+            deadline = time.monotonic() + self.wait
+            while ticket in self._waiting:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._release()
+                    break
+                self._cond.wait(left)
+            while self._order[0] != ticket:
+                self._cond.wait()
+        try:
+            return work()
+        finally:
+            with self._cond:
+                self._order.remove(ticket)
+                self._cond.notify_all()
 
 
 class HttpError(Exception):
@@ -294,6 +355,8 @@ class Canvas:
         polls_to_finish: int = 2,
         leak_token_in_errors: bool = False,
         max_per_page: int = 100,
+        positional_items: bool = False,
+        reorderer: Reorderer | None = None,
     ) -> None:
         self.tokens = tokens if tokens is not None else {TOKEN}
         self.readonly_tokens = readonly_tokens or set()
@@ -305,6 +368,10 @@ class Canvas:
         self.polls_to_finish = polls_to_finish
         self.leak_token_in_errors = leak_token_in_errors  # a proxy that echoes headers into error pages
         self.max_per_page = max_per_page
+        self.positional_items = positional_items  # New Quizzes items: insert at a position, shift the later ones
+        self.reorderer = reorderer  # concurrent creates of questions and items run in another order
+        self.next_link_loops = 0  # this many list answers say rel="next" is the page just read
+        self.echo_authorization: Callable[[str], str] | None = None  # 400s echo the Authorization header, changed
         self.base_url = ""
         self.lock = threading.RLock()
         self.log: list[LogEntry] = []
@@ -390,6 +457,9 @@ class Canvas:
                     payload = {
                         "errors": [{"message": f"bad request (Authorization: {h.headers.get('Authorization')})"}]
                     }
+                if self.echo_authorization is not None and status == 400:
+                    echoed = self.echo_authorization(h.headers.get("Authorization") or "")
+                    payload = {"errors": [{"message": f"bad request from {echoed}"}]}
             remaining = self.bucket.finish()
             headers = {
                 "X-Request-Cost": f"{self.bucket.cost:.4f}",
@@ -406,6 +476,9 @@ class Canvas:
 
     @staticmethod
     def _respond(h: BaseHTTPRequestHandler, status: int, payload: Any, headers: dict[str, str]) -> None:
+        if isinstance(payload, RawBody):
+            Canvas._respond_raw(h, status, payload, headers)
+            return
         if payload is None:
             data, content_type = b"", None
         elif isinstance(payload, str):
@@ -414,13 +487,50 @@ class Canvas:
             text = json.dumps(payload).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             data, content_type = text.encode(), "application/json; charset=utf-8"
         h.send_response(status)
-        if content_type:
+        if content_type and not any(name.lower() == "content-type" for name in headers):
             h.send_header("Content-Type", content_type)
         for name, value in headers.items():
             h.send_header(name, value)
         h.send_header("Content-Length", str(len(data)))
         h.end_headers()
         h.wfile.write(data)
+
+    @staticmethod
+    def _respond_raw(h: BaseHTTPRequestHandler, status: int, body: RawBody, headers: dict[str, str]) -> None:
+        if body.trickle_headers:
+            head = f"HTTP/1.1 {status} OK\r\nContent-Type: {body.content_type}\r\nConnection: close\r\n\r\n"
+            h.close_connection = True
+            try:
+                for byte in head.encode():
+                    time.sleep(body.delay)
+                    h.wfile.write(bytes([byte]))
+                    h.wfile.flush()
+                    body.written += 1
+                for chunk in body.chunks:
+                    h.wfile.write(chunk)
+                h.wfile.flush()
+            except OSError:
+                pass
+            return
+        h.send_response(status)
+        h.send_header("Content-Type", body.content_type)
+        for name, value in headers.items():
+            h.send_header(name, value)
+        if body.length is not None:
+            h.send_header("Content-Length", str(body.length))
+        else:
+            h.send_header("Connection", "close")
+            h.close_connection = True
+        h.end_headers()
+        try:
+            h.wfile.flush()
+            for chunk in body.chunks:
+                if body.delay:
+                    time.sleep(body.delay)
+                h.wfile.write(chunk)
+                h.wfile.flush()
+        except OSError:  # the client hung up, as it should
+            h.close_connection = True
 
     def dispatch(self, req: Request) -> tuple[int, Any, dict[str, str]]:
         matches = ((h, p.match(req.path)) for method, p, h in self.routes if method == req.method)
@@ -432,11 +542,17 @@ class Canvas:
             self.authenticate(req, args.get("course"))
         if "course" in args and args["course"] not in self.courses:
             raise not_found()
-        with self.lock:
-            result = handler(req, **args)
+        if self.reorderer is not None and req.method == "POST" and re.search(r"/(questions|items)\Z", req.path):
+            result = self.reorderer.run(lambda: self._locked(handler, req, args))
+        else:
+            result = self._locked(handler, req, args)
         if isinstance(result, tuple):
             return result
         return 200, result, {}
+
+    def _locked(self, handler: Callable[..., Any], req: Request, args: dict[str, Any]) -> Any:
+        with self.lock:
+            return handler(req, **args)
 
     def authenticate(self, req: Request, course: str | None) -> None:
         header = req.headers.get("Authorization") or ""
@@ -474,7 +590,10 @@ class Canvas:
             return f"{self.base_url}{req.path}?{urlencode([*others, ('page', n), ('per_page', per_page)])}"
 
         rels = [("current", page)]
-        if page < last:
+        if self.next_link_loops > 0:
+            self.next_link_loops -= 1
+            rels.append(("next", page))  # back to the page just read
+        elif page < last:
             rels.append(("next", page + 1))
         if page > 1:
             rels.append(("prev", page - 1))
@@ -818,6 +937,11 @@ class Canvas:
         items = self.courses[course].items[quiz]
         item_id = str(self.new_id())
         position = int(raw.get("position") or max((i["position"] for i in items.values()), default=0) + 1)
+        if self.positional_items:  # insert at the position (at most one past the end), shift the later ones
+            position = min(max(1, position), len(items) + 1)
+            for other in items.values():
+                if other["position"] >= position:
+                    other["position"] += 1
         item = {
             "id": item_id,
             "position": position,
@@ -854,12 +978,21 @@ class Canvas:
         if isinstance(raw.get("entry"), dict):
             merged["entry"] = {**merged["entry"], **copy.deepcopy(raw["entry"])}
         self._validate_item({**merged, "entry_type": raw.get("entry_type", "Item")})
+        if self.positional_items and merged["position"] != found["position"]:  # take it out, insert it again
+            order = [i for i in self.courses[course].items_in_order(quiz) if i["id"] != item]
+            order.insert(min(max(1, merged["position"]), len(order) + 1) - 1, found)
+            for n, other in enumerate(order, start=1):
+                other["position"] = n
+            merged["position"] = found["position"]
         found.update(merged)
         return found
 
     def nq_delete_item(self, req: Request, course: str, quiz: str, item: str) -> Any:
         found = self._item(course, quiz, item)
         del self.courses[course].items[quiz][item]
+        if self.positional_items:
+            for n, other in enumerate(self.courses[course].items_in_order(quiz), start=1):
+                other["position"] = n
         return found
 
     # -- content migrations -----------------------------------------------------------------------------------
@@ -996,8 +1129,26 @@ class Canvas:
                     return dict(record)
         raise not_found()
 
+    @staticmethod
+    def _qti12_items(data: bytes, manifest: Any) -> list[str]:
+        """Idents of the choice items in the QTI 1.2 files of ``imsqti_xmlv1p2`` resources."""
+        qti12 = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
+        found: list[str] = []
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            for resource in manifest.iter("{*}resource"):
+                if not (resource.get("type") or "").startswith("imsqti_xmlv1p2"):
+                    continue
+                for file in resource.iter("{*}file"):
+                    root = parse_untrusted(package.read(file.get("href") or ""))
+                    found += [
+                        i.get("ident") or ""
+                        for i in root.iter(f"{qti12}item")
+                        if i.find(f".//{qti12}render_choice") is not None
+                    ]
+        return found
+
     def _import(self, course: Course, migration: dict[str, Any]) -> None:
-        """The QTI converter's first decisions (converter.rb): QTI 2 only by the manifest's namespaces."""
+        """The QTI converter's first decisions (converter.rb): QTI 2 by the manifest's namespaces, else QTI 1.2."""
         record = migration["_progress"]
         try:
             with zipfile.ZipFile(io.BytesIO(migration["_file"])) as package:
@@ -1014,9 +1165,12 @@ class Canvas:
                 re.match(r"http://www\.imsglobal\.org/xsd/(imsqti_v2p[01]|qti/qtiv2p[01])", ns) for ns in namespaces
             )
             if not (qti2 or re.search(r"QTIv2\.", schema)):
-                migration["_issues"].append(
-                    "QTI 1.2 or an unrecognised version: only QTI 2.0/2.1 manifests convert here"
-                )
+                # QTI 1.2: converter.rb runs the QTI migration tool over the imsqti_xmlv1p2 resources' files
+                items = self._qti12_items(migration["_file"], root)
+                if not items:
+                    migration["_issues"].append(
+                        "an unrecognised QTI version: neither a QTI 2.0/2.1 manifest nor QTI 1.2 assessments"
+                    )
             else:
                 for resource in root.iter():
                     kind = resource.get("type") or ""
@@ -1060,6 +1214,11 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 64
     app: Canvas
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # a client that hung up (on a flood, a trickle): fine
+            return
+        super().handle_error(request, client_address)
 
 
 class CanvasServer:

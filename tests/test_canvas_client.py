@@ -18,6 +18,7 @@ from moe_lms.lms.canvas_client import (
     Uncertain,
     check_base_url,
 )
+from moe_lms.lms.canvas_shapes import ClassicQuiz
 
 from .canvas_server import TOKEN, Canvas, CanvasServer, Faults
 
@@ -65,9 +66,9 @@ def test_the_budget_allows_fewer_requests_in_flight_as_the_rate_limit_runs_low()
 
 def test_an_invalid_token_and_a_missing_course_are_told_apart(app: Canvas) -> None:
     with pytest.raises(AuthError, match="Invalid access token"):
-        CanvasClient(app.base_url, "wrong", retry=FAST).get("/api/v1/courses/1/quizzes")
+        CanvasClient(app.base_url, "wrong", retry=FAST).get("/api/v1/courses/1/quizzes", ClassicQuiz)
     with pytest.raises(NotFound):
-        CanvasClient(app.base_url, TOKEN, retry=FAST).get("/api/v1/courses/2/quizzes")
+        CanvasClient(app.base_url, TOKEN, retry=FAST).get("/api/v1/courses/2/quizzes", ClassicQuiz)
 
 
 def test_a_token_without_permission_is_told_to_need_a_teacher_role(app: Canvas) -> None:
@@ -80,7 +81,7 @@ def test_reads_are_retried_but_a_create_with_a_lost_response_is_reported_uncerta
     client = CanvasClient(app.base_url, TOKEN, retry=RetryPolicy(attempts=50, base_delay=0.0001, max_delay=0.001))
     app.faults = Faults(drop_rate=0.5, seed=4)
     for _ in range(10):
-        assert client.get_all("/api/v1/courses/1/quizzes") == []
+        assert client.get_all("/api/v1/courses/1/quizzes", ClassicQuiz) == []
     assert client.stats.retries > 0
     app.faults = Faults(drop_rate=1.0)
     with pytest.raises(Uncertain):
@@ -94,7 +95,7 @@ def test_pagination_never_follows_a_link_to_another_host(app: Canvas) -> None:
         client.request("POST", "/api/v1/courses/1/quizzes", json={"quiz": {"title": f"T{n}"}})
     app.base_url = "http://attacker.example"  # the Link header now points elsewhere
     with pytest.raises(CanvasError, match="refusing to send the token"):
-        client.get_all("/api/v1/courses/1/quizzes", per_page=1)
+        client.get_all("/api/v1/courses/1/quizzes", ClassicQuiz, per_page=1)
 
 
 def test_error_messages_never_contain_the_token(app: Canvas) -> None:

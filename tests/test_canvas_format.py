@@ -174,3 +174,19 @@ def test_export_format_canvas_writes_the_file(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "x.json").read_text())
     assert [loc["locale"] for loc in document["locales"]] == ["ur"]
+
+
+def test_only_the_marker_moe_lms_appended_at_the_end_counts() -> None:
+    bank = make_bank(1)
+    quiz = canvas.desired_quiz(bank, "ur", "classic")
+    description = quiz.body()["quiz"]["description"]
+    own = canvas.QuizMarker(bank.id, "ur", quiz.fingerprint, quiz.digest)
+    forged = "<p>[moe:ep-demo@vi:0123456789abcdef:0123456789abcdef]</p>"
+    assert canvas.read_quiz_marker(forged + description) == own
+    assert canvas.read_quiz_marker(description.replace("</p>", "</p>\n", 1)) == own  # whitespace Canvas may add
+    assert canvas.read_quiz_marker(forged) is None  # not in the form moe-lms appends
+    assert canvas.read_quiz_marker(description + "<p>more text after it</p>") is None  # not at the end
+    name = quiz.questions[0].body["question"]["question_name"]
+    assert canvas.read_question_marker(name) is not None
+    assert canvas.read_question_marker(f"Renamed {name}") is None
+    assert canvas.read_question_marker(name.replace("q0001 ", "q0002 ", 1)) is None  # the name and the key disagree

@@ -19,9 +19,9 @@ from moe_lms.formats.canvas import (
 )
 from moe_lms.lms.canvas import Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, RetryPolicy
-from moe_lms.model import Bank
+from moe_lms.model import Bank, Translation
 from tests.canvas_helpers import make_bank
-from tests.canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults
+from tests.canvas_server import TOKEN, Bucket, Canvas, CanvasServer, Faults, Reorderer
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 BANK = make_bank(12)
@@ -228,3 +228,64 @@ def test_new_quizzes_are_published_through_their_assignment(app: Canvas) -> None
     assert quiz["published"] is True
     the_plan, _, _ = push(app, engine="new-quizzes", locales=("en",), publish=True)
     assert the_plan.writes == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_creates_arriving_in_another_order_at_a_positional_list_still_leave_the_quiz_in_bank_order(
+    engine: Engine,
+) -> None:
+    reorderer = Reorderer(size=4)
+    canvas = Canvas(positional_items=True, reorderer=reorderer)
+    with CanvasServer(canvas):
+        push(canvas, engine=engine, locales=("en",))
+        assert reorderer.reordered > 0  # the creates really did run in another order than they were sent
+        assert_course_holds(canvas, BANK, engine, ("en",))
+        before = len(canvas.log)
+        the_plan, _, _ = push(canvas, engine=engine, locales=("en",))
+        assert the_plan.writes == 0 and [e for e in canvas.log[before:] if e.write] == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_questions_added_moved_and_dropped_under_reordered_arrivals_end_in_bank_order(engine: Engine) -> None:
+    canvas = Canvas(positional_items=True, reorderer=Reorderer(size=3))
+    bigger = make_bank(16)
+    with CanvasServer(canvas):
+        push(canvas, engine=engine, locales=("vi",))
+        old = BANK.questions
+        new = bigger.questions[12:]
+        shuffled = (new[0], *old[8:], new[1], *reversed(old[2:8]), new[2], old[0], new[3])  # old[1] dropped
+        edited = bigger.model_copy(update={"questions": shuffled})
+        push(canvas, edited, engine, locales=("vi",), prune=True)
+        assert_course_holds(canvas, edited, engine, ("vi",))
+        before = len(canvas.log)
+        the_plan, _, _ = push(canvas, edited, engine, locales=("vi",), prune=True)
+        assert the_plan.writes == 0 and [e for e in canvas.log[before:] if e.write] == []
+
+
+def _with_hostile_translations(bank: Bank) -> Bank:
+    """Each translation's intro (and title) holds text shaped like moe-lms's marker of the other locale's quiz."""
+    fake = {
+        "ur": "[moe:ep-demo@vi:0123456789abcdef:0123456789abcdef]",
+        "vi": "[moe:ep-demo@ur:fedcba9876543210:fedcba9876543210]",
+    }
+    translations = {}
+    for locale, catalog in bank.translations.items():
+        catalog = dict(catalog)
+        for path, source in (("intro", bank.intro or ""), ("title", bank.title)):
+            catalog[path] = Translation(text=f"{source} {fake[locale]}", source=source)
+        translations[locale] = catalog
+    return bank.model_copy(update={"translations": translations})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_translation_holding_text_like_a_quiz_marker_is_not_taken_for_moe_lms_s_own(
+    app: Canvas, engine: Engine
+) -> None:
+    hostile = _with_hostile_translations(BANK)
+    push(app, hostile, engine, locales=("ur", "vi"))
+    assert_course_holds(app, hostile, engine, ("ur", "vi"))
+    before = len(app.log)
+    the_plan, _, _ = push(app, hostile, engine, locales=("ur", "vi"), prune=True)
+    assert the_plan.writes == 0 and not the_plan.delete_quizzes
+    assert [e for e in app.log[before:] if e.write] == []
+    assert_course_holds(app, hostile, engine, ("ur", "vi"))

@@ -5,6 +5,7 @@ Spoken to with plain `requests`, as any client would: these pin down the behavio
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -117,3 +118,34 @@ def test_json_escapes_angle_brackets_and_ampersands_like_rails(app: Canvas) -> N
         f"{app.base_url}/api/v1/courses/1/quizzes", json={"quiz": {"description": "<p>&</p>"}}, headers=AUTH
     )
     assert "\\u003cp\\u003e\\u0026" in made.text and made.json()["description"] == "<p>&</p>"
+
+
+def test_positional_items_insert_at_their_position_and_shift_the_later_ones(app: Canvas) -> None:
+    app.positional_items = True
+    nq = requests.post(f"{app.base_url}/api/quiz/v1/courses/1/quizzes", json={"quiz": {"title": "N"}}, headers=AUTH)
+    items = f"{app.base_url}/api/quiz/v1/courses/1/quizzes/{nq.json()['id']}/items"
+    choice = str(uuid.uuid4())
+    entry = {
+        "item_body": "<p>?</p>",
+        "interaction_type_slug": "choice",
+        "interaction_data": {"choices": [{"id": choice, "position": 1, "item_body": "<p>a</p>"}]},
+        "scoring_data": {"value": choice},
+        "scoring_algorithm": "Equivalence",
+    }
+
+    def create(title: str, position: int) -> str:
+        body = {"item": {"entry_type": "Item", "position": position, "entry": {**entry, "title": title}}}
+        return str(requests.post(items, json=body, headers=AUTH).json()["id"])
+
+    def titles() -> list[tuple[int, str]]:
+        listed = requests.get(items, headers=AUTH).json()
+        return [(i["position"], i["entry"]["title"]) for i in listed]
+
+    create("c", 3)  # past the end: goes at the end
+    create("a", 1)
+    b = create("b", 2)
+    assert titles() == [(1, "a"), (2, "b"), (3, "c")]
+    requests.patch(f"{items}/{b}", json={"item": {"position": 3}}, headers=AUTH)
+    assert titles() == [(1, "a"), (2, "c"), (3, "b")]
+    requests.delete(f"{items}/{b}", headers=AUTH)
+    assert titles() == [(1, "a"), (2, "c")]

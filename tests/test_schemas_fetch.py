@@ -51,7 +51,17 @@ def test_the_published_names_are_qti_sdks_layout() -> None:
     assert published["imscp/imscp_v1p1.xsd"] == "imscp_v1p1.xsd"
     assert published["imscp/w3/xml.xsd"] == "w3/xml.xsd"
     assert published["w3/mathml2/mathml2.xsd"] == "w3/mathml2/mathml2.xsd"
+    assert published["cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd"] == "cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd"
     assert schemas.PUBLISHED_URL.startswith("https://raw.githubusercontent.com/oat-sa/qti-sdk/")
+
+
+def test_without_a_mirror_each_file_comes_from_its_publisher() -> None:
+    urls = {item.path: item.url() for item in schemas.FILES}
+    assert urls["qti21/imsqti_v2p1.xsd"] == schemas.PUBLISHED_URL + "qtiv2p1/imsqti_v2p1.xsd"
+    # Moodle 4.5's copy of the Common Cartridge 1.1 schemas, which shared/schemas/cc11 holds unchanged.
+    assert urls["cc11/cc11libxml2validator.xsd"] == (
+        "https://raw.githubusercontent.com/moodle/moodle/v4.5.0/backup/cc/schemas11/cc11libxml2validator.xsd"
+    )
 
 
 def test_fetch_fills_the_user_cache_and_validate_finds_it_there(
@@ -59,7 +69,7 @@ def test_fetch_fills_the_user_cache_and_validate_finds_it_there(
 ) -> None:
     code, output = fetch("--base-url", serve(httpserver, schemas_dir))
     assert code == 0, output
-    assert f"{cache}: 39 schema files (39 downloaded, 0 already there and intact)" in output
+    assert f"{cache}: 52 schema files (52 downloaded, 0 already there and intact)" in output
     for item in schemas.FILES:
         assert (cache / item.path).read_bytes() == (schemas_dir / item.path).read_bytes()
     assert schemas.locate() == cache
@@ -70,9 +80,16 @@ def test_fetch_fills_the_user_cache_and_validate_finds_it_there(
     assert result.exit_code == 0, result.output
     assert f"XSD validation: done, against {cache.resolve()}" in result.output
 
+    cartridge = tmp_path / "bank.imscc"
+    made = CliRunner().invoke(main, ["export", "--format", "cc11", "--locale", "en", "-o", str(cartridge)])
+    assert made.exit_code == 0, made.output
+    result = CliRunner().invoke(main, ["validate", str(cartridge)])
+    assert result.exit_code == 0, result.output
+    assert f"XSD validation: done, against {cache.resolve()}" in result.output
+
     requests_before = len(httpserver.log)
     code, output = fetch("--base-url", serve(httpserver, schemas_dir))
-    assert code == 0 and "(0 downloaded, 39 already there and intact)" in output
+    assert code == 0 and "(0 downloaded, 52 already there and intact)" in output
     assert len(httpserver.log) == requests_before
 
 
@@ -82,7 +99,7 @@ def test_a_file_that_does_not_match_its_pin_is_refused_and_not_saved(
     code, output = fetch("--base-url", serve(httpserver, schemas_dir, tampered="qti21/imsqti_v2p1.xsd"))
     assert code == 1
     assert "qtiv2p1/imsqti_v2p1.xsd: SHA-256 " in output and ", expected 6e55a930" in output
-    assert "1 of 39 file(s) not fetched" in output
+    assert "1 of 52 file(s) not fetched" in output
     assert not (cache / "qti21" / "imsqti_v2p1.xsd").exists()
     assert (cache / "imscp" / "imscp_v1p1.xsd").is_file()
     assert schemas.locate() is None  # an incomplete cache is not a schema folder

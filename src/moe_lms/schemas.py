@@ -1,4 +1,4 @@
-"""The official XML Schemas (QTI 2.1, IMS Content Packaging, LOM), found on disk and compiled once.
+"""The official XML Schemas (QTI 2.1, IMS CP, LOM, Common Cartridge 1.1), found on disk and compiled once.
 
 moe-lms never ships the XSDs (they are IMS's and W3C's files, not ours): they are looked up in a folder laid out
 like ``shared/schemas`` (see its README), or in the user cache that ``moe-lms schemas fetch`` fills from their
@@ -22,6 +22,9 @@ PUBLISHED_URL = (
     "https://raw.githubusercontent.com/oat-sa/qti-sdk/634a9b89f3c58e37722be0906898d3da2459a2df/"
     "src/qtism/data/storage/xml/schemes/"
 )
+# The IMS Common Cartridge 1.1 schemas as Moodle 4.5 ships them for its own cartridge importer
+# (backup/cc/schemas11/ in moodle/moodle; shared/schemas/cc11/README.md), at the release tag.
+CC_PUBLISHED_URL = "https://raw.githubusercontent.com/moodle/moodle/v4.5.0/backup/cc/schemas11/"
 
 
 @dataclass(frozen=True)
@@ -31,16 +34,40 @@ class SchemaFile:
 
     @property
     def published(self) -> str:
-        """Where the file is under PUBLISHED_URL (qti-sdk keeps QTI in qtiv2p1/ and IMS CP at the top)."""
+        """Where the file is under PUBLISHED_URL (qti-sdk keeps QTI in qtiv2p1/ and IMS CP at the top), or, for
+        the Common Cartridge files, ``cc11/<name>`` (under CC_PUBLISHED_URL: ``<name>``)."""
         if self.path.startswith("qti21/"):
             return "qtiv2p1/" + self.path.removeprefix("qti21/")
+        if self.path.startswith("cc11/"):
+            return self.path
         return self.path.removeprefix("imscp/")
 
+    def url(self, mirror: str | None = None) -> str:
+        """The file's published URL, or its place in a mirror laid out as :attr:`published` says."""
+        if mirror is not None:
+            return mirror + self.published
+        if self.path.startswith("cc11/"):
+            return CC_PUBLISHED_URL + self.path.removeprefix("cc11/")
+        return PUBLISHED_URL + self.published
 
-# Every file QTI validation loads, as ``sha256sum`` prints them (computed from shared/schemas): the QTI 2.1 item
+
+# Every file validation loads, as ``sha256sum`` prints them (computed from shared/schemas): the QTI 2.1 item
 # and metadata schemas and what they import (APIP, MathML 2, XInclude, xml.xsd), IMS Content Packaging 1.1 and
-# the IMS metadata and LOM it carries. (shared/schemas/cc11, Common Cartridge, is not used by validate.)
+# the IMS metadata and LOM it carries, and the Common Cartridge 1.1 folder (cartridges and Canvas QTI packages).
 _PINS = """
+4a22e1b2088631e9a664705b7ff3ce34c645eb9c90314171b021141357eb2c2d  cc11/cc11libxml2validator.xsd
+d9129dad9f48168e6be1d279aeac59b6812c9c3cb71134b9a847fee89891c7c4  cc11/ccv1p1_imsccauth_v1p1.xsd
+81fccedfd241e0eb75aa856d817d2f260cc0a23bac36562f14f5cdc6ed0b4d17  cc11/ccv1p1_imscp_v1p2_v1p0.xsd
+189edff3b30899044735be7386d7a4d85190f244d31f66aeea0857b165e6b5b7  cc11/ccv1p1_imsdt_v1p1.xsd
+50bb2dd86577030d018bfd9e88d6a02dcfe82acc09434b36306bcef054689244  cc11/ccv1p1_imswl_v1p1.xsd
+7618b1ca1ad3b5858ac69835a66b4307396c121e8ab9e87dd533479f682bea0f  cc11/ccv1p1_lommanifest_v1p0.xsd
+7d9250e5e6fc8e9bbb174005413f403c906d61aa3cf8bba65b80dc3450797ccd  cc11/ccv1p1_lomresource_v1p0.xsd
+052384f220a2122910c7fa3268e3ffee45a71bb4012d16018fdabf7b0bc2f938  cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd
+f77a7cf0f590b921d4a04c1241c16f16da53943896cb7d6255a3eac34a962b7d  cc11/imsbasiclti_v1p0p1.xsd
+99cd398e610ae5f0530a87364dcc98295b1919b0c2173deae7d27253b12dcf69  cc11/imslticc_v1p0p1.xsd
+d0072e310861eacb2799fd7d432c623399a8facad9404d768431f4973e0e2931  cc11/imslticm_v1p0.xsd
+bf08080f5850ff40ae5bf2860b74e293783aeebb7a0b4e32cef47704744d0109  cc11/imslticp_v1p0.xsd
+ed597c15005f3635f9668ec52e15ebfc4f422d905e8c16368af7b34f515b2027  cc11/xml.xsd
 c88ff7f5a3231f8c13994a20ffc8388bb1ece4a9e2671151cffe6bb262245055  apipv1p0/apipv1p0_qtiextv2p1_v1p0.xsd
 9a0db675116a23323c69ad60f425b71dea43ba271a4292ab255c9649611afa21  imscp/imscp_v1p1.xsd
 1ae9e77aba63b6789574631213c97fd00a3d43aeffb58050ac7befb665fba9f6  imscp/imsmd_loose_v1p3p2.xsd
@@ -99,6 +126,9 @@ CP_XSD = Path("imscp/imscp_v1p1.xsd")
 LOM_XSD = Path("imscp/imsmd_loose_v1p3p2.xsd")
 QTI_METADATA_XSD = Path("qti21/imsqti_metadata_v2p1.xsd")
 REQUIRED = (QTI_XSD, CP_XSD, LOM_XSD, QTI_METADATA_XSD)
+# IMS Common Cartridge 1.1 (as Moodle ships them): the manifest wrapper imports every namespace a CC manifest uses.
+CC_MANIFEST_XSD = Path("cc11/cc11libxml2validator.xsd")
+CC_QTI_XSD = Path("cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd")
 # Where to look when nothing names a folder: beside the current folder (relative, so read at call time), then
 # beside the source tree (a development checkout next to shared/).
 FALLBACKS: tuple[Path, ...] = (
@@ -161,6 +191,19 @@ class Schemas:
         One wrapper schema imports all three by absolute file URI, so no catalog and no network are needed.
         """
         return self._compile("manifest", self._manifest_wrapper)
+
+    @property
+    def has_cc(self) -> bool:
+        """Whether the folder has the Common Cartridge 1.1 schemas (older folders lack them)."""
+        return all((self.directory / p).is_file() for p in (CC_MANIFEST_XSD, CC_QTI_XSD))
+
+    def cc_manifest(self) -> etree.XMLSchema:
+        """``imsmanifest.xml`` of a Common Cartridge 1.1."""
+        return self._compile("cc_manifest", lambda: etree.parse(str(self.directory / CC_MANIFEST_XSD)))
+
+    def cc_qti(self) -> etree.XMLSchema:
+        """An assessment or question bank of a Common Cartridge 1.1: the CC profile of QTI 1.2.1."""
+        return self._compile("cc_qti", lambda: etree.parse(str(self.directory / CC_QTI_XSD)))
 
     def _manifest_wrapper(self) -> etree._Element:
         imports = ((NS_CP, CP_XSD), (NS_LOM, LOM_XSD), (NS_QTI_METADATA, QTI_METADATA_XSD))

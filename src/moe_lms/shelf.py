@@ -1,10 +1,10 @@
 """The ready-to-import shelf (``exporters/``): every delivery file of a bank, for instructors who never run Python.
 
-What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a QTI 2.1 package, the
-Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle file carrying every locale and a README
-that says which file to take and how to import it. A format this moe-lms does not have yet is left out and named,
-so the shelf fills as formats land. Everything here is pure: files as functions that stream them; the CLI
-writes and compares them.
+What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a Common Cartridge, a
+Canvas QTI package, a QTI 2.1 package, the Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle
+file carrying every locale and a README that says which file to take for which platform and how to import it. A
+format this moe-lms does not have yet is left out and named, so the shelf fills as formats land. Everything here is
+pure: files as functions that stream them; the CLI writes and compares them.
 
 A shelf may hold several banks. Its manifest (``.moe-lms-shelf.json``) records which files ``build`` wrote for
 each bank and each bank's part of the README, so the README lists every bank, and ``build`` never deletes or
@@ -39,6 +39,8 @@ class Kind:
 
 SHELF = (
     Kind("moodle", "Moodle XML"),
+    Kind("cc11", "Common Cartridge"),
+    Kind("canvas-qti", "Canvas QTI"),
     Kind("qti21", "QTI 2.1 package"),
     Kind("canvas", "Canvas payload"),
     Kind("gift", "GIFT"),
@@ -240,8 +242,30 @@ def readme(shelf: Plan, others: Mapping[str, Record] | None = None) -> str:
         ]
         for bank_id in sorted(sections):
             lines += [sections[bank_id].rstrip("\n"), ""]
+    lines += _which_platform(shelf)
     lines += _instructions(shelf)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _which_platform(shelf: Plan) -> list[str]:
+    present = {item.format_name for item in shelf.items}
+    lines = ["## Which platform takes which file", ""]
+    if "cc11" in present:
+        lines.append(
+            "- **Blackboard Learn, D2L Brightspace, Sakai, Schoology** (or any platform that imports IMS Common "
+            "Cartridge): the `.imscc` cartridge."
+        )
+    canvas = [
+        "`moe-lms push canvas` (keeps the quiz in sync)",
+        *(["the `.canvas-qti.zip` package"] if "canvas-qti" in present else []),
+        *(["the `.imscc` cartridge"] if "cc11" in present else []),
+    ]
+    lines.append(f"- **Canvas**: {', or '.join(canvas)}.")
+    if "moodle" in present:
+        lines.append("- **Moodle**: the `.moodle.xml` file.")
+    if "qti21" in present:
+        lines.append("- **TAO, Inspera, OpenOLAT, ONYX** and other QTI 2.1 platforms: the `.qti21.zip` package.")
+    return [*lines, ""]
 
 
 def _instructions(shelf: Plan) -> list[str]:
@@ -271,11 +295,35 @@ def _instructions(shelf: Plan) -> list[str]:
                 "Filters → Manage filters → Multi-language content: On**, applied to *Content and headings*.",
                 "",
             ]
-    if "qti21" in present or "canvas" in present:
+    if "cc11" in present:
+        lines += [
+            "## Blackboard, Brightspace, Sakai, Schoology: the Common Cartridge",
+            "",
+            "A `.imscc` file is an IMS Common Cartridge 1.1: the questions as a question bank, and the quiz of its "
+            "language with each choice's explanation as feedback and the general explanation.",
+            "",
+            "Use the course's import tool for Common Cartridge (IMS CC) packages and choose the file of your "
+            "language: in Blackboard Learn *Packages and Utilities → Import Package*, in Brightspace *Course Admin → "
+            "Import/Export/Copy Components*, in Sakai *Site Info → Import from File*, in Schoology the course's "
+            "*Import* option. Canvas (*Settings → Import Course Content → Common Cartridge 1.x Package*) and "
+            "Moodle (course *Restore*) read it too, though each has a better file of its own (see its section).",
+            "",
+        ]
+    if "qti21" in present or "canvas" in present or "canvas-qti" in present:
         lines += ["## Canvas", ""]
+        if "canvas-qti" in present:
+            lines += [
+                "Upload the Canvas QTI package (Canvas's own quiz format: each answer's explanation becomes its "
+                "comment):",
+                "",
+                "1. In your course go to **Settings → Import Course Content**.",
+                "2. **Content Type: QTI .zip file**; choose the `.canvas-qti.zip` of your language.",
+                "3. **Import**, and wait until **Current Jobs** says *Completed*; the quiz is then under **Quizzes**.",
+                "",
+            ]
         if "qti21" in present:
             lines += [
-                "Upload the QTI package:",
+                "Or upload the QTI 2.1 package the same way:" if "canvas-qti" in present else "Upload the QTI package:",
                 "",
                 "1. In your course go to **Settings → Import Course Content**.",
                 "2. **Content Type: QTI .zip file**; choose the `.qti21.zip` of your language.",

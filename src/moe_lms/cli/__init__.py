@@ -29,7 +29,8 @@ _COMMANDS = {
     ),
     "validate": (
         "interchange:validate",
-        "Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.",
+        "Check a QTI 2.1 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package or a Moodle XML file "
+        "before an LMS sees it.",
     ),
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),

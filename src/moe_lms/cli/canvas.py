@@ -26,6 +26,7 @@ from .common import (
     include_drafts_option,
     load_or_exit,
     out,
+    terminal_safe,
 )
 
 
@@ -44,18 +45,23 @@ def _canvas_token() -> str:
     raise click.UsageError("set CANVAS_TOKEN to a Canvas API token (it is never taken from the command line)")
 
 
+def _say(text: str, *, error: bool = False) -> None:
+    """Print a line that carries outside text (Canvas's answers, the bank's and the PO files' words), neutralised."""
+    (err if error else out).print(terminal_safe(text), markup=False)
+
+
 def _print_canvas_plan(the_plan: canvas_sync.Plan, course: str, limit: int = 40) -> None:
     marks = {"create": "+", "update": "~", "delete": "-", "left alone": "="}
-    out.print(f"plan for course {course} ({the_plan.engine}):", markup=False)
+    _say(f"plan for course {course} ({the_plan.engine}):")
     for step in the_plan.quizzes:
         d = step.desired
         quiz = f"quiz {step.remote_id}" if step.remote_id else "new quiz"
         counts = ", ".join(f"{step.count(a)} {a.value}" for a in canvas_sync.Action if step.count(a))
-        out.print(f"  {d.locale}: {quiz} {step.action.value}: {d.fields['title']!r}; questions: {counts}", markup=False)
+        _say(f"  {d.locale}: {quiz} {step.action.value}: {d.fields['title']!r}; questions: {counts}")
         changes = [s for s in step.questions if s.action is not canvas_sync.Action.UNCHANGED]
         for s in changes[:limit]:
             why = f" ({s.why})" if s.why else ""
-            out.print(f"    {marks[s.action.value]} {s.key}{why}", markup=False)
+            _say(f"    {marks[s.action.value]} {s.key}{why}")
         if len(changes) > limit:
             out.print(f"    … and {len(changes) - limit} more", markup=False)
         if step.reorder:
@@ -63,9 +69,9 @@ def _print_canvas_plan(the_plan: canvas_sync.Plan, course: str, limit: int = 40)
         if step.publishes:
             out.print("    publish the quiz", markup=False)
     for gone in the_plan.delete_quizzes:
-        out.print(f"  - quiz {gone.id} ({gone.marker.locale})", markup=False)
+        _say(f"  - quiz {gone.id} ({gone.marker.locale})")
     for warning in the_plan.all_warnings:
-        err.print(f"warning: {warning}", markup=False)
+        _say(f"warning: {warning}", error=True)
     out.print(f"{the_plan.writes} write request(s) planned", markup=False)
 
 
@@ -73,15 +79,13 @@ def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Out
     s = client.stats
     if outcome is not None:
         quizzes = ", ".join(f"{loc} → quiz {qid}" for loc, qid in outcome.quizzes.items())
-        out.print(
+        _say(
             f"questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
-            f"{outcome.deleted} deleted; {quizzes}",
-            markup=False,
+            f"{outcome.deleted} deleted; {quizzes}"
         )
-    out.print(
+    _say(
         f"{s.requests} requests ({s.writes} writes), {s.retries} retries, {s.throttled} throttled, "
-        f"{s.adopted} adopted after a lost response",
-        markup=False,
+        f"{s.adopted} adopted after a lost response"
     )
 
 
@@ -89,23 +93,22 @@ def _push_via_qti(
     client: canvas_client.CanvasClient, bank: Bank, options: formats.ExportOptions, course: str, engine: str,
     dry_run: bool, poll: canvas_sync.PollPolicy,
 ) -> None:  # fmt: skip
-    if "qti21" not in formats.names():
-        raise click.UsageError("--via qti needs the QTI 2.1 exporter, which this moe-lms does not have")
-    qti = formats.get("qti21")
+    # Canvas's own QTI 1.2 flavour: the one its importer reads with every answer's comments (formats/canvas_qti).
+    qti = formats.get("canvas-qti")
     for locale in options.locales:
         package = qti.dump(bank, formats.ExportOptions((locale,), include_drafts=options.include_drafts))
         filename = f"{bank.id}-{locale}.zip"
         title = resolve(bank, locale, include_drafts=options.include_drafts).title.text
         bank_name = f"{plain_text(title)} ({locale})"
         if dry_run:
-            out.print(f"would upload {filename} ({len(package)} bytes) into question bank {bank_name!r}", markup=False)
+            _say(f"would upload {filename} ({len(package)} bytes) into question bank {bank_name!r}")
             continue
         migration = canvas_sync.import_qti(
             client, course, package, filename, bank_name=bank_name, new_quizzes=engine == "new-quizzes", poll=poll
         )
-        out.print(f"{locale}: content migration {migration.id} {migration.state}: {bank_name!r}", markup=False)
+        _say(f"{locale}: content migration {migration.id} {migration.state}: {bank_name!r}")
         for issue in migration.issues:
-            err.print(f"  {issue}", markup=False)
+            _say(f"  {client.redact(issue)}", error=True)
         if migration.state != "completed":
             raise canvas_client.CanvasError(f"the import of {filename} {migration.state}")
 
@@ -123,7 +126,7 @@ def _push_via_qti(
     type=click.Choice(["api", "qti"]),
     default="api",
     show_default=True,
-    help="api: sync quiz and questions; qti: import a QTI package into a question bank.",
+    help="api: sync quiz and questions; qti: import Canvas's QTI 1.2 package (canvas-qti) into a question bank.",
 )
 @click.option(
     "--engine",
@@ -158,15 +161,23 @@ def push_canvas(
     """
     if via == "qti" and (prune or publish):
         raise click.UsageError("--prune and --publish work with --via api only")
+    try:  # the URL first: a wrong one is refused before anything else is read or asked
+        canvas_client.check_base_url(base_url)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     try:
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts)
         token = _canvas_token()
         client = canvas_client.CanvasClient(
-            base_url, token, concurrency=concurrency, retry=canvas_client.RetryPolicy(base_delay=retry_delay)
+            base_url,
+            token,
+            concurrency=concurrency,
+            retry=canvas_client.RetryPolicy(base_delay=retry_delay),
+            notify=lambda message: _say(message, error=True),
         )
     except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(terminal_safe(str(exc))) from None
     engine_name: canvas_format.Engine = "classic" if engine == "classic" else "new-quizzes"
     try:
         if via == "qti":
@@ -185,7 +196,7 @@ def push_canvas(
             ) from None
         _print_canvas_plan(the_plan, course)
         for locale in options.locales:
-            err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+            _say(resolve(bank, locale, include_drafts=include_drafts).summary(), error=True)
         if dry_run:
             out.print("dry run: nothing was changed", markup=False)
             _canvas_summary(client)
@@ -202,7 +213,7 @@ def push_canvas(
         fail(exc.problems)
     except canvas_client.CanvasError as exc:
         _canvas_summary(client)
-        err.print(f"error: {client.redact(str(exc))}", markup=False)
+        _say(f"error: {client.redact(str(exc))}", error=True)
         sys.exit(EXIT_PROBLEMS)
     except KeyboardInterrupt:
         err.print("interrupted: run the same command again to complete the push", markup=False)

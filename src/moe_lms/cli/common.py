@@ -88,7 +88,7 @@ def bank_dir_or_default(value: Path | None) -> Path:
         why = f" (the bank shipped with moe-lms: no {loader.BANK_FILE} in the current folder and no BANK_DIR given)"
     if not (directory / loader.BANK_FILE).is_file():
         raise click.UsageError(f"{directory} is not a bank directory (it has no {loader.BANK_FILE})")
-    err.print(f"bank: {shown(directory)}{why}", markup=False)
+    err.print(terminal_safe(f"bank: {shown(directory)}{why}"), markup=False)
     return directory
 
 
@@ -96,9 +96,21 @@ def is_shipped_bank(directory: Path) -> bool:
     return directory.resolve() == shipped_bank_dir().resolve()
 
 
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROLS_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str, *, newlines: bool = False) -> str:
+    """Outside text (a server's answer, a bank's or a PO file's words) made harmless to print: every C0 and C1
+    control character and DEL, which a terminal takes as the start of an escape sequence, is shown as a visible
+    ``\\xNN`` instead. Newlines too, unless ``newlines`` (so a message cannot forge lines of output)."""
+    pattern = _CONTROLS_BUT_NEWLINE if newlines else _CONTROLS
+    return pattern.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
+
+
 def print_problems(problems: list[Problem]) -> None:
     for p in sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0)):
-        err.print(str(p), markup=False)
+        err.print(terminal_safe(str(p), newlines=True), markup=False)
 
 
 def fail(problems: list[Problem]) -> NoReturn:

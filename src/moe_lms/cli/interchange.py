@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
-from .. import loader, schemas
+from .. import loader, schemas, zipsafe
 from ..formats import moodle, qti21
+from ..formats.cc11 import validate as cc11_validate
 from ..locales import locale_info
+from ..model import Bank
 from ..problems import Problem, ProblemsFound, Severity
 from ..xmlsafe import MAX_XML_BYTES
 from .common import err, fail, out, print_problems, progress
@@ -49,13 +51,20 @@ def _not_xml(data: bytes, file: Path) -> str | None:
     "else ../shared/schemas, else the user cache that `moe-lms schemas fetch` fills.",
 )  # fmt: skip
 def validate(file: Path, schemas_dir: Path | None) -> None:
-    """Check a QTI 2.1 package (.zip) or a Moodle XML file before an LMS sees it.
+    """Check a QTI 2.1 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package or a Moodle XML file
+    before an LMS sees it.
 
-    QTI: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
+    QTI 2.1: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
     outcomes declared, correctResponse names a choice, every choice has its feedback, manifest and zip agree).
+    Common Cartridge 1.1 and Canvas QTI: the CC 1.1 manifest and QTI 1.2.1 profile schemas, plus references,
+    answer keys and per-choice feedback.
     """
-    data = _read_limited(file, qti21.MAX_PACKAGE_BYTES)
-    if data[:4] == b"PK\x03\x04" or file.suffix.lower() == ".zip":
+    data = _read_limited(file, zipsafe.MAX_PACKAGE_BYTES)
+    is_zip = data[:4] == b"PK\x03\x04" or file.suffix.lower() in (".zip", ".imscc")
+    if is_zip and (file.suffix.lower() == ".imscc" or cc11_validate.holds_qti12(data)):
+        _validate_qti12(file, data, schemas_dir)
+        return
+    if is_zip:
         try:
             directory = schemas.locate(schemas_dir)
             validators = schemas.load(directory) if directory else None
@@ -78,7 +87,8 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         unchecked = _not_xml(data, file)
         if unchecked:
             raise click.UsageError(
-                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip) and Moodle XML files (.xml)"
+                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip), Common Cartridges (.imscc), "
+                "Canvas QTI packages (.zip) and Moodle XML files (.xml)"
             )
         out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems = moodle.check_moodle_xml(data, file=str(file))
@@ -87,6 +97,104 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         fail(problems)
     print_problems(problems)
     out.print(f"{file}: ok ({what})", markup=False)
+
+
+def _validate_qti12(file: Path, data: bytes, schemas_dir: Path | None) -> None:
+    try:
+        directory = schemas.locate(schemas_dir)
+        validators = schemas.load(directory) if directory else None
+    except schemas.SchemaError as exc:
+        raise click.UsageError(str(exc)) from None
+    if validators is not None and not validators.has_cc:
+        out.print(f"XSD validation: NOT DONE ({validators.directory} has no cc11/ schemas)", markup=False)
+        validators = None
+    elif validators is None:
+        out.print(
+            f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+            markup=False,
+        )
+    else:
+        out.print(f"XSD validation: done, against {validators.directory / 'cc11'}", markup=False)
+    try:
+        problems = cc11_validate.check_package(data, validators, name=str(file))
+    except schemas.SchemaError as exc:
+        raise click.UsageError(str(exc)) from None
+    if any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    checks = "XSD and semantic checks" if validators else "semantic checks only"
+    out.print(f"{file}: ok (QTI 1.2 package: {checks})", markup=False)
+
+
+def _refuse_existing(bank_dir: Path, force: bool) -> None:
+    """Never lose what the target bank had: an existing bank is replaced only with --force."""
+    if (bank_dir / loader.BANK_FILE).exists() and not force:
+        raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
+
+
+def _save_imported(bank: Bank, warnings: list[Problem], bank_dir: Path, force: bool) -> None:
+    if force:  # catalogs of locales the new bank does not have would no longer load
+        for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
+            if stale.stem not in bank.target_locales:
+                stale.unlink()
+    written = loader.save_bank(bank, bank_dir)
+    print_problems(warnings)
+    out.print(
+        f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
+        f"{', translations ' + ', '.join(bank.target_locales) if bank.target_locales else ''}); "
+        f"wrote {', '.join(str(p) for p in written)}",
+        markup=False,
+    )
+
+
+_OUTPUT = click.option(
+    "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
+    help="Bank directory to create (bank.yaml and locales/*.po).",
+)  # fmt: skip
+_FORCE = click.option("--force", is_flag=True, help="Overwrite the bank files already in BANK_DIR.")
+
+
+@import_.command("cc11")
+@click.argument("cartridge", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@_OUTPUT
+@_FORCE
+def import_cc11(cartridge: Path, bank_dir: Path, force: bool) -> None:
+    """Read the choice questions of an IMS Common Cartridge (.imscc) into a bank directory.
+
+    Its question bank and quizzes are read, with each choice's feedback as its explanation; the same question in
+    several languages becomes one question with translations. Hostile packages (paths outside the package,
+    symbolic links, entities, oversized or too many files) are refused with the reason.
+    """
+    from ..formats.cc11 import read
+
+    _refuse_existing(bank_dir, force)
+    data = _read_limited(cartridge, zipsafe.MAX_PACKAGE_BYTES)
+    try:
+        bank, warnings = read.read_package(data, name=str(cartridge))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    _save_imported(bank, warnings, bank_dir, force)
+
+
+@import_.command("canvas-qti")
+@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@_OUTPUT
+@_FORCE
+def import_canvas_qti(package: Path, bank_dir: Path, force: bool) -> None:
+    """Read a Canvas QTI 1.2 package (a Canvas quiz export, text2qti's, moe-lms's) into a bank directory.
+
+    Multiple-choice, multiple-answer and true/false questions are kept with each answer's comments as its
+    explanation and the neutral comments as the general one. Hostile packages are refused as for qti21.
+    """
+    from ..formats.canvas_qti import read
+
+    _refuse_existing(bank_dir, force)
+    data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
+    try:
+        bank, warnings = read.read_package(data, name=str(package))
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    _save_imported(bank, warnings, bank_dir, force)
 
 
 @import_.command("qti21")
@@ -104,7 +212,7 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
     """
     if (bank_dir / loader.BANK_FILE).exists() and not force:
         raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
-    data = _read_limited(package, qti21.MAX_PACKAGE_BYTES)
+    data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
     try:
         with progress(f"reading {package}"):
             bank, warnings = qti21.read_package(data, name=str(package))

@@ -46,10 +46,11 @@ def _sha256(path: Path) -> str | None:
 
 @schemas_group.command("fetch")
 @click.option(
-    "--base-url", default=official.PUBLISHED_URL, show_default=True,
-    help="Where the files are published (a mirror laid out the same way).",
+    "--base-url", default=None,
+    help="A mirror to fetch from instead of the published copies, laid out as qti-sdk publishes the QTI files, "
+    "with the Common Cartridge files under cc11/.",
 )  # fmt: skip
-def fetch(base_url: str) -> None:
+def fetch(base_url: str | None) -> None:
     """Download the official XSDs into the user cache, each checked against its pinned SHA-256.
 
     validate finds them there when no --schemas, MOE_LMS_SCHEMAS or ../shared/schemas names a folder. Files
@@ -57,7 +58,7 @@ def fetch(base_url: str) -> None:
     """
     import requests
 
-    base = _base_url(base_url)
+    mirror = _base_url(base_url) if base_url is not None else None
     into = official.cache_dir()
     fetched = kept = 0
     failures: list[str] = []
@@ -67,7 +68,7 @@ def fetch(base_url: str) -> None:
             if _sha256(target) == item.sha256:
                 kept += 1
                 continue
-            url = base + item.published
+            url = item.url(mirror)
             try:
                 with session.get(url, timeout=TIMEOUT, stream=True) as response:
                     if response.status_code != 200:

@@ -50,6 +50,8 @@ class Format:
 # format name -> module in this package that defines ``FORMAT``; imported only when that format is used.
 _REGISTERED: dict[str, str] = {
     "canvas": "canvas",
+    "canvas-qti": "canvas_qti",
+    "cc11": "cc11",
     "gift": "gift",
     "html": "html",
     "moodle": "moodle",

@@ -51,6 +51,12 @@ _ID = r"[a-z][a-z0-9-]*"
 _FP = rf"[0-9a-f]{{{FINGERPRINT_LENGTH}}}"
 QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
 QUIZ_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})@(?P<locale>[A-Za-z0-9_]+):(?P<fp>{_FP}):(?P<shown>{_FP})\]")
+# Only the marker moe-lms appended counts: in the form it appends, at the very end (whitespace and closing tags
+# after it tolerated, as an HTML sanitiser may leave them). A translation or a teacher's text holding the same
+# characters earlier in the description is just text.
+_APPENDED_QUIZ_MARKER = re.compile(rf"<small>\s*{QUIZ_MARKER.pattern}\s*</small>(?:\s|</[a-z]+>)*\Z")
+# A question's name (classic) or item's title (New Quizzes) is exactly "<stable id> <marker of that id>".
+_QUESTION_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{QUESTION_MARKER.pattern}\s*\Z")
 
 
 @dataclass(frozen=True)
@@ -103,14 +109,16 @@ class QuestionMarker:
 
 
 def read_quiz_marker(text: str | None) -> QuizMarker | None:
-    """The marker in a quiz's description or instructions, as Canvas returns it (sanitised HTML is fine)."""
-    m = QUIZ_MARKER.search(text or "")
+    """The marker moe-lms appended to a quiz's description or instructions, as Canvas returns it; None when there
+    is none at the end in that form (a marker-like text inside the translated intro does not count)."""
+    m = _APPENDED_QUIZ_MARKER.search(text or "")
     return QuizMarker(m["bank"], m["locale"], m["fp"], m["shown"]) if m else None
 
 
 def read_question_marker(text: str | None) -> QuestionMarker | None:
-    m = QUESTION_MARKER.search(text or "")
-    return QuestionMarker(m["bank"], m["key"], m["fp"]) if m else None
+    """The marker of a question's name or an item's title, when the name is exactly as moe-lms wrote it."""
+    m = _QUESTION_NAME.fullmatch(text or "")
+    return QuestionMarker(m["bank"], m["key"], m["fp"]) if m and m["name"] == m["key"] else None
 
 
 def choice_uuid(bank: Bank, locale: str, question: Question, choice_id: str) -> str:

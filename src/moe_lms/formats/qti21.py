@@ -16,12 +16,9 @@ from __future__ import annotations
 import copy
 import heapq
 import html
-import io
 import itertools
 import posixpath
 import re
-import struct
-import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -40,8 +37,9 @@ from ..schemas import Schemas
 from ..skeleton import Skeleton, inner, raw, slot
 from ..text import plain_text, render_block, render_inline, renders_as_itself
 from ..unrender import markdown_from_html
-from ..xmlsafe import UnsafeXmlError, parse_untrusted
+from ..xmlsafe import UnsafeXmlError
 from ..zipout import ZipStream
+from ..zipsafe import SafeZip, UnsafePackage, resolve_href
 from . import ExportOptions, Format
 
 # --- names ---------------------------------------------------------------------------------------------------
@@ -76,12 +74,6 @@ LOM_CATALOG = "moe-lms"
 # Canvas's importer reads a modalFeedback whose identifier starts "general_" as the question's neutral comment.
 GENERAL_FEEDBACK = "general_explanation"
 TRUE_FALSE_CLASS = "moe-true-false"
-
-# Limits for packages that come from outside.
-MAX_PACKAGE_BYTES = 512 * 1024 * 1024
-MAX_FILES = 100_000
-MAX_ENTRY_BYTES = 16 * 1024 * 1024
-MAX_TOTAL_BYTES = 512 * 1024 * 1024
 
 STYLESHEET_CSS = b"""\
 /* moe-lms: text direction by language. QTI 2.1 has no dir attribute (it arrived in 2.2), so every item
@@ -871,119 +863,6 @@ FORMAT = Format(
 
 
 # --- reading packages from outside -----------------------------------------------------------------------------
-
-
-class UnsafePackage(ValueError):
-    """The package is not a zip we are willing to read: too big, too many files, a path that escapes, …"""
-
-
-_EOCD = b"PK\x05\x06"
-_ZIP64_LOCATOR = b"PK\x06\x07"
-_ZIP64_EOCD = b"PK\x06\x06"
-
-
-def _declared_entry_count(data: bytes) -> int:
-    """The file count the zip's end record declares, read before zipfile builds an object per entry."""
-    at = data.rfind(_EOCD, max(0, len(data) - 65_557))
-    if at < 0 or len(data) < at + 22:
-        raise UnsafePackage("not a zip file (no end-of-central-directory record)")
-    count = struct.unpack_from("<H", data, at + 10)[0]
-    locator = at - 20
-    if locator >= 0 and data[locator : locator + 4] == _ZIP64_LOCATOR:
-        offset = struct.unpack_from("<Q", data, locator + 8)[0]
-        if offset + 56 <= len(data) and data[offset : offset + 4] == _ZIP64_EOCD:
-            count = max(count, struct.unpack_from("<Q", data, offset + 32)[0])
-    return int(count)
-
-
-def safe_member_name(name: str) -> bool:
-    """A relative path that stays inside the package: no absolute path, drive, backslash, ``..`` or empty part."""
-    if not name or name.startswith("/") or "\\" in name or "\x00" in name or re.match(r"^[A-Za-z]:", name):
-        return False
-    parts = name.rstrip("/").split("/")
-    return all(part not in ("", ".", "..") for part in parts)
-
-
-class SafeZip:
-    """A zip from outside, checked before anything in it is read; members are read with size limits."""
-
-    def __init__(
-        self,
-        data: bytes,
-        *,
-        max_files: int = MAX_FILES,
-        max_entry_bytes: int = MAX_ENTRY_BYTES,
-        max_total_bytes: int = MAX_TOTAL_BYTES,
-    ) -> None:
-        if len(data) > MAX_PACKAGE_BYTES:
-            raise UnsafePackage(f"the package is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
-        declared = _declared_entry_count(data)
-        if declared > max_files:
-            raise UnsafePackage(f"the package declares {declared:,} files; the limit is {max_files:,}")
-        try:
-            self._zip = zipfile.ZipFile(io.BytesIO(data))
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
-            raise UnsafePackage(f"not a readable zip file: {exc}") from None
-        infos = self._zip.infolist()
-        if len(infos) > max_files:
-            raise UnsafePackage(f"the package holds {len(infos):,} files; the limit is {max_files:,}")
-        self.max_entry_bytes = max_entry_bytes
-        self.infos: dict[str, zipfile.ZipInfo] = {}
-        total = 0
-        for info in infos:
-            name = info.filename
-            if not safe_member_name(name):
-                raise UnsafePackage(f"refused: member {name[:200]!r} has a path outside the package (zip-slip)")
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                raise UnsafePackage(f"refused: member {name!r} is a symbolic link")
-            if info.flag_bits & 0x1:
-                raise UnsafePackage(f"refused: member {name!r} is encrypted")
-            if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                raise UnsafePackage(f"refused: member {name!r} uses compression method {info.compress_type}")
-            if info.file_size > max_entry_bytes:
-                raise UnsafePackage(
-                    f"refused: member {name!r} declares {info.file_size:,} bytes; the limit is {max_entry_bytes:,}"
-                )
-            total += info.file_size
-            if total > max_total_bytes:
-                raise UnsafePackage(f"refused: the files declare more than {max_total_bytes:,} bytes in all")
-            if name in self.infos:
-                raise UnsafePackage(f"refused: member {name!r} appears twice")
-            if not info.is_dir():
-                self.infos[name] = info
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.infos)
-
-    def read(self, name: str) -> bytes:
-        """A member's bytes, counting what is really inflated (a lying declared size is caught too)."""
-        info = self.infos[name]
-        limit = min(info.file_size, self.max_entry_bytes)
-        chunks, size = [], 0
-        try:
-            with self._zip.open(info) as member:
-                while chunk := member.read(1 << 16):
-                    size += len(chunk)
-                    if size > limit:
-                        raise UnsafePackage(f"refused: member {name!r} inflates past its declared size")
-                    chunks.append(chunk)
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-            if isinstance(exc, UnsafePackage):
-                raise
-            raise UnsafePackage(f"member {name!r} is damaged: {exc}") from None
-        return b"".join(chunks)
-
-    def xml(self, name: str) -> etree._Element:
-        return parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes)
-
-
-def resolve_href(base_file: str, href: str) -> str | None:
-    """The package path ``href`` names, relative to ``base_file``; None if it leaves the package or is a URL."""
-    if not href or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", href) or href.startswith("/") or "\\" in href:
-        return None
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(base_file), href.split("#")[0]))
-    return path if safe_member_name(path) else None
 
 
 def _cp(tag: str) -> str:

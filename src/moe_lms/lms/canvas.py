@@ -28,6 +28,17 @@ from ..formats.canvas import (
     read_quiz_marker,
 )
 from .canvas_client import CanvasClient, CanvasError, Uncertain
+from .canvas_shapes import (
+    ClassicQuestion,
+    ClassicQuiz,
+    Created,
+    Migration,
+    MigrationIssue,
+    NewQuiz,
+    NewQuizItem,
+    PreAttachment,
+    Progress,
+)
 
 # -- engines --------------------------------------------------------------------------------------------------
 
@@ -43,21 +54,17 @@ class EngineApi:
     quiz_text: str  # the quiz field that carries the marker
     freezes_on_publish: bool  # classic: students see the question set of the last publish
     positions_in_items: bool  # new quizzes: each item's position is in its body; classic: one reorder request
-
-    def question_marker(self, obj: dict[str, Any]) -> QuestionMarker | None:
-        if self.name == "classic":
-            return read_question_marker(obj.get("question_name"))
-        entry = obj.get("entry")
-        return read_question_marker(entry.get("title") if isinstance(entry, dict) else None)
+    quiz_shape: type[ClassicQuiz] | type[NewQuiz]  # what a quiz looks like when read back
+    question_shape: type[ClassicQuestion] | type[NewQuizItem]
 
 
 CLASSIC = EngineApi(
     "classic", "/api/v1/courses/{course}/quizzes", "questions", "PUT", "description",
-    freezes_on_publish=True, positions_in_items=False,
+    freezes_on_publish=True, positions_in_items=False, quiz_shape=ClassicQuiz, question_shape=ClassicQuestion,
 )  # fmt: skip
 NEW_QUIZZES = EngineApi(
     "new-quizzes", "/api/quiz/v1/courses/{course}/quizzes", "items", "PATCH", "instructions",
-    freezes_on_publish=False, positions_in_items=True,
+    freezes_on_publish=False, positions_in_items=True, quiz_shape=NewQuiz, question_shape=NewQuizItem,
 )  # fmt: skip
 ENGINE_APIS: dict[str, EngineApi] = {"classic": CLASSIC, "new-quizzes": NEW_QUIZZES}
 
@@ -319,27 +326,26 @@ class Pusher:
 
     # -- reading --------------------------------------------------------------------------------------------
 
-    def _quizzes(self, bank_id: str) -> list[tuple[dict[str, Any], QuizMarker]]:
-        found = []
-        for quiz in self.client.get_all(self.quizzes_path):
-            marker = read_quiz_marker(quiz.get(self.api.quiz_text))
+    def _quizzes(self, bank_id: str) -> list[tuple[ClassicQuiz | NewQuiz, QuizMarker]]:
+        found: list[tuple[ClassicQuiz | NewQuiz, QuizMarker]] = []
+        for quiz in self.client.get_all(self.quizzes_path, self.api.quiz_shape):
+            marker = read_quiz_marker(quiz.marker_text)
             if marker is not None and marker.bank_id == bank_id:
                 found.append((quiz, marker))
         return found
 
     def _questions(self, quiz_id: str) -> tuple[RemoteQuestion, ...]:
         return tuple(
-            RemoteQuestion(str(obj["id"]), int(obj.get("position") or 0), self.api.question_marker(obj))
-            for obj in self.client.get_all(self.questions_path(quiz_id))
+            RemoteQuestion(obj.id, obj.position or 0, read_question_marker(obj.name))
+            for obj in self.client.get_all(self.questions_path(quiz_id), self.api.question_shape)
         )
 
     def observe(self, bank_id: str, locales: Collection[str]) -> list[RemoteQuiz]:
         """Every quiz of this bank in the course; the questions of those in ``locales``."""
         observed = []
         for quiz, marker in self._quizzes(bank_id):
-            quiz_id = str(quiz["id"])
-            questions = self._questions(quiz_id) if marker.locale in locales else ()
-            observed.append(RemoteQuiz(quiz_id, marker, bool(quiz.get("published")), questions))
+            questions = self._questions(quiz.id) if marker.locale in locales else ()
+            observed.append(RemoteQuiz(quiz.id, marker, quiz.published, questions))
         return observed
 
     def plan(
@@ -352,10 +358,9 @@ class Pusher:
 
     # -- writing --------------------------------------------------------------------------------------------
 
-    def _write(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        result = self.client.request(method, path, json=body, idempotent=True)
+    def _write(self, method: str, path: str, body: dict[str, Any] | None = None) -> None:
+        self.client.request(method, path, json=body, idempotent=True)
         self.on_write()
-        return result
 
     def _create_all(
         self,
@@ -372,11 +377,12 @@ class Pusher:
 
         def attempt(key: str) -> tuple[str, str | None]:
             try:
-                made = self.client.request("POST", path, json=bodies[key], idempotent=False)
+                made = self.client.request("POST", path, Created, json=bodies[key], idempotent=False)
             except Uncertain:
                 return key, None
             self.on_write()
-            return key, str(made["id"])
+            assert made is not None
+            return key, made.id
 
         made: dict[str, str] = {}
         pending = list(bodies)
@@ -389,6 +395,10 @@ class Pusher:
                     made[key] = canvas_id
             if not uncertain:
                 return made
+            self.client.notify(
+                f"POST {path}: {len(uncertain)} create(s) got no clear answer; re-reading what was made before "
+                "trying again"
+            )
             self.client.pause(round_)
             existing = find()
             adopted = [k for k in uncertain if k in existing]
@@ -409,13 +419,46 @@ class Pusher:
                 found.setdefault(r.marker.key, r.id)
         return found
 
+    def _settle_positions(self, quiz_id: str, desired: DesiredQuiz, rounds: int = 4) -> None:
+        """New Quizzes: read the items back and move each one not at its bank position, one at a time from the top.
+
+        Items are created concurrently, each with its position, and a positional list API inserts at the position
+        and shifts the later items: in whatever order the creates arrived, the list can end up out of bank order.
+        Moving from the top down converges whether the server shifts the others or only sets the one position (and
+        a move never disturbs the positions above it); the read-back is checked again, so the next push plans no
+        move at all.
+        """
+        for _ in range(rounds):
+            remote = sorted(self._questions(quiz_id), key=lambda r: (r.position, _id_order(r.id)))
+            ours: dict[str, RemoteQuestion] = {}
+            for r in remote:
+                if r.marker is not None and r.marker.bank_id == desired.bank_id:
+                    ours.setdefault(r.marker.key, r)
+            wanted = [ours[d.key].id for d in desired.questions if d.key in ours]
+            order = [r.id for r in remote]
+            positions = {r.id: r.position for r in remote}
+            moves = 0
+            for position, item_id in enumerate(wanted, start=1):
+                if order[position - 1] == item_id and positions[item_id] == position:
+                    continue
+                self.client.request(
+                    self.api.update, f"{self.questions_path(quiz_id)}/{item_id}", json={"item": {"position": position}}
+                )
+                moves += 1
+                order.remove(item_id)  # as a positional list does it: out, in at the position, the rest shifted
+                order.insert(position - 1, item_id)
+                positions = {i: n for n, i in enumerate(order, start=1)}
+            if not moves:
+                return
+        raise CanvasError(f"quiz {quiz_id}: the items would not stay in bank order; run the push again")
+
     def _apply_quiz(self, pool: ThreadPoolExecutor, step: QuizStep, outcome: Outcome) -> None:
         desired = step.desired
         quiz_id = step.remote_id
         if quiz_id is None:
 
             def find_quiz() -> dict[str, str]:
-                return {m.locale: str(q["id"]) for q, m in self._quizzes(desired.bank_id) if m.locale == desired.locale}
+                return {m.locale: q.id for q, m in self._quizzes(desired.bank_id) if m.locale == desired.locale}
 
             made = self._create_all(pool, self.quizzes_path, {desired.locale: desired.body()}, find_quiz)
             quiz_id = made[desired.locale]
@@ -432,6 +475,8 @@ class Pusher:
         made = self._create_all(pool, questions, creates, lambda: self._find_questions(quiz_id, desired.bank_id))
         for future in background:
             future.result()
+        if self.api.positions_in_items and any(s.action in WRITES for s in step.questions):
+            self._settle_positions(quiz_id, desired)
         if step.reorder:
             ids = {s.key: s.remote_id for s in step.questions if s.remote_id is not None} | made
             order = [ids[d.key] for d in desired.questions] + list(step.order_tail)
@@ -476,7 +521,7 @@ class PollPolicy:
 
 
 @dataclass(frozen=True)
-class Migration:
+class MigrationResult:
     id: str
     state: str  # completed | failed
     issues: tuple[str, ...]
@@ -491,7 +536,7 @@ def import_qti(
     bank_name: str,
     new_quizzes: bool = False,
     poll: PollPolicy | None = None,
-) -> Migration:
+) -> MigrationResult:
     """Content migration of a QTI package into a question bank: a handful of requests for any bank size.
 
     Create the migration with a pre-attachment, upload the file to the storage URL Canvas names (its fields
@@ -509,18 +554,20 @@ def import_qti(
         "pre_attachment": {"name": filename, "size": len(package)},
         "settings": settings,
     }
-    migration = client.request("POST", base, json=body, idempotent=True)
-    migration_id = str(migration["id"])
-    pre = migration.get("pre_attachment") or {}
-    if pre.get("error") or "upload_url" not in pre:
-        raise CanvasError(f"Canvas refused the upload: {pre.get('message', 'no upload URL given')}")
+    migration = client.request("POST", base, Migration, json=body, idempotent=True)
+    assert migration is not None
+    migration_id = migration.id
+    pre = migration.pre_attachment
+    if pre is None or pre.error or not pre.upload_url:
+        message = pre.message if pre is not None and pre.message else "no upload URL given"
+        raise CanvasError(f"Canvas refused the upload: {message}")
 
     def file_arrived() -> bool:
-        state = client.get(f"{base}/{migration_id}").get("workflow_state")
+        state = client.get(f"{base}/{migration_id}", Migration).workflow_state
         return state not in (None, "pre_processing")
 
     _upload(client, pre, filename, package, file_arrived)
-    progress_url = migration.get("progress_url") or ""
+    progress_url = migration.progress_url or ""
     delay, waited = poll.first, 0.0
     state = "queued"
     while state not in ("completed", "failed"):
@@ -529,30 +576,32 @@ def import_qti(
         time.sleep(delay)
         waited += delay
         delay = min(poll.longest, delay * poll.factor)
-        state = str(client.get(progress_url).get("workflow_state"))
-    final = client.get(f"{base}/{migration_id}")
+        state = client.get(progress_url, Progress).workflow_state
+    final = client.get(f"{base}/{migration_id}", Migration)
     issues: tuple[str, ...] = ()
-    if final.get("migration_issues_count"):
-        listed = client.get_all(final.get("migration_issues_url") or f"{base}/{migration_id}/migration_issues")
-        issues = tuple(str(i.get("description") or i.get("error_message") or i) for i in listed)
-    return Migration(migration_id, "failed" if state == "failed" else str(final.get("workflow_state")), issues)
+    if final.migration_issues_count:
+        issues_url = final.migration_issues_url or f"{base}/{migration_id}/migration_issues"
+        listed = client.get_all(issues_url, MigrationIssue)
+        issues = tuple(i.description or i.error_message or "(no description)" for i in listed)
+    return MigrationResult(migration_id, "failed" if state == "failed" else str(final.workflow_state), issues)
 
 
 def _upload(
-    client: CanvasClient, pre: dict[str, Any], filename: str, package: bytes, file_arrived: Callable[[], bool]
+    client: CanvasClient, pre: PreAttachment, filename: str, package: bytes, file_arrived: Callable[[], bool]
 ) -> None:
     """Upload (and confirm) once, whatever the network does; ``file_arrived`` tells a lost response from a lost file."""
-    upload_url = str(pre["upload_url"])
-    fields = dict(pre.get("upload_params") or {})
+    upload_url = str(pre.upload_url)
+    fields = dict(pre.upload_params)
     last = ""
     for attempt in range(client.retry.attempts):
         if attempt:
             client.stats.add(retries=1)
+            client.notify(f"uploading {filename}: {last}; checking whether it arrived, then trying again")
             client.pause(attempt - 1)
             if file_arrived():
                 return
         try:
-            response = client.post_file(upload_url, fields, str(pre.get("file_param") or "file"), filename, package)
+            response = client.post_file(upload_url, fields, pre.file_param or "file", filename, package)
             if 300 <= response.status_code < 400 and "Location" in response.headers:
                 confirm = client.join(upload_url, response.headers["Location"])
                 # The confirmation is Canvas's own URL: it gets the token; anything else does not.

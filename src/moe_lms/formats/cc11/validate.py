@@ -1,0 +1,165 @@
+"""Checking a Common Cartridge 1.1 (or a Canvas QTI 1.2 package) before an LMS sees it.
+
+XSD: ``imsmanifest.xml`` against the CC 1.1 manifest schemas and every QTI file against the CC profile of QTI 1.2.1
+(a Canvas package's manifest follows Canvas's conventions, not CC's, so only its QTI files are checked by XSD).
+Then what XSD cannot say: files the manifest names are in the zip and the other way round, references resolve
+(dependencies, organization items), at most one question bank (CC 1.1), and per item: choice idents unique, every
+``varequal`` names a choice, every ``displayfeedback`` names an ``itemfeedback``, an answer key (a condition that
+gives points), and feedback for each choice.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from ...problems import Problem, Severity
+from ...schemas import Schemas
+from ...xmlsafe import UnsafeXmlError
+from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ..qti12 import KIND_OF_TYPE, feedback_ident, item_metadata, number, q
+from .write import BANK_TYPE, CP, MANIFEST
+
+XSD_ERRORS_SHOWN = 20
+
+
+def is_cartridge(manifest: etree._Element) -> bool:
+    return manifest.tag == f"{{{CP}}}manifest" and (
+        manifest.findtext(f"{{{CP}}}metadata/{{{CP}}}schema") or ""
+    ).strip() == ("IMS Common Cartridge")
+
+
+def _xsd(schema: etree.XMLSchema, root: etree._Element, file: str, problems: list[Problem]) -> None:
+    if schema.validate(root):
+        return
+    errors = list(schema.error_log)
+    for error in errors[:XSD_ERRORS_SHOWN]:
+        problems.append(Problem(file, error.line, f"XSD: {error.message}"))
+    if len(errors) > XSD_ERRORS_SHOWN:
+        problems.append(Problem(file, None, f"XSD: … and {len(errors) - XSD_ERRORS_SHOWN} more error(s)"))
+
+
+def holds_qti12(data: bytes) -> bool:
+    """Whether a zip is a QTI 1.2 package (a cartridge, or Canvas's flavour) rather than a QTI 2.1 one."""
+    try:
+        manifest = SafeZip(data).xml(MANIFEST)
+    except (UnsafePackage, UnsafeXmlError, KeyError):
+        return False
+    kinds = (r.get("type", "") for r in manifest.iter("{*}resource"))
+    return is_cartridge(manifest) or any(kind.startswith("imsqti_xmlv1p2") for kind in kinds)
+
+
+def check_item(item: etree._Element, file: str, problems: list[Problem], *, cartridge: bool) -> None:
+    where = f"item {item.get('ident', '')!r}"
+
+    def add(element: etree._Element, message: str, severity: Severity = Severity.ERROR) -> None:
+        problems.append(Problem(file, element.sourceline, message, where, severity=severity))
+
+    meta = item_metadata(item)
+    declared = meta.get("cc_profile") if cartridge else meta.get("question_type")
+    if declared is None:
+        wanted = "cc_profile" if cartridge else "question_type"
+        add(item, f"the item has no {wanted} metadata; LMSs guess its type", Severity.WARNING)
+    elif declared not in KIND_OF_TYPE:
+        add(item, f"{declared!r} is not a choice question type moe-lms checks", Severity.WARNING)
+        return
+    labels: dict[str, etree._Element] = {}
+    for label in item.iter(q("response_label")):
+        ident = label.get("ident", "")
+        if ident in labels:
+            add(label, f"choice ident {ident!r} is used twice")
+        labels.setdefault(ident, label)
+    feedback = {f.get("ident", "") for f in item.iterfind(q("itemfeedback"))}
+    for var in item.iter(q("varequal")):
+        if (var.text or "").strip() not in labels:
+            add(var, f"varequal names {var.text!r}, which is not a choice of the item")
+    shown: set[str] = set()
+    for display in item.iter(q("displayfeedback")):
+        link = display.get("linkrefid", "")
+        shown.add(link)
+        if link not in feedback:
+            add(display, f"displayfeedback names {link!r}, which is no itemfeedback of the item")
+    keyed = any((number(s.text) or 0) > 0 for s in item.iter(q("setvar")) if (s.get("varname") or "SCORE") == "SCORE")
+    if not keyed:
+        add(item, "no response condition gives points: the item has no answer key")
+    for index, (ident, label) in enumerate(labels.items()):
+        if feedback_ident(ident, index) not in shown and f"{ident}_fb" not in shown:
+            add(label, f"choice {ident!r} shows no feedback of its own", Severity.WARNING)
+
+
+def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package") -> list[Problem]:
+    """Every check on a cartridge or Canvas QTI package; XSD validation when ``schemas`` is given."""
+    try:
+        package = SafeZip(data)
+        if MANIFEST not in package.infos:
+            return [Problem(name, None, f"no {MANIFEST} at the root of the package")]
+        manifest = package.xml(MANIFEST)
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        return [Problem(name, getattr(exc, "line", None), str(exc))]
+    place = f"{name}!/"
+    problems: list[Problem] = []
+    cartridge = is_cartridge(manifest)
+    if schemas is not None and cartridge:
+        _xsd(schemas.cc_manifest(), manifest, place + MANIFEST, problems)
+
+    listed = {MANIFEST}
+    identifiers: dict[str, etree._Element] = {}
+    qti_files: list[str] = []
+    banks = 0
+    for resource in manifest.iter("{*}resource"):
+        identifier = resource.get("identifier", "")
+        if identifier in identifiers:
+            problems.append(
+                Problem(place + MANIFEST, resource.sourceline, f"resource identifier {identifier!r} is used twice")
+            )
+        identifiers[identifier] = resource
+        kind = resource.get("type", "")
+        banks += kind == BANK_TYPE
+        for entry in resource.iterfind("{*}file"):
+            path = resolve_href(MANIFEST, entry.get("href", ""))
+            if path is None:
+                message = f"file href {entry.get('href')!r} leaves the package or is not a path"
+                problems.append(Problem(place + MANIFEST, entry.sourceline, message))
+            elif path not in package.infos:
+                problems.append(
+                    Problem(place + MANIFEST, entry.sourceline, f"the manifest lists {path!r}, which is not in the zip")
+                )
+            else:
+                listed.add(path)
+                if kind.startswith("imsqti_xmlv1p2") or path.endswith(".xml.qti"):
+                    qti_files.append(path)
+    for reference in [*manifest.iter("{*}dependency"), *manifest.iter("{*}item")]:
+        target = reference.get("identifierref")
+        if target is not None and target not in identifiers:
+            problems.append(
+                Problem(place + MANIFEST, reference.sourceline, f"{target!r} names no resource of the manifest")
+            )
+    if cartridge and banks > 1:
+        problems.append(Problem(place + MANIFEST, None, f"{banks} question banks; a Common Cartridge 1.1 may hold one"))
+    for member in package.names:
+        if member not in listed:
+            problems.append(Problem(place + member, None, "the zip holds this file but the manifest does not list it"))
+    if not qti_files:
+        problems.append(Problem(place + MANIFEST, None, "the manifest names no QTI 1.2 assessment or question bank"))
+
+    for path in dict.fromkeys(qti_files):
+        file = place + path
+        try:
+            root = package.xml(path)
+        except (UnsafePackage, UnsafeXmlError) as exc:
+            problems.append(Problem(file, getattr(exc, "line", None), str(exc)))
+            continue
+        if schemas is not None:
+            _xsd(schemas.cc_qti(), root, file, problems)
+        if root.tag != q("questestinterop"):
+            problems.append(
+                Problem(file, root.sourceline, f"expected a QTI 1.2 questestinterop, found {etree.QName(root).text}")
+            )
+            continue
+        seen: set[str] = set()
+        for item in root.iter(q("item")):
+            ident = item.get("ident", "")
+            if ident in seen:
+                problems.append(Problem(file, item.sourceline, f"item ident {ident!r} is used twice in the file"))
+            seen.add(ident)
+            check_item(item, file, problems, cartridge=cartridge)
+    return problems

@@ -1,0 +1,161 @@
+"""Writing an IMS Common Cartridge 1.1: a question bank and one assessment per locale, QTI 1.2.1 in the CC profile.
+
+Layout (every name fixed, entries in a fixed order, fixed timestamps: the same bank gives the same bytes)::
+
+    imsmanifest.xml                 CC 1.1 manifest: LOM title per language, one organization item per quiz
+    question_bank/questions.xml     questestinterop/objectbank: every question in every locale of the cartridge
+    quiz-<locale>/assessment.xml    questestinterop/assessment: the bank in one locale, intro as the rubric
+
+The question bank is one resource because CC 1.1 allows at most one per cartridge; its items are those of the
+assessments, so an LMS that imports only banks (Moodle's question categories) or only quizzes gets everything.
+Readers: Canvas (instructure/canvas-lms lib/cc/cc_helper.rb names ``imsqti_xmlv1p2/imscc_xmlv1p1/assessment`` and
+``.../question-bank`` the Common Cartridge 1.1 types it exports and imports), Moodle (backup/cc/entity11.quiz.class.php:
+quizzes from the organization's items, banks from ``question-bank`` resources), Blackboard, Brightspace, Sakai and
+Schoology (their *Import Common Cartridge* course tools).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from typing import IO, BinaryIO
+
+from lxml import etree
+
+from ...locales import LocalizedView, locale_info, resolve
+from ...model import Bank
+from ...problems import Problem, ProblemsFound
+from ...text import plain_text, render_block
+from ...zipsafe import Unseekable, entry_info
+from .. import ExportOptions
+from ..qti12 import QTI, Flavour, build_item, document, material, metadata, put, q, serialise
+
+CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+LOM_MANIFEST = "http://ltsc.ieee.org/xsd/imsccv1p1/LOM/manifest"
+LOM_RESOURCE = "http://ltsc.ieee.org/xsd/imsccv1p1/LOM/resource"
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+SCHEMA_LOCATION = (
+    f"{CP} http://www.imsglobal.org/profile/cc/ccv1p1/ccv1p1_imscp_v1p2_v1p0.xsd "
+    f"{LOM_MANIFEST} http://www.imsglobal.org/profile/cc/ccv1p1/LOM/ccv1p1_lommanifest_v1p0.xsd "
+    f"{LOM_RESOURCE} http://www.imsglobal.org/profile/cc/ccv1p1/LOM/ccv1p1_lomresource_v1p0.xsd"
+)
+MANIFEST = "imsmanifest.xml"
+ASSESSMENT_TYPE = "imsqti_xmlv1p2/imscc_xmlv1p1/assessment"
+BANK_TYPE = "imsqti_xmlv1p2/imscc_xmlv1p1/question-bank"
+BANK_PATH = "question_bank/questions.xml"
+BANK_RESOURCE = "QUESTION-BANK"
+LOM_CATALOG = "moe-lms"
+
+
+def quiz_path(locale: str) -> str:
+    return f"quiz-{locale}/assessment.xml"
+
+
+def quiz_resource(locale: str) -> str:
+    return f"QUIZ-{locale}"
+
+
+def _title(markdown: str, limit: int = 1000) -> str:
+    text = " ".join(plain_text(markdown).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _cp(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{CP}}}{tag}", attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _lom(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{LOM_MANIFEST}}}{tag}", attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Element:
+    root = etree.Element(
+        f"{{{CP}}}manifest", nsmap={None: CP, "lomimscc": LOM_MANIFEST, "lom": LOM_RESOURCE, "xsi": XSI}
+    )
+    root.set("identifier", f"MANIFEST-{bank.id}")
+    root.set(f"{{{XSI}}}schemaLocation", SCHEMA_LOCATION)
+    meta = _cp(root, "metadata")
+    _cp(meta, "schema", text="IMS Common Cartridge")
+    _cp(meta, "schemaversion", text="1.1.0")
+    general = _lom(_lom(meta, "lom"), "general")
+    identifier = _lom(general, "identifier")
+    _lom(identifier, "catalog", LOM_CATALOG)
+    _lom(identifier, "entry", bank.id)
+    title = _lom(general, "title")
+    for view in views.values():
+        _lom(title, "string", _title(view.title.text), language=view.title.lang)
+    _lom(general, "language", locale_info(bank.source_locale).lang)
+    for tag in bank.tags:
+        _lom(_lom(general, "keyword"), "string", tag, language=locale_info(bank.source_locale).lang)
+
+    organization = _cp(
+        _cp(root, "organizations"), "organization", {"identifier": "ORGANIZATION", "structure": "rooted-hierarchy"}
+    )
+    top = _cp(organization, "item", {"identifier": "ROOT"})
+    for locale, view in views.items():
+        entry = _cp(top, "item", {"identifier": f"ITEM-{locale}", "identifierref": quiz_resource(locale)})
+        _cp(entry, "title", text=_title(view.title.text))
+    resources = _cp(root, "resources")
+    for locale in views:
+        resource = _cp(resources, "resource", {"identifier": quiz_resource(locale), "type": ASSESSMENT_TYPE})
+        _cp(resource, "file", {"href": quiz_path(locale)})
+    resource = _cp(resources, "resource", {"identifier": BANK_RESOURCE, "type": BANK_TYPE})
+    _cp(resource, "file", {"href": BANK_PATH})
+    return root
+
+
+def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
+    """The bank in one locale as a CC assessment (``cc.exam.v0p1``), the intro as its rubric."""
+    attrib = {"ident": f"{bank.id}-{view.locale}", "title": _title(view.title.text)}
+    # No xml:lang here: lxml's xmlfile writes it under a made-up prefix on an open element. The items say theirs.
+    with document(stream, Flavour.CC) as xf, xf.element(q("assessment"), attrib):
+        xf.write("\n")
+        fields = [
+            ("cc_profile", "cc.exam.v0p1"),
+            ("qmd_assessmenttype", "Examination"),
+            ("qmd_scoretype", "Percentage"),
+            ("cc_maxattempts", "unlimited"),
+        ]
+        put(xf, metadata(None, fields))
+        if view.intro is not None:
+            rubric = etree.Element(q("rubric"), nsmap={None: QTI})
+            material(rubric, view.intro, render_block)
+            put(xf, rubric)
+        with xf.element(q("section"), {"ident": "root_section"}):
+            xf.write("\n")
+            for question in bank.questions:
+                put(xf, build_item(question, view, Flavour.CC))
+        xf.write("\n")
+
+
+def write_bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
+    """Every question in every locale of the cartridge as its one question bank (``objectbank``)."""
+    with document(stream, Flavour.CC) as xf, xf.element(q("objectbank"), {"ident": bank.id}):
+        xf.write("\n")
+        put(xf, metadata(None, [("bank_title", _title(next(iter(views.values())).title.text))]))
+        for view in views.values():
+            for question in bank.questions:
+                put(xf, build_item(question, view, Flavour.CC))
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """Stream the cartridge for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
+    with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
+        with package.open(entry_info(MANIFEST), "w") as entry:
+            entry.write(serialise(build_manifest(bank, views)))
+        try:
+            for loc, view in views.items():
+                with package.open(entry_info(quiz_path(loc)), "w") as entry:
+                    write_assessment(bank, view, entry)
+            with package.open(entry_info(BANK_PATH), "w") as entry:
+                write_bank(bank, views, entry)
+        except ValueError as exc:  # characters XML cannot carry, from a translation
+            raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None

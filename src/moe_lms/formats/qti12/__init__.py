@@ -1,0 +1,476 @@
+"""IMS QTI 1.2.1 items, both directions: the one item model IMS Common Cartridge 1.1 and Canvas's own QTI share.
+
+An item is a choice question (``response_lid`` with a ``render_choice``), scored by ``resprocessing`` and with
+one ``itemfeedback`` per choice plus the general explanation. The two flavours differ only in metadata:
+
+- **Common Cartridge** (:attr:`Flavour.CC`): ``cc_profile`` names the question type (``cc.multiple_choice.v0p1``,
+  ``cc.multiple_response.v0p1``, ``cc.true_false.v0p1``) and ``cc_weighting`` the points. Moodle's importer
+  (moodle/moodle backup/cc/entity11.quiz.class.php) takes the type from ``cc_profile``, the points from
+  ``cc_weighting`` (as an integer), each answer's feedback from the ``displayfeedback`` of the respcondition whose
+  ``varequal`` names it, and the general feedback from every ``continue="Yes"`` respcondition's feedback.
+- **Canvas** (:attr:`Flavour.CANVAS`): ``question_type``, ``points_possible``, ``original_answer_ids`` and
+  ``assessment_question_identifierref``, as Canvas writes them when it exports a quiz (instructure/canvas-lms
+  lib/cc/qti/qti_items.rb, ``add_question``) and text2qti writes them. The same file is Canvas's reference for the
+  shapes both flavours share: ``response_lid ident="response1"``, a ``decvar`` SCORE of 0–100, the general
+  feedback ``general_fb`` shown by a ``<other/>`` respcondition (Canvas reads it as the question's neutral
+  comment), each answer's ``<answer id>_fb`` shown by a ``continue="Yes"`` respcondition on its ``varequal``
+  (read into the answer's comments), and the scoring respcondition last with ``continue="No"``
+  (``multiple_choice_resprocessing`` / ``multiple_answers_resprocessing``). Canvas converts QTI 1.2 to 2.1 before
+  reading it (gems/plugins/qti_exporter/lib/qti/converter.rb); the reader,
+  gems/plugins/qti_exporter/lib/qti/assessment_item_converter.rb, takes ``question_type``, ``points_possible``,
+  ``assessment_question_identifierref`` and ``original_answer_ids`` from the item metadata
+  (``parse_instructure_metadata``), the neutral comments from feedback named ``general_…`` and each answer's comments
+  from the feedback its condition shows (``get_feedback`` / ``attach_feedback_values``).
+
+Every text is HTML in ``mattext texttype="text/html"``, wrapped in ``<div lang=".." dir="..">`` so the LMS renders
+the language and direction (right-to-left Urdu included) and ``xml:lang`` on the ``mattext`` says the same for QTI
+readers. Text that fell back to the source locale carries the source's language. Reading accepts what others write
+too (Canvas exports, text2qti, Moodle): no wrapper, plain text, feedback found by structure or by name.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from typing import IO, TYPE_CHECKING
+
+from lxml import etree
+
+from ...locales import LocalizedView, Resolved, locale_info
+from ...model import ID_MAX_LENGTH, Kind, Question
+from ...problems import Problem, Severity
+from ...text import plain_text, render_block, render_inline
+from ...unrender import markdown_from_html
+
+if TYPE_CHECKING:
+    from lxml.etree._serializer import _IncrementalFileWriter
+
+QTI = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+SCHEMA_LOCATION = f"{{{XSI}}}schemaLocation"
+CC_QTI_XSD_URL = "http://www.imsglobal.org/profile/cc/ccv1p1/ccv1p1_qtiasiv1p2p1_v1p0.xsd"
+QTI_XSD_URL = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2p1.xsd"
+NSMAP = {None: QTI, "xsi": XSI}
+
+RESPONSE = "response1"
+GENERAL_FEEDBACK = "general_fb"  # Canvas: the question's neutral comments (qti_items.rb item_feedback)
+TAGS_FIELD = "moe_lms_tags"
+CANVAS_GENERAL_FEEDBACK = frozenset({GENERAL_FEEDBACK, "correct_fb", "general_incorrect_fb"})
+
+
+class Flavour(Enum):
+    CC = "cc"
+    CANVAS = "canvas"
+
+
+CC_PROFILES = {
+    Kind.SINGLE: "cc.multiple_choice.v0p1",
+    Kind.MULTIPLE: "cc.multiple_response.v0p1",
+    Kind.TRUE_FALSE: "cc.true_false.v0p1",
+}
+CANVAS_TYPES = {
+    Kind.SINGLE: "multiple_choice_question",
+    Kind.MULTIPLE: "multiple_answers_question",
+    Kind.TRUE_FALSE: "true_false_question",
+}
+KIND_OF_TYPE = {v: k for k, v in (*CC_PROFILES.items(), *CANVAS_TYPES.items())}
+
+
+def q(tag: str) -> str:
+    return f"{{{QTI}}}{tag}"
+
+
+def num(value: float) -> str:
+    """1 not 1.0, so output never depends on how the bank spelled a number."""
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+# Canvas sorts feedback by its identifier before it looks at the conditions (gems/plugins/qti_exporter/lib/qti/
+# assessment_item_converter.rb get_feedback): /wrong|incorrect/ → incorrect comments, /correct/ → correct comments,
+# /solution/ → example solution, /general_|_all/ → neutral comments. An answer's feedback must match none of them.
+_CANVAS_FEEDBACK_WORDS = re.compile(r"wrong|correct|solution|general$", re.I)
+
+
+def feedback_ident(choice_id: str, index: int) -> str:
+    """``<choice>_fb``, as Canvas names answer feedback, unless the choice id holds a word Canvas reads as another
+    kind of feedback (then ``choice<n>_fb``, ``n`` counting from 1)."""
+    return f"choice{index + 1}_fb" if _CANVAS_FEEDBACK_WORDS.search(choice_id) else f"{choice_id}_fb"
+
+
+def item_ident(question_id: str, locale: str) -> str:
+    return f"{question_id}-{locale}"
+
+
+# --- writing -----------------------------------------------------------------------------------------------------
+
+
+def _sub(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    element = etree.SubElement(parent, q(tag), attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def wrapped_html(resolved: Resolved, render: Callable[[str], str]) -> str:
+    """A string as HTML in a ``div`` that names its language and direction (what LMSs render from)."""
+    info = locale_info(resolved.lang.replace("-", "_"))
+    return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}">{render(resolved.text)}</div>'
+
+
+def material(parent: etree._Element, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:
+    """``material/mattext texttype="text/html"`` holding one resolved string, its language on ``xml:lang``."""
+    mat = _sub(parent, "material")
+    text = _sub(mat, "mattext", {"texttype": "text/html"}, wrapped_html(resolved, render))
+    text.set(XML_LANG, resolved.lang)
+    return mat
+
+
+def _field(parent: etree._Element, label: str, entry: str) -> None:
+    meta = _sub(parent, "qtimetadatafield")
+    _sub(meta, "fieldlabel", text=label)
+    _sub(meta, "fieldentry", text=entry)
+
+
+def metadata(parent: etree._Element | None, fields: Iterable[tuple[str, str]]) -> etree._Element:
+    """``qtimetadata`` with one field per (label, entry), appended to ``parent`` (or standing alone)."""
+    box = etree.Element(q("qtimetadata"), nsmap={None: QTI}) if parent is None else _sub(parent, "qtimetadata")
+    for label, entry in fields:
+        _field(box, label, entry)
+    return box
+
+
+def stem_title(view: LocalizedView, question: Question, limit: int = 80) -> str:
+    text = " ".join(plain_text(view.stem(question).text).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _displayfeedback(parent: etree._Element, ident: str) -> None:
+    _sub(parent, "displayfeedback", {"feedbacktype": "Response", "linkrefid": ident})
+
+
+def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
+    """One question in one locale as an ``item`` (appended by the caller to a section or an objectbank)."""
+    qn = question
+    ident = item_ident(qn.id, view.locale)
+    item = etree.Element(q("item"), {"ident": ident, "title": stem_title(view, qn)}, nsmap={None: QTI})
+    item.set(XML_LANG, view.info.lang)
+    if flavour is Flavour.CC:
+        fields = [("cc_profile", CC_PROFILES[qn.kind]), ("cc_weighting", num(qn.points))]
+    else:
+        fields = [
+            ("question_type", CANVAS_TYPES[qn.kind]),
+            ("points_possible", num(qn.points)),
+            ("original_answer_ids", ",".join(c.id for c in qn.choices)),
+            ("assessment_question_identifierref", f"{ident}-ref"),
+        ]
+    if qn.tags:  # ours: an LMS ignores a field it does not know
+        fields.append((TAGS_FIELD, " ".join(qn.tags)))
+    metadata(_sub(item, "itemmetadata"), fields)
+
+    presentation = _sub(item, "presentation")
+    material(presentation, view.stem(qn), render_block)
+    multiple = qn.kind is Kind.MULTIPLE
+    lid = _sub(presentation, "response_lid", {"ident": RESPONSE, "rcardinality": "Multiple" if multiple else "Single"})
+    render = _sub(lid, "render_choice", {"shuffle": "Yes" if qn.shuffle else "No"})
+    for c in qn.choices:
+        label = _sub(render, "response_label", {"ident": c.id})
+        material(label, view.choice_text(qn, c), render_inline)
+
+    processing = _sub(item, "resprocessing")
+    _sub(
+        _sub(processing, "outcomes"),
+        "decvar",
+        {"maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"},
+    )
+    general = _sub(processing, "respcondition", {"continue": "Yes"})
+    _sub(_sub(general, "conditionvar"), "other")
+    _displayfeedback(general, GENERAL_FEEDBACK)
+    # One answer (single, true-false) in the CC profile: the chosen choice's condition scores it, shows its feedback
+    # and ends processing, so Moodle, which takes every continue="Yes" condition's feedback as the general feedback
+    # (backup/cc/entity11.quiz.class.php get_general_feedback), gets the general explanation alone. Canvas's shape
+    # (and every multiple-answer item, where several conditions must fire) keeps scoring in a last condition.
+    scored_per_choice = flavour is Flavour.CC and not multiple
+    for index, c in enumerate(qn.choices):
+        chosen = _sub(processing, "respcondition", {"continue": "No" if scored_per_choice else "Yes"})
+        _sub(_sub(chosen, "conditionvar"), "varequal", {"respident": RESPONSE}, c.id)
+        if scored_per_choice:
+            _sub(chosen, "setvar", {"action": "Set", "varname": "SCORE"}, "100" if c.correct else "0")
+        _displayfeedback(chosen, feedback_ident(c.id, index))
+    if not scored_per_choice:
+        scoring = _sub(processing, "respcondition", {"continue": "No"})
+        condition = _sub(scoring, "conditionvar")
+        if multiple:  # all correct choices and none of the others (Canvas's multiple_answers_resprocessing)
+            both = _sub(condition, "and")
+            for c in qn.choices:
+                holder = both if c.correct else _sub(both, "not")
+                _sub(holder, "varequal", {"respident": RESPONSE}, c.id)
+        else:
+            _sub(condition, "varequal", {"respident": RESPONSE}, qn.correct_choices[0].id)
+        _sub(scoring, "setvar", {"action": "Set", "varname": "SCORE"}, "100")
+
+    _feedback(item, GENERAL_FEEDBACK, view.explanation(qn))
+    for index, c in enumerate(qn.choices):
+        _feedback(item, feedback_ident(c.id, index), view.choice_explanation(qn, c))
+    return item
+
+
+def _feedback(item: etree._Element, ident: str, resolved: Resolved) -> None:
+    box = _sub(item, "itemfeedback", {"ident": ident})
+    material(_sub(box, "flow_mat"), resolved, render_block)
+
+
+@contextmanager
+def document(stream: IO[bytes], flavour: Flavour) -> Iterator[_IncrementalFileWriter]:
+    """A ``questestinterop`` document written a piece at a time: callers write each item as soon as it is built,
+    so memory holds one item, not the whole bank (each piece re-declares the QTI namespace: same meaning)."""
+    location = f"{QTI} {CC_QTI_XSD_URL if flavour is Flavour.CC else QTI_XSD_URL}"
+    with etree.xmlfile(stream, encoding="UTF-8") as xf:
+        xf.write_declaration()
+        with xf.element(q("questestinterop"), {SCHEMA_LOCATION: location}, nsmap=NSMAP):
+            xf.write("\n")
+            yield xf
+
+
+def put(xf: _IncrementalFileWriter, element: etree._Element) -> None:
+    xf.write(element, pretty_print=True)
+
+
+def serialise(root: etree._Element) -> bytes:
+    etree.indent(root, space="  ")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8")
+
+
+# --- reading -----------------------------------------------------------------------------------------------------
+
+_WRAPPER = re.compile(r'^\s*<div lang="([^"<>]+)" dir="(?:ltr|rtl)">(.*)</div>\s*$', re.S)
+_BARE_DIV = re.compile(r"^\s*<div>(.*)</div>\s*$", re.S)
+
+
+@dataclass(frozen=True)
+class Text:
+    """One learner-facing string as found in an item: its HTML and the language it is in (if said)."""
+
+    html: str
+    lang: str | None
+    inline: bool
+    ours: bool = False  # in our language wrapper: HTML text.py wrote, matched as it is (others' is tidied first)
+
+    def markdown(self) -> str:
+        return markdown_from_html(self.html, inline=self.inline, tidy=not self.ours) or plain_text(self.html)
+
+
+def text_of(mattexts: list[etree._Element], inherited: str | None, *, inline: bool) -> Text:
+    """The HTML of ``mattext`` elements (plain text escaped), unwrapped from our language ``div``."""
+    parts, lang = [], None
+    for mattext in mattexts:
+        content = mattext.text or ""
+        if "html" not in (mattext.get("texttype") or "text/plain").lower():
+            content = html.escape(content, quote=False)
+        parts.append(content)
+        lang = lang or mattext.get(XML_LANG)
+    return html_text("".join(parts), lang, inline=inline, inherited=inherited)
+
+
+def html_text(fragment: str, lang: str | None, *, inline: bool, inherited: str | None = None) -> Text:
+    """HTML as a Text, unwrapped from our language ``div`` (whose language it takes) or Canvas's bare ``div``."""
+    fragment = fragment.strip()
+    wrapped = _WRAPPER.match(fragment)
+    ours = bool(wrapped and "<div" not in wrapped.group(2).replace("<div>", ""))
+    if wrapped and ours:
+        lang = lang or wrapped.group(1)
+        fragment = wrapped.group(2)
+    elif (bare := _BARE_DIV.match(fragment)) and "<div" not in bare.group(1):
+        fragment = bare.group(1)  # Canvas wraps question text in a <div>
+    return Text(fragment, lang or inherited, inline, ours)
+
+
+def _mattexts(element: etree._Element | None) -> list[etree._Element]:
+    return [] if element is None else list(element.iter(q("mattext")))
+
+
+@dataclass
+class ParsedChoice:
+    id: str
+    text: Text
+    correct: bool = False
+    explanation: Text | None = None
+
+
+@dataclass
+class ParsedItem:
+    path: str
+    ident: str
+    qid: str
+    locale: str
+    kind: Kind
+    points: float | int
+    shuffle: bool
+    stem: Text
+    explanation: Text | None
+    choices: list[ParsedChoice]
+    title: str | None = None
+    tags: tuple[str, ...] = ()
+
+    def texts(self) -> Iterator[Text]:
+        yield self.stem
+        if self.explanation is not None:
+            yield self.explanation
+        for c in self.choices:
+            yield c.text
+            if c.explanation is not None:
+                yield c.explanation
+
+
+def number(text: str | None) -> float | int | None:
+    try:
+        value = float((text or "").strip())
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return int(value) if value.is_integer() else value
+
+
+def slug(value: str) -> str:
+    """An id the bank accepts, from an identifier another tool chose."""
+    out = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    if not out or not out[0].isalpha():
+        out = f"q-{out}".rstrip("-")
+    return out[:ID_MAX_LENGTH].rstrip("-")
+
+
+def locale_of(lang: str) -> str | None:
+    """A bank locale tag (pt_BR) for a language tag (pt-BR), or None if Babel does not know it."""
+    parts = lang.strip().replace("-", "_").split("_")
+    tag = "_".join([parts[0].lower(), *parts[1:]])
+    if not re.match(r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", tag):
+        return None
+    try:
+        locale_info(tag)
+    except ValueError:
+        return None
+    return tag
+
+
+def item_metadata(item: etree._Element) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for meta in item.iterfind(f"{q('itemmetadata')}/{q('qtimetadata')}/{q('qtimetadatafield')}"):
+        label = (meta.findtext(q("fieldlabel")) or "").strip()
+        fields.setdefault(label.lower(), (meta.findtext(q("fieldentry")) or "").strip())
+    return fields
+
+
+def _lang_of(element: etree._Element) -> str | None:
+    node: etree._Element | None = element
+    while node is not None:
+        lang = node.get(XML_LANG)
+        if lang:
+            return lang
+        node = node.getparent()
+    return None
+
+
+def parse_item(item: etree._Element, path: str, default_locale: str, problems: list[Problem]) -> ParsedItem | None:
+    """A choice item as Canvas, text2qti, Moodle or moe-lms write it; None (with a warning) for other items."""
+    ident = item.get("ident", "")
+    where = f"item {ident!r}"
+
+    def warn(message: str, severity: Severity = Severity.WARNING) -> None:
+        problems.append(Problem(path, item.sourceline, message, where, severity=severity))
+
+    meta = item_metadata(item)
+    declared = meta.get("cc_profile") or meta.get("question_type") or ""
+    lids = list(item.iter(q("response_lid")))
+    if len(lids) != 1 or lids[0].find(q("render_choice")) is None or (declared and declared not in KIND_OF_TYPE):
+        warn(f"skipped: only choice questions can be imported (this one is {declared or 'of another kind'})")
+        return None
+    lid = lids[0]
+    respident = lid.get("ident", "")
+    lang = _lang_of(item)
+    locale = locale_of(lang) if lang else default_locale
+    if locale is None:
+        warn(f"xml:lang {lang!r} is not a language moe-lms knows", Severity.ERROR)
+        return None
+    item_lang = lang or locale_info(locale).lang
+
+    render = lid.find(q("render_choice"))
+    assert render is not None
+    choices: dict[str, ParsedChoice] = {}
+    for label in render.iter(q("response_label")):
+        cid = label.get("ident", "")
+        choices[cid] = ParsedChoice(cid, text_of(_mattexts(label), item_lang, inline=True))
+
+    feedback: dict[str, etree._Element] = {f.get("ident", ""): f for f in item.iterfind(q("itemfeedback"))}
+    general_ids: list[str] = []
+    choice_feedback: dict[str, list[str]] = {}
+    correct: set[str] = set()
+    for condition in item.iterfind(f"{q('resprocessing')}/{q('respcondition')}"):
+        var = condition.find(q("conditionvar"))
+        if var is None:
+            continue
+        links = [d.get("linkrefid", "") for d in condition.iterfind(q("displayfeedback"))]
+        scores = [number(s.text) for s in condition.iterfind(q("setvar")) if (s.get("varname") or "SCORE") == "SCORE"]
+        gives_points = any(s is not None and s > 0 for s in scores)
+        direct = [v for v in var.iterfind(q("varequal")) if v.get("respident") in (respident, None)]
+        if var.find(q("other")) is not None and not direct:
+            # Canvas's correct and incorrect comments are shown by conditions of their own: not the explanation
+            general_ids += [link for link in links if link not in CANVAS_GENERAL_FEEDBACK or link == GENERAL_FEEDBACK]
+            continue
+        both = var.find(q("and"))
+        if both is not None and gives_points:
+            correct |= {(v.text or "").strip() for v in both.iterfind(q("varequal"))}
+        if len(direct) == 1:
+            cid = (direct[0].text or "").strip()
+            if gives_points:
+                correct.add(cid)
+            choice_feedback.setdefault(cid, []).extend(link for link in links if link not in CANVAS_GENERAL_FEEDBACK)
+        elif direct and gives_points:
+            correct |= {(v.text or "").strip() for v in direct}
+    if not general_ids and GENERAL_FEEDBACK in feedback:
+        general_ids = [GENERAL_FEEDBACK]
+
+    def feedback_text(idents: Iterable[str]) -> Text | None:
+        found = [feedback[i] for i in dict.fromkeys(idents) if i in feedback]
+        if not found:
+            return None
+        return text_of([m for f in found for m in _mattexts(f)], item_lang, inline=False)
+
+    for index, (cid, choice) in enumerate(choices.items()):
+        links = choice_feedback.get(cid) or [f"{cid}_fb", feedback_ident(cid, index)]
+        choice.explanation = feedback_text(links)
+        choice.correct = cid in correct
+    explanation = feedback_text(general_ids)
+
+    multiple = lid.get("rcardinality", "Single") == "Multiple"
+    kind = KIND_OF_TYPE.get(declared) or (Kind.MULTIPLE if multiple else Kind.SINGLE)
+    points = number(meta.get("cc_weighting") or meta.get("points_possible"))
+    if points is None or points <= 0:
+        points = 1
+    stem_box = lid.getparent()
+    stem_texts = [
+        m for mat in (stem_box.iterfind(q("material")) if stem_box is not None else ()) for m in _mattexts(mat)
+    ]
+    suffix = f"-{locale}"
+    qid = ident.removesuffix(suffix) if ident.endswith(suffix) else ident
+    return ParsedItem(
+        path=path,
+        ident=ident,
+        qid=slug(qid or "question"),
+        locale=locale,
+        kind=kind,
+        points=points,
+        shuffle=render.get("shuffle", "No") == "Yes",
+        stem=text_of(stem_texts, item_lang, inline=False),
+        explanation=explanation,
+        choices=list(choices.values()),
+        title=item.get("title"),
+        tags=tuple(dict.fromkeys(slug(t) for t in meta.get(TAGS_FIELD, "").split())),
+    )

@@ -1,0 +1,260 @@
+"""QTI 1.2 packages into a bank: the reading both the Common Cartridge and the Canvas QTI importers share.
+
+A package's ``questestinterop`` files are read through :mod:`moe_lms.zipsafe` (zip-slip, zip bombs, symbolic
+links, size and count limits) and :mod:`moe_lms.xmlsafe` (no DTD, entities or network). Items of one question in
+several languages (ids ``<question>-<locale>``, ``xml:lang``) become one question with translations, as the QTI 2.1
+importer does; strings that fell back to the source language on export carry its language and are not taken as
+translations.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+from pydantic import ValidationError
+
+from ...locales import locale_info
+from ...model import Bank, Question, Translation
+from ...problems import Problem, ProblemsFound, Severity
+from ...text import plain_text
+from ...xmlsafe import UnsafeXmlError
+from ...zipsafe import SafeZip, UnsafePackage
+from . import ParsedItem, Text, locale_of, parse_item, q, slug, text_of
+
+MANIFEST = "imsmanifest.xml"
+
+
+@dataclass
+class Assessment:
+    """A quiz of the package: its language, title, intro and item identifiers in order."""
+
+    ident: str
+    locale: str | None
+    title: str | None
+    intro: Text | None
+    items: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Found:
+    """What a package holds, before it becomes a bank."""
+
+    items: dict[str, ParsedItem] = field(default_factory=dict)  # by item ident, first seen wins
+    assessments: list[Assessment] = field(default_factory=list)
+    bank_id: str | None = None
+    titles: list[tuple[str, str]] = field(default_factory=list)  # (language, plain text)
+    language: str | None = None
+    tags: tuple[str, ...] = ()
+    problems: list[Problem] = field(default_factory=list)
+
+
+def open_package(data: bytes, name: str) -> tuple[SafeZip, etree._Element | None]:
+    """The zip, checked, and its manifest (None when it has none)."""
+    try:
+        package = SafeZip(data)
+        manifest = package.xml(MANIFEST) if MANIFEST in package.infos else None
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    return package, manifest
+
+
+def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, found: Found) -> None:
+    """Every choice item of one ``questestinterop`` file (an objectbank or an assessment) into ``found``."""
+    place = f"{name}!/{path}"
+    try:
+        root = package.xml(path)
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
+        return
+    if root.tag != q("questestinterop"):
+        found.problems.append(
+            Problem(place, root.sourceline, f"expected a QTI 1.2 questestinterop, found {etree.QName(root).text}")
+        )
+        return
+    for assessment in root.iterfind(q("assessment")):
+        if any(a.ident == assessment.get("ident", "") for a in found.assessments):
+            continue  # a second copy of a quiz (Canvas course exports hold a CC and a Canvas one): the first is kept
+        lang = assessment.get("{http://www.w3.org/XML/1998/namespace}lang")
+        rubric = assessment.find(f"{q('rubric')}/{q('material')}")
+        intro = text_of(list(rubric.iter(q("mattext"))), lang, inline=False) if rubric is not None else None
+        entry = Assessment(
+            assessment.get("ident", ""), locale_of(lang) if lang else None, assessment.get("title"), intro
+        )
+        for item in assessment.iter(q("item")):
+            entry.items.append(item.get("ident", ""))
+            _add(item, place, default_locale, found)
+        if entry.locale is None:
+            first = next((found.items[i].locale for i in entry.items if i in found.items), None)
+            entry.locale = first
+        found.assessments.append(entry)
+    for bank in root.iterfind(q("objectbank")):
+        if found.bank_id is None and bank.get("ident"):
+            found.bank_id = bank.get("ident")
+        for item in bank.iterfind(q("item")):
+            _add(item, place, default_locale, found)
+
+
+def _add(item: etree._Element, place: str, default_locale: str, found: Found) -> None:
+    ident = item.get("ident", "")
+    if ident in found.items:
+        return
+    parsed = parse_item(item, place, default_locale, found.problems)
+    if parsed is not None:
+        found.items[ident] = parsed
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def _plain_markdown(text: str) -> str:
+    """Markdown whose plain text is exactly ``text`` (titles are plain text)."""
+    text = " ".join(text.split())
+    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def _same_lang(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and a.replace("_", "-").lower() == b.replace("_", "-").lower()
+
+
+def build_bank(found: Found, name: str) -> tuple[Bank, list[Problem]]:
+    """The bank of what a package holds; raises ProblemsFound with every error, else returns it with warnings."""
+    problems = found.problems
+    order = [i for a in found.assessments for i in a.items if i in found.items] + list(found.items)
+    groups: dict[str, dict[str, ParsedItem]] = {}
+    for ident in dict.fromkeys(order):
+        item = found.items[ident]
+        versions = groups.setdefault(item.qid, {})
+        if item.locale in versions:
+            base, n = item.qid, 2
+            while item.locale in groups.get(item.qid, {}):
+                item.qid = f"{base[:44]}-{n}"
+                n += 1
+            groups.setdefault(item.qid, {})[item.locale] = item
+        else:
+            versions[item.locale] = item
+    if not groups:
+        problems.append(Problem(name, None, "the package has no choice question moe-lms can import"))
+        raise ProblemsFound(problems)
+    default = locale_of(found.language) if found.language else None
+    present = list(
+        dict.fromkeys([*(a.locale for a in found.assessments if a.locale), *(i.locale for i in found.items.values())])
+    )
+    source = default if default in present else present[0]
+    source_lang = locale_info(source).lang
+    targets = [loc for loc in present if loc != source]
+
+    questions: list[Question] = []
+    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    for qid, versions in groups.items():
+        question = _question(qid, versions, source, problems)
+        if question is None:
+            continue
+        questions.append(question)
+        for locale, item in versions.items():
+            if locale != source:
+                _translate(question, item, locale, translations[locale], problems)
+
+    source_quiz = next((a for a in found.assessments if a.locale == source), None)
+    titles = dict(reversed(found.titles))
+    title_text = titles.get(source_lang) or (source_quiz.title if source_quiz else None) or posixpath.basename(name)
+    title = _plain_markdown(title_text)
+    bank_id = found.bank_id or (source_quiz.ident.removesuffix(f"-{source}") if source_quiz else None)
+    raw: dict[str, object] = {
+        "id": slug(bank_id or posixpath.basename(name).split(".")[0]),
+        "title": title,
+        "source_locale": source,
+        "target_locales": targets,
+        "tags": list(found.tags),
+        "questions": questions,
+        "translations": translations,
+    }
+    intro = source_quiz.intro.markdown() if source_quiz is not None and source_quiz.intro is not None else None
+    if intro:
+        raw["intro"] = intro
+    for quiz in found.assessments:
+        if quiz.locale not in translations:
+            continue
+        lang, catalog = locale_info(quiz.locale).lang, translations[quiz.locale]
+        quiz_title = titles.get(lang) or quiz.title
+        if quiz_title and quiz_title.strip() != title_text.strip():
+            catalog["title"] = Translation(text=_plain_markdown(quiz_title), source=title)
+        if intro and quiz.intro is not None and _same_lang(quiz.intro.lang, lang):
+            catalog["intro"] = Translation(text=quiz.intro.markdown(), source=intro)
+    if any(p.severity is Severity.ERROR for p in problems):
+        raise ProblemsFound(problems)
+    if not questions:
+        raise ProblemsFound([*problems, Problem(name, None, "no question of the package could be imported")])
+    try:
+        return Bank.model_validate(raw), problems
+    except ValidationError as exc:
+        errors = [Problem(name, None, e["msg"].removeprefix("Value error, ")) for e in exc.errors(include_url=False)]
+        raise ProblemsFound(problems + errors) from None
+
+
+def _question(qid: str, versions: dict[str, ParsedItem], source: str, problems: list[Problem]) -> Question | None:
+    item = versions.get(source)
+    if item is None:
+        any_item = next(iter(versions.values()))
+        problems.append(Problem(any_item.path, None, f"question {qid!r} has no item in the source locale {source}"))
+        return None
+    where = f"question {qid!r}"
+    missing = [c.id for c in item.choices if c.explanation is None]
+    if missing or item.explanation is None:
+        what = [f"choice {m!r}" for m in missing] + (["the question"] if item.explanation is None else [])
+        problems.append(
+            Problem(
+                item.path,
+                None,
+                f"no feedback for {', '.join(what)}; a bank question needs an explanation for each",
+                where,
+            )
+        )
+        return None
+    raw = {
+        "id": qid,
+        "kind": item.kind.value,
+        "points": item.points,
+        "shuffle": item.shuffle,
+        "stem": item.stem.markdown(),
+        "explanation": item.explanation.markdown(),
+        "choices": [
+            {"id": slug(c.id), "text": c.text.markdown(), "correct": c.correct, "explanation": c.explanation.markdown()}
+            for c in item.choices
+            if c.explanation is not None
+        ],
+        "tags": list(item.tags),
+    }
+    try:
+        return Question.model_validate(raw)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            message = error["msg"].removeprefix("Value error, ")
+            field_path = ".".join(str(p) for p in error["loc"])
+            problems.append(Problem(item.path, None, f"{field_path}: {message}" if field_path else message, where))
+        return None
+
+
+def _translate(
+    question: Question, item: ParsedItem, locale: str, catalog: dict[str, Translation], problems: list[Problem]
+) -> None:
+    """Record the strings of ``item`` that really are in ``locale`` (fallbacks carry the source's language)."""
+    lang = locale_info(locale).lang
+    choices = {slug(c.id): c for c in item.choices}
+    if set(choices) != {c.id for c in question.choices}:
+        message = f"its choices ({', '.join(choices)}) differ from the source locale's"
+        problems.append(Problem(item.path, None, message, f"question {question.id!r}"))
+        return
+    pairs: list[tuple[str, str, Text | None]] = [
+        (f"{question.id}/stem", question.stem, item.stem),
+        (f"{question.id}/explanation", question.explanation, item.explanation),
+    ]
+    for c in question.choices:
+        found = choices[c.id]
+        pairs.append((f"{question.id}/choices/{c.id}/text", c.text, found.text))
+        pairs.append((f"{question.id}/choices/{c.id}/explanation", c.explanation, found.explanation))
+    for path, source_text, text in pairs:
+        if text is not None and _same_lang(text.lang, lang):
+            catalog[path] = Translation(text=text.markdown(), source=source_text)
