@@ -608,6 +608,19 @@ class _Items:
 
 def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     """The bank in one locale as an ``assessmentTest``: one part, one section, items in bank order."""
+
+    def references(section: etree._Element) -> None:
+        for q in bank.questions:
+            _sub(section, "assessmentItemRef", _item_reference(q, view))
+
+    return _test_element(bank, view, references)
+
+
+def _item_reference(q: Question, view: LocalizedView) -> dict[str, str]:
+    return {"identifier": item_identifier(q.id, view.locale), "href": f"../{item_path(q.id, view.locale)}"}
+
+
+def _test_element(bank: Bank, view: LocalizedView, references: Callable[[etree._Element], None]) -> etree._Element:
     test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
     test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     test.set("identifier", f"{bank.id}-{view.locale}")
@@ -626,19 +639,32 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
         rubric = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
         rubric.set(XML_LANG, intro.lang)
         append_html(rubric, render_block(intro.text))
-    for q in bank.questions:
-        _sub(
-            section,
-            "assessmentItemRef",
-            {
-                "identifier": item_identifier(q.id, view.locale),
-                "href": f"../{item_path(q.id, view.locale)}",
-            },
-        )
+    references(section)
     processing = _sub(test, "outcomeProcessing")
     for identifier in ("SCORE", "MAXSCORE"):
         _expression(_sub(_set_outcome(processing, identifier), "sum"), "testVariables", variableIdentifier=identifier)
     return test
+
+
+def _test_bytes(bank: Bank, view: LocalizedView) -> bytes:
+    """The bytes of :func:`build_test`, its item references (one per question) from a skeleton of one."""
+
+    def references(section: etree._Element) -> None:
+        if section.text is None and not len(section):
+            section.text = "\n"
+        _add_text(section, raw(0))
+
+    before, after = Skeleton.of(_test_element(bank, view, references), declaration=True).around([""], 0)
+    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    holder.text = ""  # so the reference is laid out as one among others
+    _sub(holder, "assessmentItemRef", {"identifier": slot(0), "href": slot(1)})
+    reference = Skeleton.inside(holder, verbatim={0, 1})  # ids and paths made of ids
+    parts = [before]
+    for q in bank.questions:
+        attributes = _item_reference(q, view)
+        parts.append(reference.fill((attributes["identifier"], attributes["href"])))
+    parts.append(after)
+    return "".join(parts).encode("utf-8")
 
 
 # --- the manifest ----------------------------------------------------------------------------------------------
@@ -765,7 +791,7 @@ class _ManifestWriter:
             item_path(q.id, view.locale),
             q.id,
             stem.lang,
-            _stem_title(stem.text),
+            _shorten(stem.text, 80) if renders_as_itself(stem.text) else _stem_title(stem.text),
             view.info.lang,
             *q.tags,
         ]
@@ -849,8 +875,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
             package.add(name, data)
         package.add(STYLESHEET, STYLESHEET_CSS)
         for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
-            test = etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8")
-            package.add(test_path(bank, loc), test)
+            package.add(test_path(bank, loc), _test_bytes(bank, views[loc]))
         package.close()
 
 
