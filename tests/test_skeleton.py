@@ -86,3 +86,10 @@ def test_inner_serialises_what_a_holder_holds_without_repeating_its_namespaces()
     etree.SubElement(holder, "{urn:p}item").text = "a"
     assert inner(holder) == "<p:item>a</p:item>"
     assert inner(etree.Element("{urn:x}holder", nsmap={None: "urn:x"})) == ""
+
+
+@given(st.lists(texts, min_size=3, max_size=3))
+def test_filled_as_bytes_is_the_filled_text_in_utf_8(values: list[str]) -> None:
+    skeleton = Skeleton.of(_tree([slot(0), slot(1), slot(2)], raw(3)), declaration=True)
+    filled = [*values, "<inside/>"]
+    assert skeleton.fill_bytes(filled) == skeleton.fill(filled).encode("utf-8")

@@ -97,6 +97,7 @@ class Skeleton:
                 raise ValueError("a raw marker stands in an attribute")
             escape = None if kind == _RAW or int(index) in verbatim else escape_attribute if in_tag else escape_text
             self._plan.append((escape, int(index)))
+        self._template_bytes = [piece.encode("utf-8") for piece in self._template]
 
     @classmethod
     def of(cls, element: etree._Element, *, declaration: bool = False, verbatim: Collection[int] = ()) -> Skeleton:
@@ -109,6 +110,13 @@ class Skeleton:
 
     def fill(self, values: Sequence[str]) -> str:
         return "".join(self._parts(values))
+
+    def fill_bytes(self, values: Sequence[str]) -> bytes:
+        """:meth:`fill` encoded in UTF-8, cheaper than encoding it (the pieces are encoded once, and a document
+        with one character beyond Latin-1 is no longer copied as a wide string)."""
+        parts = self._template_bytes.copy()
+        parts[1::2] = [(values[i] if escape is None else escape(values[i])).encode("utf-8") for escape, i in self._plan]
+        return b"".join(parts)
 
     def _parts(self, values: Sequence[str]) -> list[str]:
         parts = self._template.copy()

@@ -603,7 +603,7 @@ class _Items:
             skeleton = self._skeleton(shape, lang, pairs)  # type: ignore[arg-type]
             if len(self._skeletons) < self.LIMIT:
                 self._skeletons[found] = skeleton
-        return skeleton.fill(values).encode("utf-8")
+        return skeleton.fill_bytes(values)
 
 
 def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
