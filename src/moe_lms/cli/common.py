@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 SHIPPED_BANK_ID = "moe-expert-parallelism"
 
-# What rich would change in a plain line: an :emoji: code, a tab, a control code it strips.
-_NOT_PLAIN = re.compile(r"(:\S*?:)|[\t\x07\x08\x0b\x0c\r]")
+# What rich would change in a plain line: a tab, a control code it strips.
+_NOT_PLAIN = re.compile(r"[\t\x07\x08\x0b\x0c\r]")
 
 
 class LazyConsole:
@@ -38,7 +38,9 @@ class LazyConsole:
     def rich(self) -> Console:
         from rich.console import Console
 
-        return Console(stderr=self._stderr, highlight=False, soft_wrap=True)
+        return Console(
+            stderr=self._stderr, highlight=False, soft_wrap=True, emoji=False
+        )  # ("ur.po:100:" is a line, not 💯)
 
     @property
     def _file(self) -> TextIO:

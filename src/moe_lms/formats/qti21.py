@@ -35,11 +35,11 @@ from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translatio
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
 from ..skeleton import Skeleton, inner, raw, slot
-from ..text import plain_text, render_block, render_inline, renders_as_itself
+from ..text import plain_text, render_block, render_inline, renders_as_itself, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
 from ..zipout import ZipStream
-from ..zipsafe import SafeZip, UnsafePackage, resolve_href
+from ..zipsafe import MAX_FILES, SafeZip, UnsafePackage, resolve_href
 from . import ExportOptions, Format
 
 # --- names ---------------------------------------------------------------------------------------------------
@@ -74,6 +74,11 @@ LOM_CATALOG = "moe-lms"
 # Canvas's importer reads a modalFeedback whose identifier starts "general_" as the question's neutral comment.
 GENERAL_FEEDBACK = "general_explanation"
 TRUE_FALSE_CLASS = "moe-true-false"
+# What parsing one member may build, whatever its bytes (a 40 KB package of two million <p/> in one item took
+# 4.2 GB and five minutes to import); zipsafe bounds the whole package. A moe-lms item has about 100 elements,
+# a rich one a few thousand; a test has one per item.
+MAX_ITEM_ELEMENTS = 5_000
+MAX_TEST_ELEMENTS = MAX_FILES + 1_000
 
 STYLESHEET_CSS = b"""\
 /* moe-lms: text direction by language. QTI 2.1 has no dir attribute (it arrived in 2.2), so every item
@@ -276,11 +281,7 @@ def _stem_title(markdown: str, limit: int = 80) -> str:
 
 def _rendered_title(rendered: str, limit: int = 80) -> str:
     simple = _ONE_PARAGRAPH.match(rendered)
-    if simple:
-        return _shorten(html.unescape(simple.group(1)), limit)
-    scratch = etree.Element(_q("div"))
-    append_html(scratch, rendered)
-    return _shorten("".join(scratch.itertext()), limit)
+    return _shorten(visible_text(simple.group(1) if simple else rendered), limit)  # plain text: never a tag
 
 
 def _content(
@@ -585,15 +586,15 @@ class _Items:
             inline = 1 <= index <= shape.choices
             if text and renders_as_itself(text):  # nearly every text: it is its own HTML, nothing to render
                 form = _BARE if inline else _PARAGRAPH
+                if index == 0:
+                    values[_TITLE] = _shorten(text, 80)  # (what _stem_title gives for such text)
             else:
                 rendered = render_inline(text) if inline else render_block(text)
                 form, text = _form(rendered)
                 if form == _MARKUP:
-                    if index == 0:
-                        values[_TITLE] = _rendered_title(rendered)
                     text = _markup(rendered)
-            if index == 0 and form != _MARKUP:
-                values[_TITLE] = _shorten(text, 80)
+                if index == 0:
+                    values[_TITLE] = _rendered_title(rendered)
             values.append(text)
             key += (resolved.lang, form)
         found = tuple(key)
@@ -678,9 +679,15 @@ def _leaf(parent: etree._Element, namespace: str, tag: str, text: str = "", **at
 
 
 def _add_lom(
-    parent: etree._Element, entry: str, titles: Iterable[tuple[str, str]], language: str, keywords: Iterable[str] = ()
+    parent: etree._Element,
+    entry: str,
+    titles: Iterable[tuple[str, str]],
+    languages: Sequence[str],
+    keywords: Iterable[str] = (),
+    keyword_language: str = "",
 ) -> None:
-    """LOM ``general``: identifier, title (one string per language), language and keywords (tags)."""
+    """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
+    words of the bank's source language whatever the locale: ``keyword_language``)."""
     general = etree.SubElement(etree.SubElement(parent, f"{{{LOM}}}lom"), f"{{{LOM}}}general")
     identifier = etree.SubElement(general, f"{{{LOM}}}identifier")
     _leaf(identifier, LOM, "catalog", LOM_CATALOG)
@@ -688,9 +695,10 @@ def _add_lom(
     title = etree.SubElement(general, f"{{{LOM}}}title")
     for lang, text in titles:
         _leaf(title, LOM, "string", text, language=lang)
-    _leaf(general, LOM, "language", language)
+    for language in languages:
+        _leaf(general, LOM, "language", language)
     for keyword in keywords:
-        _leaf(etree.SubElement(general, f"{{{LOM}}}keyword"), LOM, "string", keyword, language=language)
+        _leaf(etree.SubElement(general, f"{{{LOM}}}keyword"), LOM, "string", keyword, language=keyword_language)
 
 
 def _resource(
@@ -759,7 +767,10 @@ class _ManifestWriter:
         _leaf(metadata, CP, "schema", "QTIv2.1 Package")
         _leaf(metadata, CP, "schemaversion", "1.0.0")
         titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
-        _add_lom(metadata, bank.id, titles, locale_info(bank.source_locale).lang, bank.tags)
+        # The bank's source language first (the importer reads it as the source), then each the package holds.
+        source = locale_info(bank.source_locale).lang
+        languages = list(dict.fromkeys([source, *(v.info.lang for v in views.values())]))
+        _add_lom(metadata, bank.id, titles, languages, bank.tags, source)
         _leaf(manifest, CP, "organizations").tail = "\n"
         resources = _leaf(manifest, CP, "resources", "\n" + raw(0))
         resources.tail = "\n"
@@ -771,7 +782,7 @@ class _ManifestWriter:
         path = test_path(bank, view.locale)
         metadata = _resource(holder, f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items))
         title = view.title
-        _add_lom(metadata, f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], view.info.lang)
+        _add_lom(metadata, f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], [view.info.lang])
         self.write(inner(holder))
 
     def _item_skeleton(self, tags: int) -> Skeleton:
@@ -779,9 +790,11 @@ class _ManifestWriter:
         if skeleton is None:
             holder = _manifest_holder()
             metadata = _resource(holder, slot(0), ITEM_TYPE, slot(1), [STYLE_ID])
-            _add_lom(metadata, slot(2), [(slot(3), slot(4))], slot(5), [slot(6 + i) for i in range(tags)])
+            keywords = [slot(7 + i) for i in range(tags)]
+            _add_lom(metadata, slot(2), [(slot(3), slot(4))], [slot(5)], keywords, slot(6))
             _qti_metadata(metadata)
-            skeleton = self._items[tags] = Skeleton.inside(holder, verbatim=set(range(6 + tags)) - {4})  # ids
+            # Ids, paths made of ids and language tags, but the title (4).
+            skeleton = self._items[tags] = Skeleton.inside(holder, verbatim=set(range(7 + tags)) - {4})
         return skeleton
 
     def item(self, q: Question, view: LocalizedView) -> None:
@@ -793,6 +806,7 @@ class _ManifestWriter:
             stem.lang,
             _shorten(stem.text, 80) if renders_as_itself(stem.text) else _stem_title(stem.text),
             view.info.lang,
+            view.source_info.lang,  # tags are words of the bank's source language
             *q.tags,
         ]
         self.write(self._item_skeleton(len(q.tags)).fill(values))
@@ -935,6 +949,13 @@ class _Report:
     def add(self, element: etree._Element | None, message: str, severity: Severity = Severity.ERROR) -> None:
         line = element.sourceline if element is not None else None
         self.problems.append(Problem(self.file, line, message, self.where, severity=severity))
+
+    def refused(self, exc: UnsafeXmlError | UnsafePackage) -> None:
+        """A member that could not be read, with the line the parser stopped at."""
+        if isinstance(exc, UnsafeXmlError):
+            self.problems.append(Problem(self.file, exc.line, exc.message, self.where))
+        else:
+            self.add(None, str(exc))
 
 
 def _check_item(root: etree._Element, report: _Report) -> None:
@@ -1098,9 +1119,9 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     for path in sorted(items | tests):
         report = _Report(place + path)
         try:
-            root = package.xml(path)
+            root = package.xml(path, max_elements=MAX_TEST_ELEMENTS if path in tests else MAX_ITEM_ELEMENTS)
         except (UnsafeXmlError, UnsafePackage) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
             problems.extend(report.problems)
             continue
         if schemas is not None:
@@ -1153,15 +1174,20 @@ _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 @dataclass(frozen=True)
 class _Text:
-    """One learner-facing string as found in an item: its container element and the language it is in."""
+    """One learner-facing string as found in an item: its content as HTML and the language it is in. HTML, not a
+    copy of the elements: a package's texts are kept until the bank is built, and a string is far smaller."""
 
-    container: etree._Element
+    html: str
     lang: str | None
     inline: bool
 
+    @classmethod
+    def of(cls, container: etree._Element, lang: str | None, inline: bool) -> _Text:
+        return cls(_html_of(container), lang, inline)
+
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_html(_html_of(self.container), inline=self.inline)
+        return markdown_from_html(self.html, inline=self.inline)
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -1209,7 +1235,7 @@ def _feedback_text(element: etree._Element) -> _Text:
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+    return _Text.of(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
 
 
 @dataclass
@@ -1319,7 +1345,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
     for choice in interaction.iterfind(_q("simpleChoice")):
         cid = choice.get("identifier", "")
         bound = feedback.get(cid)
-        text = _Text(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        text = _Text.of(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
         choices.append(_ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
     general = feedback.get(GENERAL_FEEDBACK)
     if general is None:
@@ -1334,7 +1360,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
         kind=kind,
         points=points,
         shuffle=interaction.get("shuffle") == "true",
-        stem=_Text(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        stem=_Text.of(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
@@ -1403,7 +1429,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
-        intro=_Text(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
     )
 
@@ -1438,9 +1464,9 @@ def _read_resources(
             continue
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path)
+            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
         except (UnsafePackage, UnsafeXmlError) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
         else:
             if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
                 items[resource.path] = item
