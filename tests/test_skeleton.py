@@ -93,3 +93,14 @@ def test_filled_as_bytes_is_the_filled_text_in_utf_8(values: list[str]) -> None:
     skeleton = Skeleton.of(_tree([slot(0), slot(1), slot(2)], raw(3)), declaration=True)
     filled = [*values, "<inside/>"]
     assert skeleton.fill_bytes(filled) == skeleton.fill(filled).encode("utf-8")
+
+
+@pytest.mark.parametrize("allowed", ["\x7f", "\x85", "\x9f"])
+def test_what_xml_allows_and_the_bank_refuses_is_still_written_as_lxml_writes_it(allowed: str) -> None:
+    element = etree.Element("a", b=f"&{allowed}")
+    element.text = f"<{allowed}"
+    skeleton = Skeleton.of(etree.Element("a", b=slot(0)))
+    holder = etree.Element("a", b=slot(0))
+    holder.text = slot(1)
+    assert Skeleton.of(holder).fill([f"&{allowed}", f"<{allowed}"]) == serialise(element)
+    assert skeleton.fill(["x"]) == '<a b="x"/>'

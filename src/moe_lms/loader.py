@@ -132,6 +132,8 @@ def alias_expansion_problem(text: str) -> tuple[int, str] | None:
     an alias adds it again. Linear in the size of the text, whatever the aliases would expand to."""
     if _MAYBE_ANCHOR.search(text) is None:
         return None
+    import yaml
+
     limit = expansion_limit(len(text))
     sizes: dict[str, int] = {}
     open_nodes: list[tuple[str | None, int]] = []  # (anchor, size so far) of each collection being read
