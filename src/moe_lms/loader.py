@@ -130,7 +130,7 @@ def alias_expansion_problem(text: str) -> tuple[int, str] | None:
 
     Measured on PyYAML's event stream, which never expands an alias: the size of every anchored node is kept, and
     an alias adds it again. Linear in the size of the text, whatever the aliases would expand to."""
-    if _MAYBE_ANCHOR.search(text) is None:
+    if "&" not in text or _MAYBE_ANCHOR.search(text) is None:  # (the substring test first: 20x cheaper)
         return None
     import yaml
 
