@@ -50,6 +50,7 @@ def test_plain_text_strips_markup() -> None:
 @example(" a leading space")
 @example("a trailing space ")
 @example("two  spaces")
+@example("\ufeff a byte-order mark first")
 def test_plain_text_fast_path_renders_exactly_as_markdown_it(s: str) -> None:
     slow_block = text._render_markdown(s, False)
     slow_inline = text._render_markdown(s, True)
