@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import nh3
 
+from .model import XML_ILLEGAL
+
 if TYPE_CHECKING:  # markdown-it is imported when a text first needs it (see _markdown)
     from markdown_it import MarkdownIt
     from markdown_it.renderer import RendererHTML
@@ -103,8 +105,13 @@ _inline_cleaner = nh3.Cleaner(
 
 
 def sanitize(fragment: str) -> str:
-    """Allow-list HTML sanitising (nh3, i.e. ammonia)."""
-    return _cleaner.clean(fragment)
+    """Allow-list HTML sanitising (nh3, i.e. ammonia).
+
+    A character reference in raw HTML can name a character no export may carry (``&#11`` is U+000B): the HTML
+    parser decodes it, so it becomes U+FFFD here, as CommonMark already makes it outside raw HTML.
+    """
+    clean = _cleaner.clean(fragment)
+    return XML_ILLEGAL.sub("\ufffd", clean) if XML_ILLEGAL.search(clean) else clean
 
 
 # -- raw HTML in Markdown: markup the sanitiser keeps, or text the author wrote --------------------------------
