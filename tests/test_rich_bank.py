@@ -165,8 +165,8 @@ def test_code_is_highlighted_with_inline_styles_and_the_sanitiser_still_runs() -
 def test_text_without_math_images_or_fences_renders_as_text_py_renders_it(markdown: str) -> None:
     from moe_lms import text
 
-    if formulas_in(markdown) or "](" in markdown or "```" in markdown or "~~~" in markdown:
-        return
+    if formulas_in(markdown) or markdown.count("$") >= 2 or "](" in markdown or "```" in markdown or "~~~" in markdown:
+        return  # (two dollars may be a formula: inline text is parsed without block structure)
     assert render_block(markdown) == text.render_block(markdown)
     from moe_lms.rich import render_inline
 

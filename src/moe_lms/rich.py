@@ -21,17 +21,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Literal, cast
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from lxml import etree
-from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from . import text
 from .model import MediaItem
+
+if TYPE_CHECKING:  # markdown-it is imported when a text first needs it, as in text.py
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 TEX_ANNOTATION = "application/x-tex"
@@ -94,9 +94,9 @@ def render_inline(markdown: str) -> str:
 
 def plain_text(markdown: str) -> str:
     """The text a learner reads, without markup; math stays as its LaTeX between dollars, an image as its alt."""
-    if not has_rich(markdown):
+    if "$" not in markdown and "![" not in markdown:
         return text.plain_text(markdown)
-    tokens = _md.parseInline(markdown)
+    tokens = _markdown().parseInline(markdown)
     parts: list[str] = []
     for block in tokens:
         for token in block.children or ():
@@ -106,18 +106,37 @@ def plain_text(markdown: str) -> str:
                 parts.append(token.content)
             elif token.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
-    return "".join(parts)
+    return text._TAG_OPENER.sub("\u2039", "".join(parts))  # (never a tag, as text.visible_text)
 
 
 # -- the renderer ----------------------------------------------------------------------------------------------
 
-_md = (
-    MarkdownIt("commonmark", {"html": True, "typographer": False})
-    .enable("table")
-    .enable("strikethrough")
-    # $5 and $6 stays money: no space inside the dollars, no digit right after the closing one.
-    .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
-)
+
+@cache
+def _markdown() -> MarkdownIt:
+    """text.py's parser plus dollarmath, with our rules for math, images and fences and text.py's for raw HTML
+    (markup the sanitiser keeps, else shown as text); made when a rich text first needs it."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    md = (
+        MarkdownIt("commonmark", {"html": True, "typographer": False})
+        .enable("table")
+        .enable("strikethrough")
+        # $5 and $6 stays money: no space inside the dollars, no digit right after the closing one.
+        .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    )
+    md.add_render_rule("html_inline", text._html_inline)
+    md.add_render_rule("html_block", text._html_block)
+    for name, rule in _RULES.items():
+        md.add_render_rule(name, _method(rule))
+    return md
+
+
+def _method(rule: Callable[..., str]) -> Callable[..., str]:
+    """A rule as markdown-it calls one added with add_render_rule (bound, so with the renderer first)."""
+    return lambda _renderer, tokens, idx, options, env: rule(tokens, idx, options, env)
+
 
 # Placeholders survive the sanitiser as text (private-use characters), then become what we made ourselves.
 _HOLE = "\ue000{}\ue001"
@@ -145,13 +164,14 @@ def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
     holes = _Holes()
     env: dict[str, Any] = {"holes": holes, "profile": profile}
     # As text._render_markdown does, with the same raw-HTML rules and cleaners; then the holes are filled.
+    md = _markdown()
     if inline:
-        rendered = _RENDERER.render(_md.parseInline(markdown, env), _md.options, env)
+        rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
         return holes.fill(text._inline_cleaner.clean(rendered).strip())
-    tokens = _md.parse(markdown, env)
+    tokens = md.parse(markdown, env)
     if text._too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
         return text.render_block(markdown)
-    return holes.fill(text.sanitize(_RENDERER.render(tokens, _md.options, env)).strip())
+    return holes.fill(text.sanitize(md.renderer.render(tokens, md.options, env)).strip())
 
 
 def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
@@ -223,8 +243,7 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
     return f"<pre{direction}><code{name}>{body}</code></pre>"
 
 
-_RENDERER = RendererHTML()
-_RULES: dict[str, Any] = {  # (plain functions: the renderer calls a rule with tokens, idx, options, env)
+_RULES: dict[str, Callable[..., str]] = {
     "math_inline": _math_rule(display=False),
     "math_inline_double": _math_rule(display=True),
     "math_block": _math_rule(display=True, block=True),
@@ -232,11 +251,6 @@ _RULES: dict[str, Any] = {  # (plain functions: the renderer calls a rule with t
     "image": _image_rule,
     "fence": _fence_rule,
 }
-_RENDERER.rules.update(_RULES)
-# Raw HTML in Markdown exactly as text.py treats it (markup the sanitiser keeps, else shown as text).
-_TEXT_RULES = cast(RendererHTML, text._md.renderer).rules
-_RENDERER.rules["html_inline"] = _TEXT_RULES["html_inline"]
-_RENDERER.rules["html_block"] = _TEXT_RULES["html_block"]
 
 
 CODE_THEME = "default"
@@ -325,7 +339,7 @@ def formulas(markdown: str) -> Iterator[tuple[str, bool]]:
     """Every formula in a Markdown text as (LaTeX, display)."""
     if "$" not in markdown:
         return
-    for token in _md.parse(markdown):
+    for token in _markdown().parse(markdown):
         if token.type in ("math_block", "math_block_label"):
             yield token.content.strip(), True
         for child in token.children or ():
