@@ -191,6 +191,8 @@ def shown_media(views: Iterable[LocalizedView]) -> list[MediaItem]:
     """The images the text of these views shows (questions, intro), each once, by path: what a package carries."""
     found: dict[str, MediaItem] = {}
     for view in views:
+        if not view.bank.media:  # (a bank without images: nothing to look for)
+            continue
         texts = [resolved.text for q in view.bank.questions for resolved in view.question_texts(q)]
         if view.intro is not None:
             texts.append(view.intro.text)

@@ -241,7 +241,7 @@ ImageUrl = Callable[[MediaItem], str]
 def refuse_images(view: LocalizedView) -> None:
     """ProblemsFound naming each question with an image, while images cannot be uploaded to Canvas yet."""
     problems = []
-    for q in view.bank.questions:
+    for q in view.bank.questions if view.bank.media else ():
         for resolved in view.question_texts(q):
             for reference in image_references(resolved.text):
                 message = (

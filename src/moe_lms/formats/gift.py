@@ -139,7 +139,7 @@ def image_problems(bank: Bank, options: ExportOptions) -> list[Problem]:
     is dropped when ``options.drop_images``."""
     view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
     problems = []
-    for question in bank.questions:
+    for question in bank.questions if bank.media else ():
         for resolved in view.question_texts(question):
             for reference in image_references(resolved.text):
                 if options.drop_images:

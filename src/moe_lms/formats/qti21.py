@@ -892,6 +892,8 @@ class _ManifestWriter:
 
 def item_media(view: LocalizedView, q: Question) -> list[str]:
     """The package paths of the images a question's item shows in this locale (its stem, choices, feedback)."""
+    if not view.bank.media:  # (the common case: a bank without images)
+        return []
     found: dict[str, None] = {}
     for resolved in view.question_texts(q):
         for reference in image_references(resolved.text):
