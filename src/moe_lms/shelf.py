@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import BinaryIO
@@ -262,13 +262,33 @@ def readme(shelf: Plan, others: Mapping[str, Record] | None = None) -> str:
         ]
         for bank_id in sorted(sections):
             lines += [sections[bank_id].rstrip("\n"), ""]
-    lines += _which_platform(shelf)
-    lines += _instructions(shelf)
+    held = _Held.of(shelf, others.values())
+    lines += _which_platform(held)
+    lines += _instructions(held)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _which_platform(shelf: Plan) -> list[str]:
-    present = {item.format_name for item in shelf.items}
+@dataclass(frozen=True)
+class _Held:
+    """What the whole shelf holds, whichever bank is being built: its guide speaks of every file on it."""
+
+    formats: frozenset[str]
+    multilang: bool  # a Moodle file with every language
+
+    @classmethod
+    def of(cls, shelf: Plan, others: Iterable[Record]) -> _Held:
+        present = {item.format_name for item in shelf.items}
+        multilang = shelf.file("moodle", None) is not None
+        kinds = [kind.format_name for kind in SHELF if kind.format_name not in shelf.skipped]
+        suffixes = {name: formats.get(name).suffix for name in kinds}
+        for name in (f for r in others for f in r.files):
+            present.update(kind for kind, suffix in suffixes.items() if name.endswith(suffix))
+            multilang = multilang or name.endswith(f".{MULTILANG}{suffixes.get('moodle', '.moodle.xml')}")
+        return cls(frozenset(present), multilang)
+
+
+def _which_platform(held: _Held) -> list[str]:
+    present = held.formats
     lines = ["## Which platform takes which file", ""]
     if "cc11" in present:
         lines.append(
@@ -288,8 +308,8 @@ def _which_platform(shelf: Plan) -> list[str]:
     return [*lines, ""]
 
 
-def _instructions(shelf: Plan) -> list[str]:
-    present = {item.format_name for item in shelf.items}
+def _instructions(held: _Held) -> list[str]:
+    present = held.formats
     lines: list[str] = []
     if "moodle" in present or "gift" in present:
         lines += [
@@ -315,7 +335,7 @@ def _instructions(shelf: Plan) -> list[str]:
             + ("; Moodle XML keeps them." if "moodle" in present else "."),
             "",
         ]
-        if shelf.file("moodle", None):
+        if held.multilang:
             lines += [
                 "For the all-languages file, first switch on the filter once: **Site administration → Plugins → "
                 "Filters → Manage filters → Multi-language content: On**, applied to *Content and headings*.",
