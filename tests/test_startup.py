@@ -55,6 +55,20 @@ def test_exporting_the_shipped_bank_to_moodle_imports_nothing_it_does_not_use(tm
     assert (tmp_path / "out.xml").stat().st_size > 0
     assert imported & (HEAVY - {"importlib.metadata"}) == set()  # (pydantic itself imports importlib.metadata)
     assert not any(m.startswith(("moe_lms.formats.qti21", "moe_lms.lms", "moe_lms.cli.canvas")) for m in imported)
+    assert "moe_lms.shelf" not in imported  # only build plans a shelf
+
+
+def test_exporting_a_bank_without_translations_reads_no_po_machinery(tmp_path: Path) -> None:
+    bank = tmp_path / "bank"
+    bank.mkdir()
+    (bank / "bank.yaml").write_text(
+        "id: demo\ntitle: Demo\nquestions:\n  - id: q1\n    stem: One?\n    explanation: Because.\n    choices:\n"
+        "      - {id: a, text: '1', correct: true, explanation: Right.}\n      - {id: b, text: '2', explanation: No.}\n",
+        encoding="utf-8",
+    )
+    imported = modules_after(tmp_path, "export", "--format", "moodle", str(bank), "-o", "out.xml")
+    assert (tmp_path / "out.xml").stat().st_size > 0
+    assert imported & {"moe_lms.po", "moe_lms.shelf", "babel.messages"} == set()
 
 
 def test_the_command_list_of_help_is_each_command_s_own_summary() -> None:

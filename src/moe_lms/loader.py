@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 import yaml_rs
 from pydantic import ValidationError
 
-from . import po
 from .bulk import gc_paused
 from .files import write_atomic
 from .model import (
@@ -42,6 +41,8 @@ from .translations import PackedCatalog, StringIndex
 
 if TYPE_CHECKING:
     import yaml  # PyYAML: only to find the line of an error, so imported only then
+
+    from . import po
 
 BANK_FILE = "bank.yaml"
 LOCALES_DIR = "locales"
@@ -486,6 +487,8 @@ def read_catalog(
 
     ``index`` (of ``bank``) can be shared between the locales of a bank.
     """
+    from . import po  # Babel's catalog classes: imported when a PO file is read or written
+
     reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
@@ -824,6 +827,8 @@ def bank_yaml(bank: Bank) -> str:
 
 def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:
     """The PO entries that represent a bank's translations for a locale exactly (stale ones keep their old msgid)."""
+    from . import po  # Babel's catalog classes: imported when a PO file is read or written
+
     catalog = bank.translations.get(locale, {})
     entries = []
     for path, source in strings(bank):
@@ -842,6 +847,8 @@ def save_bank(
 
     ``bank_file=False`` leaves bank.yaml as it is, and ``locales`` names the only catalogs to write (for a merge
     that changed only some of them)."""
+    from . import po  # Babel's catalog classes: imported when a PO file is read or written
+
     written = []
     if bank_file:
         written.append(directory / BANK_FILE)
@@ -870,6 +877,8 @@ def update_catalogs(
     the file's header comment are kept. Returns per locale how many entries were added, marked fuzzy because
     their source changed, and made obsolete.
     """
+    from . import po  # Babel's catalog classes: imported when a PO file is read or written
+
     current = list(strings(bank))
     report: dict[str, dict[str, int]] = {}
     catalogs: dict[str, po.PoFile] = {}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from .. import formats, shelf
+from .. import formats
 from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import resolve
 from ..problems import Problem, ProblemsFound
@@ -29,6 +29,9 @@ from .common import (
     shipped_bank_dir,
     shown,
 )
+
+if TYPE_CHECKING:
+    from .. import shelf
 
 
 def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str:
@@ -126,6 +129,8 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
     (its README begins as moe-lms's do and every file is one this bank's build makes, or is named after the bank);
     otherwise only ``--init`` makes it one, and even then no file of the user's is overwritten.
     """
+    from .. import shelf  # the shelf's planning and manifest: only build needs them
+
     manifest = folder / shelf.MANIFEST
     if manifest.is_file():
         try:
@@ -165,6 +170,8 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, 
 
     A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
     .moe-lms-shelf.json and never overwrites or deletes a file it did not write."""
+    from .. import shelf  # the shelf's planning and manifest: only build needs them
+
     directory = bank_dir_or_default(bank_dir)
     bank = load_or_exit(directory)
     folder = out_dir or _default_shelf(directory)
