@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from moe_lms import po
+from moe_lms import loader, po
 from moe_lms.loader import (
     _read_question_by_question,
     _read_whole_document,
@@ -374,24 +374,45 @@ def test_bank_yaml_read_a_question_at_a_time_is_what_the_whole_document_gives(tm
     assert _read_whole_document(path) == (fast, [])
 
 
+def _questions_text(count: int, indent: str) -> str:
+    return "".join(
+        f"{indent}- id: q{n}\n{indent}  stem: Q{n}?\n"
+        f"# a comment at the margin between questions\n{indent}  explanation: Plain {n}.\n{indent}  choices:\n"
+        f'{indent}    - {{id: a, text: "1", correct: true, explanation: Right.}}\n'
+        f'{indent}    - {{id: b, text: "2", explanation: Wrong.}}\n\n'
+        for n in range(count)
+    )
+
+
+@pytest.mark.parametrize("count", [loader._BATCH - 1, loader._BATCH, loader._BATCH + 1, 2 * loader._BATCH + 3])
+@pytest.mark.parametrize("indent", ["", "  "])
+@pytest.mark.parametrize(
+    ("tail", "newline"),
+    [
+        ("", "\n"),
+        ("tags: [late]\n", "\n"),
+        ("\t# a tab at the margin ends the questions too\n", "\n"),
+        ("intro: no final line break", "\r\n"),
+    ],
+)
+def test_questions_read_in_runs_are_the_whole_document_s(
+    tmp_path: Path, count: int, indent: str, tail: str, newline: str
+) -> None:
+    text = "id: demo\ntitle: Demo\nquestions:  # all\n\n" + _questions_text(count, indent) + tail
+    path = tmp_path / "bank.yaml"
+    path.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    whole = _read_whole_document(path)
+    fast = _read_question_by_question(path)
+    if whole[1]:  # (a tab at the margin is no YAML: both ways must see it)
+        assert fast is None
+        return
+    assert fast is not None and len(fast.questions) == count
+    assert whole == (fast, [])
+
+
 UNUSUAL = {
     "a flow sequence": "id: demo\ntitle: Demo\nquestions: [{id: q1, stem: S, explanation: E, choices: "
     "[{id: a, text: A, correct: true, explanation: X}, {id: b, text: B, explanation: Y}]}]\n",
-    "an alias to another question": """\
-        id: demo
-        title: Demo
-        questions:
-          - id: q1
-            stem: One?
-            explanation: &why Because.
-            choices: &choices
-              - {id: a, text: "1", correct: true, explanation: Right.}
-              - {id: b, text: "2", explanation: Wrong.}
-          - id: q2
-            stem: Two?
-            explanation: *why
-            choices: *choices
-        """,
 }
 
 
@@ -402,6 +423,39 @@ def test_unusual_yaml_is_read_as_a_whole_document(tmp_path: Path, layout: str) -
     assert _read_question_by_question(path) is None
     bank, found = _read_whole_document(path)
     assert found == [] and bank is not None
+    assert load_bank(tmp_path) == bank
+
+
+ALIASED = """\
+id: demo
+title: Demo
+questions:
+  - id: q0
+    stem: One?
+    explanation: &why Because.
+    choices: &choices
+      - {id: a, text: "1", correct: true, explanation: Right.}
+      - {id: b, text: "2", explanation: Wrong.}
+"""
+
+
+@pytest.mark.parametrize("distance", [1, loader._BATCH - 1, loader._BATCH, 3 * loader._BATCH])
+def test_an_alias_to_another_question_reads_as_the_whole_document_reads_it(tmp_path: Path, distance: int) -> None:
+    """The fast path parses runs of questions: an alias within a run reads as in the whole document, one to a
+    question of an earlier run sends the bank the thorough way; either way the bank is the whole document's."""
+    questions = [
+        f"  - id: q{n}\n    stem: Q{n}?\n    explanation: Plain.\n    choices:\n"
+        '      - {id: a, text: "1", correct: true, explanation: Right.}\n'
+        '      - {id: b, text: "2", explanation: Wrong.}\n'
+        for n in range(1, distance)
+    ]
+    last = f"  - id: q{distance}\n    stem: Last?\n    explanation: *why\n    choices: *choices\n"
+    path = tmp_path / "bank.yaml"
+    path.write_text(ALIASED + "".join(questions) + last, encoding="utf-8")
+    bank, found = _read_whole_document(path)
+    assert found == [] and bank is not None and bank.questions[-1].explanation == "Because."
+    fast = _read_question_by_question(path)
+    assert fast == (bank if distance < loader._BATCH else None)
     assert load_bank(tmp_path) == bank
 
 

@@ -63,7 +63,8 @@ def test_exporting_a_bank_without_translations_reads_no_po_machinery(tmp_path: P
     bank.mkdir()
     (bank / "bank.yaml").write_text(
         "id: demo\ntitle: Demo\nquestions:\n  - id: q1\n    stem: One?\n    explanation: Because.\n    choices:\n"
-        "      - {id: a, text: '1', correct: true, explanation: Right.}\n      - {id: b, text: '2', explanation: No.}\n",
+        "      - {id: a, text: '1', correct: true, explanation: Right.}\n"
+        "      - {id: b, text: '2', explanation: No.}\n",
         encoding="utf-8",
     )
     imported = modules_after(tmp_path, "export", "--format", "moodle", str(bank), "-o", "out.xml")

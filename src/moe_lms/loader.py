@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 import yaml_rs
 from pydantic import ValidationError
@@ -286,80 +286,76 @@ def _stand_in(question_id: str | None, index: int) -> Question:
     raise AssertionError("unreachable: the second id is always valid")
 
 
-_QUESTIONS_LINE = re.compile(r"questions:[ \t]*(?:#.*)?\n?")
+_QUESTIONS_LINE = re.compile(r"^questions:[ \t]*(?:#[^\n]*)?(?:\n|\Z)", re.MULTILINE)
 _FIRST_ITEM = re.compile(r"( *)-(?:[ \t]|\n|$)")
+_BATCH = 100  # questions parsed and validated per call: fewer calls, and still a small part of a large bank
 
 
 class _NotTheUsualLayout(Exception):
     pass
 
 
-def _split_questions(stream: TextIO) -> Iterator[str | list[str]]:
-    """The questions of bank.yaml, one ``- `` item (its lines) at a time, and then the rest of the file as a str.
+def _split_questions(text: str) -> tuple[str, list[int], int]:
+    """bank.yaml's usual layout cut up: the text around the ``questions:`` block sequence (the bank's own keys),
+    the offset where each of its ``- `` items begins, and the offset where the sequence ends.
 
     A block sequence item is its dash line and the more indented lines after it: YAML allows nothing less
-    indented inside an item but comments and blank lines, so each item parses on its own. The file is read
-    line by line, so not even its text is in memory at once. Raises _NotTheUsualLayout for any other layout.
+    indented inside an item but comments and blank lines, so any run of whole items parses on its own, as the
+    same items of the whole document. Raises _NotTheUsualLayout for any other layout.
     """
-    header: list[str] = []
-    for line in stream:
-        header.append(line)
-        if _QUESTIONS_LINE.fullmatch(line):
-            break
-    else:
+    found = _QUESTIONS_LINE.search(text)
+    if found is None:
         raise _NotTheUsualLayout
-    item: list[str] = []
-    dash = ""
-    for line in stream:
-        if not dash:
-            stripped = line.strip()
-            if not stripped or stripped.startswith("#"):
-                continue
-            first = _FIRST_ITEM.match(line)
-            if first is None:
-                raise _NotTheUsualLayout
-            dash = first.group(1) + "-"
-            item = [line]
-            continue
-        if line.startswith(dash) and line[len(dash) : len(dash) + 1] in (" ", "\t", "\n", ""):
-            yield item
-            item = [line]
-            continue
-        content = line.lstrip(" ")
-        if len(line) - len(content) < len(dash) and content[:1] not in ("#", "\n", "\r", ""):
-            header.append(line)  # the sequence has ended: the rest is more of the bank's own keys
+    position = found.end()
+    while True:  # blank lines and comments before the first item
+        line_end = text.find("\n", position)
+        line = text[position:] if line_end < 0 else text[position : line_end + 1]
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
             break
-        item.append(line)
-    if not dash:
+        if line_end < 0:
+            raise _NotTheUsualLayout  # no item
+        position = line_end + 1
+    first = _FIRST_ITEM.match(line)
+    if first is None:
         raise _NotTheUsualLayout
-    yield item
-    header.extend(stream)
-    yield "".join(header)
+    indent = len(first.group(1))
+    # (each pattern begins with the line break before its line: a literal prefix the regex engine finds fast)
+    item = f" {{{indent}}}-(?:[ \t\n]|\\Z)"
+    # the first line less indented than an item's content that is no comment, blank line or item of its own
+    ending = re.compile(f"\n(?!{item}) {{0,{indent}}}(?! )[^#\n\r]")
+    over = ending.search(text, position - 1)
+    end = len(text) if over is None else over.start() + 1
+    starts = [m.start() + 1 for m in re.compile(f"\n{item}").finditer(text, position - 1, end)]
+    return text[: found.end()] + text[end:], starts, end
 
 
 def _read_question_by_question(path: Path) -> Bank | None:
-    """The fast path for a valid bank: parse and validate one question at a time, so a large bank's parsed form
-    (about four times its text) never exists all at once. None means: read it the thorough way, which also
-    reports every problem with its line (any doubt about the layout, any error, ends up there)."""
-    questions = []
-    header: object = None
+    """The fast path for a valid bank: parse and validate a few hundred questions at a time, so a large bank's
+    parsed form (about four times its text) never exists all at once. None means: read it the thorough way,
+    which also reports every problem with its line (any doubt about the layout, any error, ends up there)."""
+    questions: list[Question] = []
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
-            for part in _split_questions(stream):
-                text = part if isinstance(part, str) else "".join(part)
-                if alias_expansion_problem(text) is not None:
-                    return None  # the thorough way reports it with its line
-                if isinstance(part, str):
-                    header = yaml_rs.loads(text, parse_datetime=False)
-                    break
-                item = yaml_rs.loads(text, parse_datetime=False)
-                if not isinstance(item, list) or len(item) != 1:
-                    return None
-                questions.append(Question.model_validate(item[0]))
+            text = stream.read()
+        header_text, starts, end = _split_questions(text)
+        if alias_expansion_problem(header_text) is not None:
+            return None  # the thorough way reports it with its line
+        header = yaml_rs.loads(header_text, parse_datetime=False)
         if not isinstance(header, dict) or "questions" not in header or header["questions"] is not None:
             return None
         if "translations" in header:
             return None
+        for first in range(0, len(starts), _BATCH):
+            cut = starts[first + _BATCH] if first + _BATCH < len(starts) else end
+            part = text[starts[first] : cut]
+            if alias_expansion_problem(part) is not None:
+                return None
+            items = yaml_rs.loads(part, parse_datetime=False)
+            if not isinstance(items, list) or len(items) != len(starts[first : first + _BATCH]):
+                return None
+            questions += map(Question.model_validate, items)
+        del text
         return Bank.model_validate({**header, "questions": questions})
     except (_NotTheUsualLayout, yaml_rs.YAMLDecodeError, ValidationError, OSError, UnicodeDecodeError):
         return None
