@@ -365,8 +365,12 @@ LAYOUTS = {
 }
 
 
+@pytest.mark.parametrize("block", [1, 1 << 16])
 @pytest.mark.parametrize("layout", LAYOUTS.values(), ids=LAYOUTS.keys())
-def test_bank_yaml_read_a_question_at_a_time_is_what_the_whole_document_gives(tmp_path: Path, layout: str) -> None:
+def test_bank_yaml_read_a_question_at_a_time_is_what_the_whole_document_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str, block: int
+) -> None:
+    monkeypatch.setattr(loader, "_BLOCK", block)  # (a file is read in blocks, each to the end of a line)
     path = tmp_path / "bank.yaml"
     path.write_text(textwrap.dedent(layout), encoding="utf-8")
     fast = _read_question_by_question(path)
@@ -395,9 +399,13 @@ def _questions_text(count: int, indent: str) -> str:
         ("intro: no final line break", "\r\n"),
     ],
 )
+@pytest.mark.parametrize("block", [1, 300, 1 << 16])
 def test_questions_read_in_runs_are_the_whole_document_s(
-    tmp_path: Path, count: int, indent: str, tail: str, newline: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int, indent: str, tail: str, newline: str, block: int
 ) -> None:
+    """Whatever the blocks the file is read in (a block ends at the end of a line), and the runs of questions
+    parsed at once, the bank is the whole document's."""
+    monkeypatch.setattr(loader, "_BLOCK", block)
     text = "id: demo\ntitle: Demo\nquestions:  # all\n\n" + _questions_text(count, indent) + tail
     path = tmp_path / "bank.yaml"
     path.write_bytes(text.replace("\n", newline).encode("utf-8"))

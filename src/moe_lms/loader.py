@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import yaml_rs
 from pydantic import ValidationError
@@ -288,27 +288,45 @@ def _stand_in(question_id: str | None, index: int) -> Question:
 
 _QUESTIONS_LINE = re.compile(r"^questions:[ \t]*(?:#[^\n]*)?(?:\n|\Z)", re.MULTILINE)
 _FIRST_ITEM = re.compile(r"( *)-(?:[ \t]|\n|$)")
-_BATCH = 100  # questions parsed and validated per call: fewer calls, and still a small part of a large bank
+_BATCH = 100  # questions parsed (one YAML call) at most at a time: a small part of a large bank
+_BLOCK = 1 << 16  # characters read at a time (then on to the end of the line): a few dozen questions
 
 
 class _NotTheUsualLayout(Exception):
     pass
 
 
-def _split_questions(text: str) -> tuple[str, list[int], int]:
-    """bank.yaml's usual layout cut up: the text around the ``questions:`` block sequence (the bank's own keys),
-    the offset where each of its ``- `` items begins, and the offset where the sequence ends.
+def _read_block(stream: TextIO) -> str:
+    """About _BLOCK characters of ``stream``, ending at the end of a line (or of the file)."""
+    block = stream.read(_BLOCK)
+    return block + stream.readline() if block else block
+
+
+def _split_questions(stream: TextIO) -> Iterator[tuple[str, int] | str]:
+    """The questions of bank.yaml in runs of whole ``- `` items (each run's text and its number of items), then
+    the rest of the file as a str: the bank's own keys, with ``questions:`` and no value.
 
     A block sequence item is its dash line and the more indented lines after it: YAML allows nothing less
     indented inside an item but comments and blank lines, so any run of whole items parses on its own, as the
-    same items of the whole document. Raises _NotTheUsualLayout for any other layout.
+    same items of the whole document. The file is read a block at a time and cut with regexes (no Python loop
+    over its lines); the text in memory is one block and the item it ends in. Raises _NotTheUsualLayout for
+    any other layout.
     """
-    found = _QUESTIONS_LINE.search(text)
-    if found is None:
-        raise _NotTheUsualLayout
+    text = _read_block(stream)
+    while (found := _QUESTIONS_LINE.search(text)) is None:
+        more = _read_block(stream)
+        if not more:
+            raise _NotTheUsualLayout
+        text += more
+    header = text[: found.end()]
     position = found.end()
     while True:  # blank lines and comments before the first item
         line_end = text.find("\n", position)
+        if line_end < 0:
+            more = _read_block(stream)
+            if more:
+                text += more
+                continue
         line = text[position:] if line_end < 0 else text[position : line_end + 1]
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
@@ -320,42 +338,56 @@ def _split_questions(text: str) -> tuple[str, list[int], int]:
     if first is None:
         raise _NotTheUsualLayout
     indent = len(first.group(1))
-    # (each pattern begins with the line break before its line: a literal prefix the regex engine finds fast)
+    # Each pattern begins with the line break before its line (a literal prefix the regex engine finds fast), so
+    # the text searched always begins with the line break before the item it holds.
     item = f" {{{indent}}}-(?:[ \t\n]|\\Z)"
+    item_line = re.compile(f"\n{item}")
     # the first line less indented than an item's content that is no comment, blank line or item of its own
     ending = re.compile(f"\n(?!{item}) {{0,{indent}}}(?! )[^#\n\r]")
-    over = ending.search(text, position - 1)
-    end = len(text) if over is None else over.start() + 1
-    starts = [m.start() + 1 for m in re.compile(f"\n{item}").finditer(text, position - 1, end)]
-    return text[: found.end()] + text[end:], starts, end
+    text = text[position - 1 :]
+    while True:
+        more = _read_block(stream)
+        text += more  # (a block ends at a line's end, so the patterns never see a line cut in two)
+        over = ending.search(text)
+        end = len(text) if over is None else over.start() + 1
+        starts = [m.start() + 1 for m in item_line.finditer(text, 0, end)]
+        last = over is not None or not more
+        complete = starts if last else starts[:-1]  # (the last item may go on in the next block)
+        for i in range(0, len(complete), _BATCH):
+            run = complete[i : i + _BATCH]
+            cut = end if last and i + _BATCH >= len(complete) else starts[i + len(run)]
+            yield text[run[0] : cut], len(run)
+        if last:
+            yield header + text[end:] + stream.read()
+            return
+        if complete:
+            text = text[starts[-1] - 1 :]
 
 
 def _read_question_by_question(path: Path) -> Bank | None:
-    """The fast path for a valid bank: parse and validate a few hundred questions at a time, so a large bank's
-    parsed form (about four times its text) never exists all at once. None means: read it the thorough way,
-    which also reports every problem with its line (any doubt about the layout, any error, ends up there)."""
+    """The fast path for a valid bank: parse and validate up to a hundred questions at a time, so a large bank's
+    parsed form (about four times its text), nor even its text, never exists all at once. None means: read it
+    the thorough way, which also reports every problem with its line (any doubt about the layout, any error,
+    ends up there)."""
     questions: list[Question] = []
+    header: object = None
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
-            text = stream.read()
-        header_text, starts, end = _split_questions(text)
-        if alias_expansion_problem(header_text) is not None:
-            return None  # the thorough way reports it with its line
-        header = yaml_rs.loads(header_text, parse_datetime=False)
+            for part in _split_questions(stream):
+                text = part if isinstance(part, str) else part[0]
+                if alias_expansion_problem(text) is not None:
+                    return None  # the thorough way reports it with its line
+                if isinstance(part, str):
+                    header = yaml_rs.loads(text, parse_datetime=False)
+                    break
+                items = yaml_rs.loads(text, parse_datetime=False)
+                if not isinstance(items, list) or len(items) != part[1]:
+                    return None
+                questions += map(Question.model_validate, items)
         if not isinstance(header, dict) or "questions" not in header or header["questions"] is not None:
             return None
         if "translations" in header:
             return None
-        for first in range(0, len(starts), _BATCH):
-            cut = starts[first + _BATCH] if first + _BATCH < len(starts) else end
-            part = text[starts[first] : cut]
-            if alias_expansion_problem(part) is not None:
-                return None
-            items = yaml_rs.loads(part, parse_datetime=False)
-            if not isinstance(items, list) or len(items) != len(starts[first : first + _BATCH]):
-                return None
-            questions += map(Question.model_validate, items)
-        del text
         return Bank.model_validate({**header, "questions": questions})
     except (_NotTheUsualLayout, yaml_rs.YAMLDecodeError, ValidationError, OSError, UnicodeDecodeError):
         return None
