@@ -637,7 +637,7 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
                 Problem(_display(yaml_file), line, message, _path_where(path), column, severity=Severity.WARNING)
             )
     for locale, catalog in bank.translations.items():
-        bad = [path for path, t in catalog.items() if renders_to_nothing(path, t.text)]
+        bad = [path for path, text in _translated_texts(catalog, bank) if renders_to_nothing(path, text)]
         po_file = directory / LOCALES_DIR / f"{locale}.po"
         for path in bad:
             message = f"the {locale} translation of {_describe(path)} renders to no text at all"
@@ -646,6 +646,18 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
 
 
 _LIST_START = re.compile(r'<ol start="(?!1")')
+
+
+def _translated_texts(catalog: Mapping[str, Translation], bank: Bank) -> Iterator[tuple[str, str]]:
+    """(path, text) of every translation of a catalog, in bank order; a packed catalog's without building a
+    Translation for each (what ``catalog.items()`` does, the reference this is tested against)."""
+    if not (isinstance(catalog, PackedCatalog) and catalog.index.questions is bank.questions):
+        yield from ((path, t.text) for path, t in catalog.items())
+        return
+    for ordinal, (path, source) in enumerate(strings(bank)):
+        found = catalog.text_and_source(ordinal, source)
+        if found is not None:
+            yield path, found[0]
 
 
 # What importers write where the file had no explanation (formats.moodle.NO_EXPLANATION), and the usual

@@ -413,11 +413,12 @@ class _Locale:
         self.script = script
         self.outside = _outside_script(script) if script else None
 
-    def translation(self, ordinal: int, path: str, source: str) -> Translation | None:
+    def translation(self, ordinal: int, path: str, source: str) -> tuple[str, str] | None:
+        """(text, the source text it translates) of a string's translation; None when it has none."""
         if self.packed is not None:
-            return self.packed.translation(ordinal, source)
+            return self.packed.text_and_source(ordinal, source)
         t = self.catalog.get(path)
-        return t if t is not None and t.text else None
+        return (t.text, t.source) if t is not None and t.text else None
 
     def words(self, prose: str) -> list[str]:
         """The words that must be translated: letters only, without the terms this locale keeps."""
@@ -450,7 +451,11 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
 
     for message in parity_problems(src.analysis, tgt, loc.source_locale, loc.locale):
         add(Check.PARITY, message)
-    if src.word and src.word in tgt.prose.casefold():  # maybe the source again: read it word by word
+    # The translation's prose as the glossary compares it (glossary.fold; loaded text is NFC, so mostly this is
+    # only case-folding), once for the untranslated and glossary checks.
+    lowered = tgt.prose.casefold()
+    folded = lowered if unicodedata.is_normalized("NFC", tgt.prose) else fold(tgt.prose)
+    if src.word and src.word in lowered:  # maybe the source again: read it word by word
         words = loc.words(src.analysis.prose)
         if words and words == loc.words(tgt.prose) and _has_plain_word(src.analysis.prose, loc):
             add(
@@ -473,7 +478,6 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
                 f"{script_name(loc.script or '')} script, which {loc.locale} is written in",
             )
     if src.terms:
-        folded = fold(tgt.prose)
         for term, form in src.terms:
             accepted = loc.accepted[id(term)]
             if accepted and accepted[0] not in folded and not any(a in folded for a in accepted[1:]):
@@ -519,15 +523,16 @@ def translation_findings(bank: Bank, glossary: Glossary | None = None) -> list[F
     for ordinal, (path, source) in enumerate(strings(bank)):
         analysed: _Source | None = None
         for loc in locales:
-            t = loc.translation(ordinal, path, source)
-            if t is None:
+            found = loc.translation(ordinal, path, source)
+            if found is None:
                 continue
-            if t.source == source:
+            text, translated = found
+            if translated == source:
                 analysed = analysed or _source(source, glossary)
                 src = analysed
             else:  # stale: checked against the source text it translates
-                src = _source(t.source, glossary)
-            _check_one(loc, path, t.source, t.text, src, findings)
+                src = _source(translated, glossary)
+            _check_one(loc, path, translated, text, src, findings)
     return findings
 
 
