@@ -6,6 +6,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from moe_lms.loader import check_bank, load_bank, save_bank
 from moe_lms.problems import ProblemsFound
@@ -266,3 +268,17 @@ def test_the_packed_fast_reads_agree_with_the_catalogs_own_items(tmp_path: Path)
     assert isinstance(urdu, PackedCatalog)
     stale_read = urdu.text_and_source(paths.index(stale), "the current source")
     assert stale_read == (ur[stale].text, "an older source text")
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from(list("0123456789.)( -*ab\n<>olOLstar=\"'")), max_size=40))
+@example("3. starts at three")
+@example("2) also")
+@example('<ol start="5"><li>five</li></ol>')
+@example('<OL START="5"><li>five</li></OL>')
+def test_only_text_with_a_list_number_or_an_ol_tag_is_rendered_again_for_the_list_start_warning(s: str) -> None:
+    from moe_lms.loader import _LIST_START, _MAYBE_ORDERED_LIST
+    from moe_lms.text import render_block
+
+    if _LIST_START.search(render_block(s)):
+        assert _MAYBE_ORDERED_LIST.search(s)

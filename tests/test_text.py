@@ -143,3 +143,24 @@ def test_a_text_that_renders_only_empty_tags_shows_nothing_but_an_image_or_a_for
     assert not renders_blank(text.render_inline("<b>bold</b>"))
     assert not renders_blank('<img src="media/a.png" alt="">')
     assert not renders_blank("<math><mn>2</mn></math>")
+
+
+@settings(max_examples=300)
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]),
+            st.sampled_from(list("-+=>.)0123456789 \u00a0#*<!-[]:`~\n")),  # block starts, comments, definitions
+        ),
+    ),
+    st.booleans(),
+)
+@example("", False)
+@example(" ", True)
+@example("<!-- a comment -->", False)
+@example("[a]: /url", False)
+@example("plain words", True)
+def test_the_blank_check_without_rendering_agrees_with_rendering(s: str, inline: bool) -> None:
+    """check names text that renders to nothing; it skips rendering text that renders as itself."""
+    rendered = text.render_inline(s) if inline else text.render_block(s)
+    assert text.markdown_renders_blank(s, inline=inline) == text.renders_blank(rendered)

@@ -122,7 +122,7 @@ def alias_expansion_problem(text: str) -> tuple[int, str] | None:
 
     Measured on PyYAML's event stream, which never expands an alias: the size of every anchored node is kept, and
     an alias adds it again. Linear in the size of the text, whatever the aliases would expand to."""
-    if _MAYBE_ANCHOR.search(text) is None:
+    if "&" not in text or _MAYBE_ANCHOR.search(text) is None:  # (the first test, in C, spares most text the regex)
         return None
     limit = expansion_limit(len(text))
     sizes: dict[str, int] = {}
@@ -612,11 +612,10 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
     """Text that renders to nothing once sanitised (only a comment), in the source or in a
     translation: every export refuses it, so ``moe-lms check`` names it first. Slower than loading (every text is
     rendered), so only ``check`` runs it."""
-    from .text import render_block, render_inline, renders_blank
+    from .text import markdown_renders_blank, render_block
 
     def renders_to_nothing(path: str, text: str) -> bool:
-        inline = path == "title" or path.endswith("/text")
-        return renders_blank(render_inline(text) if inline else render_block(text))
+        return markdown_renders_blank(text, inline=path == "title" or path.endswith("/text"))
 
     problems: list[Problem] = []
     yaml_file = directory / BANK_FILE
@@ -627,7 +626,11 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
             line, column = lines.locate(_yaml_path(bank, numbers, path))
             message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
             problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
-        elif not (path == "title" or path.endswith("/text")) and _LIST_START.search(render_block(source)):
+        elif (
+            not (path == "title" or path.endswith("/text"))
+            and _MAYBE_ORDERED_LIST.search(source)
+            and _LIST_START.search(render_block(source))
+        ):
             line, column = lines.locate(_yaml_path(bank, numbers, path))
             message = (
                 f"{_describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
@@ -646,6 +649,9 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
 
 
 _LIST_START = re.compile(r'<ol start="(?!1")')
+# What Markdown needs to make an <ol>: a list number ("3." or "3)") or the tag written as HTML. Text without either
+# is not rendered a second time to look for one.
+_MAYBE_ORDERED_LIST = re.compile(r"\d[.)]|<ol\b", re.IGNORECASE)
 
 
 def _translated_texts(catalog: Mapping[str, Translation], bank: Bank) -> Iterator[tuple[str, str]]:

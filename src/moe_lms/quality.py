@@ -445,25 +445,19 @@ def _source(text: str, glossary: Glossary | None) -> _Source:
 
 def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, findings: list[Finding]) -> None:
     tgt = analyse(text)
-
-    def add(check: Check, message: str) -> None:
-        findings.append(Finding(loc.locale, path, check, message))
-
-    for message in parity_problems(src.analysis, tgt, loc.source_locale, loc.locale):
-        add(Check.PARITY, message)
-    # The translation's prose as the glossary compares it (glossary.fold; loaded text is NFC, so mostly this is
-    # only case-folding), once for the untranslated and glossary checks.
+    if src.analysis.spans != tgt.spans:  # (parity_problems says nothing when they are the same: the common case)
+        for message in parity_problems(src.analysis, tgt, loc.source_locale, loc.locale):
+            findings.append(Finding(loc.locale, path, Check.PARITY, message))
     lowered = tgt.prose.casefold()
-    folded = lowered if unicodedata.is_normalized("NFC", tgt.prose) else fold(tgt.prose)
     if src.word and src.word in lowered:  # maybe the source again: read it word by word
         words = loc.words(src.analysis.prose)
         if words and words == loc.words(tgt.prose) and _has_plain_word(src.analysis.prose, loc):
-            add(
-                Check.UNTRANSLATED,
+            message = (
                 "the translation is the source text"
                 if text == source
-                else "the translation reads the same as the source (apart from code, numbers and kept terms)",
+                else "the translation reads the same as the source (apart from code, numbers and kept terms)"
             )
+            findings.append(Finding(loc.locale, path, Check.UNTRANSLATED, message))
             return
     if loc.outside is not None and not _clearly_in_script(tgt.prose, loc.outside):
         prose = loc.keep.sub(" ", tgt.prose) if loc.keep is not None else tgt.prose  # kept terms do not count,
@@ -472,16 +466,19 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
         letters = _NOT_LETTERS.sub("", prose)
         in_script = len(loc.outside.sub("", letters))
         if 2 * in_script < len(letters):
-            add(
-                Check.SCRIPT,
+            message = (
                 f"mostly in {_dominant_script(letters)} script: {in_script} of {len(letters)} letters are in "
-                f"{script_name(loc.script or '')} script, which {loc.locale} is written in",
+                f"{script_name(loc.script or '')} script, which {loc.locale} is written in"
             )
+            findings.append(Finding(loc.locale, path, Check.SCRIPT, message))
     if src.terms:
+        # The prose as the glossary compares it (glossary.fold: loaded text is NFC, so mostly just case-folded).
+        folded = lowered if unicodedata.is_normalized("NFC", tgt.prose) else fold(tgt.prose)
+        accepted_of = loc.accepted
         for term, form in src.terms:
-            accepted = loc.accepted[id(term)]
+            accepted = accepted_of[id(term)]
             if accepted and accepted[0] not in folded and not any(a in folded for a in accepted[1:]):
-                add(Check.GLOSSARY, _glossary_message(term, form, loc.locale))
+                findings.append(Finding(loc.locale, path, Check.GLOSSARY, _glossary_message(term, form, loc.locale)))
 
 
 def _clearly_in_script(prose: str, outside: re.Pattern[str]) -> bool:
