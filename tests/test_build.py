@@ -261,3 +261,53 @@ def test_the_readme_says_moodle_never_updates_on_reimport_and_what_gift_cannot_c
     assert "import it into a new, empty category" in readme
     assert "`// [id:…] [tag:…]`" in readme
     assert "no place for the overall feedback messages" in readme
+
+
+# --- the files are written in parallel, one process per core (issue 13, target 3) ----------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["2", "3"])
+def test_a_parallel_build_writes_the_bytes_a_one_process_build_writes(
+    bank_dir: Path, tmp_path: Path, jobs: str
+) -> None:
+    alone, parallel = tmp_path / "alone", tmp_path / "parallel"
+    assert build(bank_dir, alone, "--jobs", "1").exit_code == 0
+    result = build(bank_dir, parallel, "--jobs", jobs)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in alone.iterdir()) == sorted(p.name for p in parallel.iterdir())
+    for path in alone.iterdir():
+        assert path.read_bytes() == (parallel / path.name).read_bytes(), path.name
+    assert build(bank_dir, parallel, "--check", "--jobs", jobs).exit_code == 0
+
+
+def test_a_parallel_check_names_the_stale_files_in_the_order_a_one_process_check_does(
+    bank_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    drop_vietnamese(bank_dir)
+    alone = build(bank_dir, out, "--check", "--jobs", "1")
+    parallel = build(bank_dir, out, "--check", "--jobs", "2")
+    assert alone.exit_code == parallel.exit_code == 1
+    assert "differs from a fresh build" in parallel.output
+    assert parallel.output == alone.output
+
+
+def test_a_problem_met_in_a_worker_reaches_the_user_as_a_clear_message(tmp_path: Path) -> None:
+    bank = sample_bank()
+    long = bank.questions[0].model_copy(update={"explanation": "x" * 6000})  # over Canvas's limit of 5120
+    directory = tmp_path / "bank"
+    save_bank(bank.model_copy(update={"questions": (long, *bank.questions[1:])}), directory)
+    result = build(directory, tmp_path / "exporters", "--jobs", "2")
+    assert result.exit_code == 1
+    assert f"question '{long.id}'" in result.output and "limit of 5120" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_file_a_worker_cannot_write_is_named_in_one_line(bank_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "exporters"
+    (out / "sample-quiz.vi.gift.txt").mkdir(parents=True)  # a folder where a file of the shelf goes
+    result = CliRunner().invoke(main, ["build", str(bank_dir), "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 1
+    assert "cannot write" in result.output and "sample-quiz.vi.gift.txt: it is a folder" in result.output
+    assert "Traceback" not in result.output

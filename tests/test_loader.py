@@ -6,6 +6,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from moe_lms.loader import check_bank, load_bank, save_bank
 from moe_lms.problems import ProblemsFound
@@ -236,3 +238,47 @@ def test_placeholder_explanations_are_flagged(tmp_path: Path, explanation: str, 
     directory = write(tmp_path, GOOD.replace("explanation: One too many.", f"explanation: {explanation}"))
     found = placeholder_problems(directory, load_bank(directory))
     assert [(p.line, p.where) for p in found] == ([(15, "question 'q1', choice 'b'")] if placeholder else [])
+
+
+def test_the_packed_fast_reads_agree_with_the_catalogs_own_items(tmp_path: Path) -> None:
+    """rendering_problems and the quality checks read a loaded catalog's texts without building a Translation per
+    string: they must see exactly what catalog.items() gives, reviewed, draft, stale and missing strings alike."""
+    from moe_lms.loader import _translated_texts
+    from moe_lms.model import Translation, strings
+    from moe_lms.translations import PackedCatalog
+
+    from .sample_bank import sample_bank
+
+    bank = sample_bank()
+    ur = dict(bank.translations["ur"])
+    paths = [path for path, _ in strings(bank)]
+    gone, stale = [path for path in paths if path in ur][:2]
+    del ur[gone]  # missing
+    ur[stale] = Translation(ur[stale].text, "an older source text", draft=True)
+    save_bank(bank.model_copy(update={"translations": {**bank.translations, "ur": ur}}), tmp_path)
+    loaded, problems = check_bank(tmp_path)
+    assert loaded is not None, problems
+    for catalog in loaded.translations.values():
+        assert isinstance(catalog, PackedCatalog)
+        assert list(_translated_texts(catalog, loaded)) == [(path, t.text) for path, t in catalog.items()]
+        for ordinal, (path, source) in enumerate(strings(loaded)):
+            t = catalog.translation(ordinal, source)
+            assert catalog.text_and_source(ordinal, source) == (None if t is None else (t.text, t.source)), path
+    urdu = loaded.translations["ur"]
+    assert isinstance(urdu, PackedCatalog)
+    stale_read = urdu.text_and_source(paths.index(stale), "the current source")
+    assert stale_read == (ur[stale].text, "an older source text")
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from(list("0123456789.)( -*ab\n<>olOLstar=\"'")), max_size=40))
+@example("3. starts at three")
+@example("2) also")
+@example('<ol start="5"><li>five</li></ol>')
+@example('<OL START="5"><li>five</li></OL>')
+def test_only_text_with_a_list_number_or_an_ol_tag_is_rendered_again_for_the_list_start_warning(s: str) -> None:
+    from moe_lms.loader import _LIST_START, _MAYBE_ORDERED_LIST
+    from moe_lms.text import render_block
+
+    if _LIST_START.search(render_block(s)):
+        assert _MAYBE_ORDERED_LIST.search(s)

@@ -150,3 +150,24 @@ def test_a_character_reference_in_raw_html_to_a_character_no_export_carries_beco
     # html5ever decodes "&#11" (U+000B) in raw HTML; CommonMark makes the same reference outside raw HTML U+FFFD.
     assert text.render_block("<b>\n&#11") == "<b>\n\ufffd</b>"
     assert text.render_block("a &#11; b") == "<p>a \ufffd b</p>"
+
+
+@settings(max_examples=300)
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]),
+            st.sampled_from(list("-+=>.)0123456789 \u00a0#*<!-[]:`~\n")),  # block starts, comments, definitions
+        ),
+    ),
+    st.booleans(),
+)
+@example("", False)
+@example(" ", True)
+@example("<!-- a comment -->", False)
+@example("[a]: /url", False)
+@example("plain words", True)
+def test_the_blank_check_without_rendering_agrees_with_rendering(s: str, inline: bool) -> None:
+    """check names text that renders to nothing; it skips rendering text that renders as itself."""
+    rendered = text.render_inline(s) if inline else text.render_block(s)
+    assert text.markdown_renders_blank(s, inline=inline) == text.renders_blank(rendered)

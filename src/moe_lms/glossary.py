@@ -99,8 +99,8 @@ class Glossary:
                 known = self._matched[matched]
             else:
                 known = self._matched[matched] = self._term_of(matched)
-            if known is not None and id(known[0]) not in found:
-                found[id(known[0])] = known
+            if known is not None:
+                found.setdefault(id(known[0]), known)
         return list(found.values())
 
     def _term_of(self, matched: str) -> tuple[Term, str] | None:

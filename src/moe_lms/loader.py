@@ -744,11 +744,10 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
     """Text that renders to nothing once sanitised (only a comment), in the source or in a
     translation: every export refuses it, so ``moe-lms check`` names it first. Slower than loading (every text is
     rendered), so only ``check`` runs it."""
-    from .text import render_block, render_inline, renders_blank
+    from .text import markdown_renders_blank, render_block
 
     def renders_to_nothing(path: str, text: str) -> bool:
-        inline = path == "title" or path.endswith("/text")
-        return renders_blank(render_inline(text) if inline else render_block(text))
+        return markdown_renders_blank(text, inline=path == "title" or path.endswith("/text"))
 
     problems: list[Problem] = []
     yaml_file = directory / BANK_FILE
@@ -759,7 +758,11 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
             line, column = lines.locate(_yaml_path(bank, numbers, path))
             message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
             problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
-        elif not (path == "title" or path.endswith("/text")) and _LIST_START.search(render_block(source)):
+        elif (
+            not (path == "title" or path.endswith("/text"))
+            and _MAYBE_ORDERED_LIST.search(source)
+            and _LIST_START.search(render_block(source))
+        ):
             line, column = lines.locate(_yaml_path(bank, numbers, path))
             message = (
                 f"{_describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
@@ -769,7 +772,7 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
                 Problem(_display(yaml_file), line, message, _path_where(path), column, severity=Severity.WARNING)
             )
     for locale, catalog in bank.translations.items():
-        bad = [path for path, t in catalog.items() if renders_to_nothing(path, t.text)]
+        bad = [path for path, text in _translated_texts(catalog, bank) if renders_to_nothing(path, text)]
         po_file = directory / LOCALES_DIR / f"{locale}.po"
         for path in bad:
             message = f"the {locale} translation of {_describe(path)} renders to no text at all"
@@ -778,6 +781,21 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
 
 
 _LIST_START = re.compile(r'<ol start="(?!1")')
+# What Markdown needs to make an <ol>: a list number ("3." or "3)") or the tag written as HTML. Text without either
+# is not rendered a second time to look for one.
+_MAYBE_ORDERED_LIST = re.compile(r"\d[.)]|<ol\b", re.IGNORECASE)
+
+
+def _translated_texts(catalog: Mapping[str, Translation], bank: Bank) -> Iterator[tuple[str, str]]:
+    """(path, text) of every translation of a catalog, in bank order; a packed catalog's without building a
+    Translation for each (what ``catalog.items()`` does, the reference this is tested against)."""
+    if not (isinstance(catalog, PackedCatalog) and catalog.index.questions is bank.questions):
+        yield from ((path, t.text) for path, t in catalog.items())
+        return
+    for ordinal, (path, source) in enumerate(strings(bank)):
+        found = catalog.text_and_source(ordinal, source)
+        if found is not None:
+            yield path, found[0]
 
 
 # What importers write where the file had no explanation (formats.moodle.NO_EXPLANATION), and the usual

@@ -423,11 +423,12 @@ class _Locale:
         self.script = script
         self.outside = _outside_script(script) if script else None
 
-    def translation(self, ordinal: int, path: str, source: str) -> Translation | None:
+    def translation(self, ordinal: int, path: str, source: str) -> tuple[str, str] | None:
+        """(text, the source text it translates) of a string's translation; None when it has none."""
         if self.packed is not None:
-            return self.packed.translation(ordinal, source)
+            return self.packed.text_and_source(ordinal, source)
         t = self.catalog.get(path)
-        return t if t is not None and t.text else None
+        return (t.text, t.source) if t is not None and t.text else None
 
     def words(self, prose: str) -> list[str]:
         """The words that must be translated: letters only, without the terms this locale keeps."""
@@ -454,21 +455,19 @@ def _source(text: str, glossary: Glossary | None) -> _Source:
 
 def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, findings: list[Finding]) -> None:
     tgt = analyse(text)
-
-    def add(check: Check, message: str) -> None:
-        findings.append(Finding(loc.locale, path, check, message))
-
-    for message in parity_problems(src.analysis, tgt, loc.source_locale, loc.locale):
-        add(Check.PARITY, message)
-    if src.word and src.word in tgt.prose.casefold():  # maybe the source again: read it word by word
+    if src.analysis.spans != tgt.spans:  # (parity_problems says nothing when they are the same: the common case)
+        for message in parity_problems(src.analysis, tgt, loc.source_locale, loc.locale):
+            findings.append(Finding(loc.locale, path, Check.PARITY, message))
+    lowered = tgt.prose.casefold()
+    if src.word and src.word in lowered:  # maybe the source again: read it word by word
         words = loc.words(src.analysis.prose)
         if words and words == loc.words(tgt.prose) and _has_plain_word(src.analysis.prose, loc):
-            add(
-                Check.UNTRANSLATED,
+            message = (
                 "the translation is the source text"
                 if text == source
-                else "the translation reads the same as the source (apart from code, numbers and kept terms)",
+                else "the translation reads the same as the source (apart from code, numbers and kept terms)"
             )
+            findings.append(Finding(loc.locale, path, Check.UNTRANSLATED, message))
             return
     if loc.outside is not None and not _clearly_in_script(tgt.prose, loc.outside):
         prose = loc.keep.sub(" ", tgt.prose) if loc.keep is not None else tgt.prose  # kept terms do not count,
@@ -477,17 +476,19 @@ def _check_one(loc: _Locale, path: str, source: str, text: str, src: _Source, fi
         letters = _NOT_LETTERS.sub("", prose)
         in_script = len(loc.outside.sub("", letters))
         if 2 * in_script < len(letters):
-            add(
-                Check.SCRIPT,
+            message = (
                 f"mostly in {_dominant_script(letters)} script: {in_script} of {len(letters)} letters are in "
-                f"{script_name(loc.script or '')} script, which {loc.locale} is written in",
+                f"{script_name(loc.script or '')} script, which {loc.locale} is written in"
             )
+            findings.append(Finding(loc.locale, path, Check.SCRIPT, message))
     if src.terms:
-        folded = fold(tgt.prose)
+        # The prose as the glossary compares it (glossary.fold: loaded text is NFC, so mostly just case-folded).
+        folded = lowered if unicodedata.is_normalized("NFC", tgt.prose) else fold(tgt.prose)
+        accepted_of = loc.accepted
         for term, form in src.terms:
-            accepted = loc.accepted[id(term)]
+            accepted = accepted_of[id(term)]
             if accepted and accepted[0] not in folded and not any(a in folded for a in accepted[1:]):
-                add(Check.GLOSSARY, _glossary_message(term, form, loc.locale))
+                findings.append(Finding(loc.locale, path, Check.GLOSSARY, _glossary_message(term, form, loc.locale)))
 
 
 def _clearly_in_script(prose: str, outside: re.Pattern[str]) -> bool:
@@ -529,15 +530,16 @@ def translation_findings(bank: Bank, glossary: Glossary | None = None) -> list[F
     for ordinal, (path, source) in enumerate(strings(bank)):
         analysed: _Source | None = None
         for loc in locales:
-            t = loc.translation(ordinal, path, source)
-            if t is None:
+            found = loc.translation(ordinal, path, source)
+            if found is None:
                 continue
-            if t.source == source:
+            text, translated = found
+            if translated == source:
                 analysed = analysed or _source(source, glossary)
                 src = analysed
             else:  # stale: checked against the source text it translates
-                src = _source(t.source, glossary)
-            _check_one(loc, path, t.source, t.text, src, findings)
+                src = _source(translated, glossary)
+            _check_one(loc, path, translated, text, src, findings)
     return findings
 
 

@@ -246,6 +246,14 @@ def renders_blank(rendered: str) -> bool:
     return not _CONTENT_ELEMENT.search(rendered)
 
 
+def markdown_renders_blank(markdown: str, *, inline: bool = False) -> bool:
+    """``renders_blank`` of ``markdown`` rendered (inline as render_inline, else as render_block), without building
+    the rendering of text that renders as itself (most text of a large bank): that shows nothing only when empty."""
+    if _renders_as_itself(markdown):
+        return not markdown
+    return renders_blank(_render_markdown(markdown, inline))
+
+
 def visible_length(markdown: str, *, inline: bool = False) -> int:
     """How many characters a learner reads in ``markdown`` once rendered (``inline`` as render_inline does):
     the text's characters, not Markdown or HTML syntax, not spaces. (Text with no Markdown syntax character is

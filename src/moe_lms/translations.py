@@ -158,6 +158,15 @@ class PackedCatalog(Mapping[str, Translation]):
         start = self._start[ordinal]
         return self._text[start : start + self._length[ordinal]].decode()
 
+    def text_and_source(self, ordinal: int, source: str) -> tuple[str, str] | None:
+        """What :meth:`translation` says, as (text, the source it translates), without building a Translation."""
+        state = self._state[ordinal]
+        if not state & PRESENT:
+            return None
+        start = self._start[ordinal]
+        text = self._text[start : start + self._length[ordinal]].decode()
+        return text, self._stale_source[ordinal] if state & STALE else source
+
     def translation(self, ordinal: int, source: str) -> Translation | None:
         """The translation of the string at ``ordinal``, whose current source text is ``source``."""
         state = self._state[ordinal]

@@ -164,13 +164,21 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 naming every file that differs from a fresh build.")
 @click.option("--init", is_flag=True, help="Make a folder holding other files a shelf (their files are left alone).")
 @include_drafts_option
-def build(bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool) -> None:
+@click.option(
+    "-j", "--jobs", type=click.IntRange(min=1),
+    help="Processes writing files at once; default: one per core this process may use.",
+)  # fmt: skip
+def build(
+    bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool, jobs: int | None
+) -> None:
     """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and
     HTML, one Moodle file with every locale, and a README saying which file to take and how to import it.
 
     A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
-    .moe-lms-shelf.json and never overwrites or deletes a file it did not write."""
+    .moe-lms-shelf.json and never overwrites or deletes a file it did not write. The files are written in
+    parallel, one process per core, each byte for byte what a one-process build (--jobs 1) writes."""
     from .. import shelf  # the shelf's planning and manifest: only build needs them
+    from ..shelf_pool import usable_cpus, write_files
 
     directory = bank_dir_or_default(bank_dir)
     bank = load_or_exit(directory)
@@ -207,16 +215,17 @@ def build(bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, 
             claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
             replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
         with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
-            for name, write in shelf.writers(plan, others):
-                target = folder / name
-                if not replace_if_changed(target, write, replace=not check):
+            writers = list(shelf.writers(plan, others))
+            for outcome in write_files(folder, writers, replace=not check, jobs=jobs or usable_cpus(), advance=advance):
+                if outcome.problems:
+                    raise ProblemsFound(list(outcome.problems))
+                if not outcome.changed:
                     unchanged += 1
                 elif check:
-                    what = "is missing" if name not in present else "differs from a fresh build"
-                    problems.append(Problem(shown(target), None, what))
+                    what = "is missing" if outcome.name not in present else "differs from a fresh build"
+                    problems.append(Problem(shown(folder / outcome.name), None, what))
                 else:
                     written += 1
-                advance(1)
     except ProblemsFound as exc:
         fail(exc.problems)
     for name in sorted((previous - planned) & present):

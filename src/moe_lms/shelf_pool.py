@@ -1,0 +1,102 @@
+"""Writing the files of a shelf on every core the machine gives us.
+
+The files of a shelf are independent: each is a function of the loaded bank. So ``build`` loads the bank once,
+then forks worker processes that inherit it (no copy, no pickling of the bank) and hands each worker the *name*
+of a file to write or compare. Every file is written by exactly one process through
+:func:`files.replace_if_changed`, so its bytes are those a sequential build writes whatever the scheduling, and
+the results are given back in the plan's order, so what ``build`` prints does not depend on it either.
+
+A worker that meets a problem (``ProblemsFound``, or an ``OutputError`` the file could not be written for) sends
+it back as a value; the caller reports it as the sequential build does. A bug in a worker is re-raised in the
+caller with the worker's traceback (multiprocessing's ``RemoteTraceback``).
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import BinaryIO, NamedTuple
+
+from .files import replace_if_changed
+from .problems import Problem, ProblemsFound
+
+Writer = tuple[str, Callable[[BinaryIO], object]]
+
+
+class Outcome(NamedTuple):
+    name: str
+    changed: bool  # the file differed from a fresh build (or was missing); with ``replace``, it was replaced
+    problems: tuple[Problem, ...]  # the file could not be made: nothing else of the outcome holds
+
+
+# What the forked workers inherit: set just before the fork, read by the workers, cleared after.
+_job: tuple[Path, dict[str, Callable[[BinaryIO], object]], bool] | None = None
+
+
+def usable_cpus() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _one(folder: Path, name: str, write: Callable[[BinaryIO], object], replace: bool) -> Outcome:
+    try:
+        return Outcome(name, replace_if_changed(folder / name, write, replace=replace), ())
+    except ProblemsFound as exc:
+        return Outcome(name, False, tuple(exc.problems))
+
+
+def _worker(name: str) -> Outcome:
+    assert _job is not None, "a shelf worker runs only in a process forked by write_files"
+    folder, writers, replace = _job
+    return _one(folder, name, writers[name], replace)
+
+
+def write_files(
+    folder: Path,
+    writers: Sequence[Writer],
+    *,
+    replace: bool,
+    jobs: int,
+    advance: Callable[[int], None] = lambda n: None,
+) -> Iterator[Outcome]:
+    """Write (or, without ``replace``, compare) every file of ``writers`` in ``folder`` with up to ``jobs``
+    processes; yield each file's outcome in the order of ``writers`` once all are done (or sooner, one by one,
+    when a single process does the work). ``advance(1)`` is called as each file is finished."""
+    global _job
+    jobs = min(jobs, len(writers))
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for name, write in writers:
+            outcome = _one(folder, name, write, replace)
+            advance(1)
+            yield outcome
+        return
+    # Largest first, so that no core is left alone with a big file at the end: the file carrying every locale,
+    # then the packages (zips of many parts), then the rest.
+    order = sorted((name for name, _ in writers), key=_expected_cost, reverse=True)
+    _job = (folder, dict(writers), replace)
+    gc.freeze()  # the bank's objects are shared with the workers; the collector would copy their pages
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            outcomes: dict[str, Outcome] = {}
+            for outcome in pool.imap_unordered(_worker, order):
+                outcomes[outcome.name] = outcome
+                advance(1)
+    finally:
+        _job = None
+        gc.unfreeze()
+    for name, _ in writers:
+        yield outcomes[name]
+
+
+def _expected_cost(name: str) -> int:
+    if ".multilang." in name:
+        return 3
+    if name.endswith((".zip", ".imscc")):
+        return 2
+    return 1 if "." in name.removesuffix(".md") else 0
