@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from moe_lms.model import Bank, Kind, Question, strings
+from moe_lms.model import XML_ILLEGAL, Bank, Kind, Question, clean_text, strings
 
 
 def choice(cid: str, correct: bool = False, **extra: Any) -> dict[str, Any]:
@@ -146,3 +149,29 @@ def test_every_learner_facing_string_has_a_stable_path() -> None:
         "q1/choices/b/text",
         "q1/choices/b/explanation",
     ]
+
+
+def _clean_text_by_definition(value: str) -> str:
+    """clean_text without its shortcut for printable ASCII: the rule itself."""
+    bad = XML_ILLEGAL.search(value)
+    if bad:
+        raise ValueError(f"U+{ord(bad.group()):04X} at character {bad.start() + 1}")
+    if not value or value.isspace():
+        raise ValueError("text is empty")
+    return unicodedata.normalize("NFC", value)
+
+
+@given(st.text() | st.text(st.characters(max_codepoint=0x7F)) | st.sampled_from(["", " ", "   ", "\t", "\x7f a"]))
+@example("plain text")
+@example("e\u0301")
+@example(" \n")
+@example("a\x1fb")
+def test_clean_text_accepts_and_normalises_exactly_what_its_rule_says(value: str) -> None:
+    try:
+        expected = _clean_text_by_definition(value)
+    except ValueError as refused:
+        with pytest.raises(ValueError) as raised:
+            clean_text(value)
+        assert str(refused) in str(raised.value)
+        return
+    assert clean_text(value) == expected

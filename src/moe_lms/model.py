@@ -38,6 +38,8 @@ XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800
 
 def clean_text(value: str) -> str:
     """NFC-normalise, and reject text that XML 1.0 or HTML cannot carry (see XML_ILLEGAL) or that is empty."""
+    if value.isascii() and value.isprintable() and value and not value.isspace():
+        return value  # U+0020-U+007E only: nothing XML_ILLEGAL, already NFC, not blank (most text of a bank)
     bad = XML_ILLEGAL.search(value)
     if bad:
         code = ord(bad.group())
