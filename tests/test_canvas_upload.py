@@ -1,0 +1,318 @@
+"""Images in a Canvas push: uploaded into the course's files once, before the questions that show them.
+
+Against the Canvas-like server on 127.0.0.1 (tests/canvas_server.py), with both upload replies Canvas gives (a 3XX
+to create_success, confirmed once; a 201 with the attachment), both engines, and faults mid-upload.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from moe_lms.formats import ExportOptions
+from moe_lms.formats.canvas import ENGINES, Engine, desired_quizzes
+from moe_lms.formats.canvas_media import image_ref, refs
+from moe_lms.lms.canvas import Action, Outcome, Plan, Pusher
+from moe_lms.lms.canvas_client import CanvasClient, CanvasError, RetryPolicy
+from moe_lms.lms.canvas_files import FileAction, ImageFile, file_url
+from moe_lms.model import Bank, Question
+from tests.canvas_helpers import make_bank
+from tests.canvas_images import png, shown_urls, with_images
+from tests.canvas_server import TOKEN, Canvas, CanvasServer, Faults, Request
+
+FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
+MODES = ("redirect", "created")
+
+
+def _show(q: Question, path: str) -> Question:
+    return q.model_copy(update={"stem": f"{q.stem}\n\n![the dispatch diagram]({path})"})
+
+
+def image_bank(questions: int = 6) -> Bank:
+    """q0001 and q0002 show media/dispatch.png, q0003 shows media/combine.png (every locale falls back to them)."""
+    bank = make_bank(questions, locales=("vi",))
+    shown = {"q0001": "media/dispatch.png", "q0002": "media/dispatch.png", "q0003": "media/combine.png"}
+    qs = tuple(_show(q, shown[q.id]) if q.id in shown else q for q in bank.questions)
+    return bank.model_copy(update={"questions": qs, "translations": {"vi": {}}})
+
+
+DISPATCH = ImageFile.of("dispatch.png", png(1), "image/png")
+COMBINE = ImageFile.of("combine.png", png(2), "image/png")
+
+
+def push(
+    app: Canvas,
+    engine: Engine,
+    files: dict[str, ImageFile] | None = None,
+    *,
+    bank: Bank | None = None,
+    dry_run: bool = False,
+) -> tuple[Plan, Outcome | None, CanvasClient]:
+    files = files if files is not None else {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE}
+    bank = bank or image_bank()
+    client = CanvasClient(app.base_url, TOKEN, retry=FAST, seed=3)
+    pusher = Pusher(client, "1", engine)
+    desired = [with_images(d, files) for d in desired_quizzes(bank, ExportOptions.for_bank(bank, ()), engine)]
+    the_plan = pusher.plan(desired, bank.locales, prune=False, publish=False, files=list(files.values()))
+    return the_plan, None if dry_run else pusher.apply(the_plan), client
+
+
+@pytest.fixture(params=MODES)
+def app(request: pytest.FixtureRequest) -> Iterator[Canvas]:
+    canvas = Canvas(upload_mode=request.param)
+    with CanvasServer(canvas):
+        yield canvas
+
+
+def course_files(app: Canvas) -> dict[str, dict[str, Any]]:
+    return {f["display_name"]: f for f in app.course().visible_files()}
+
+
+def shown(app: Canvas, engine: Engine) -> dict[tuple[str, str], list[str]]:
+    """(locale marker key, question id) -> the image URLs its stem shows, as stored in the course."""
+    course, found = app.course(), {}
+    if engine == "classic":
+        for quiz in course.quizzes.values():
+            for q in course.classic_questions(quiz["id"]):
+                found[(str(quiz["id"]), q["question_name"].split()[0])] = shown_urls(q["question_text"])
+    else:
+        for quiz_id in course.new_quizzes:
+            for item in course.items_in_order(quiz_id):
+                found[(quiz_id, item["entry"]["title"].split()[0])] = shown_urls(item["entry"]["item_body"])
+    return found
+
+
+def assert_questions_point_at_the_course_files(app: Canvas, engine: Engine) -> None:
+    files = course_files(app)
+    want = {
+        "q0001": [file_url("1", files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["id"])],
+        "q0002": [file_url("1", files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["id"])],
+        "q0003": [file_url("1", files[f"{COMBINE.sha256[:16]}-combine.png"]["id"])],
+    }
+    got = shown(app, engine)
+    assert len({quiz for quiz, _ in got}) == 2  # en and vi
+    for (_quiz, question), urls in got.items():
+        assert urls == want.get(question, []), question
+
+
+def file_writes(app: Canvas) -> list[str]:
+    return [f"{e.method} {e.path}" for e in app.writes() if "/files" in e.path or "create_success" in e.path]
+
+
+# -- the first push and the next ones ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_first_push_uploads_each_image_once_and_the_questions_show_the_course_files(
+    app: Canvas, engine: Engine
+) -> None:
+    the_plan, outcome, _ = push(app, engine)
+    assert the_plan.files is not None
+    assert sorted(s.file.name for s in the_plan.files.uploads) == ["combine.png", "dispatch.png"]
+    assert outcome is not None and outcome.uploaded == 2
+    # two images for 3 questions in 2 locales: two uploads, into the bank's folder, content-addressed
+    assert sorted(app.uploads) == sorted([f"{DISPATCH.sha256[:16]}-dispatch.png", f"{COMBINE.sha256[:16]}-combine.png"])
+    files = course_files(app)
+    assert {f["display_name"] for f in files.values()} == set(app.uploads)
+    folder = app.course().folders[next(iter(files.values()))["folder_id"]]
+    assert folder["full_name"] == "course files/moe-lms/ep-demo"
+    assert files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["size"] == len(DISPATCH.data)
+    assert_questions_point_at_the_course_files(app, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_re_push_uploads_nothing_and_writes_nothing(app: Canvas, engine: Engine) -> None:
+    push(app, engine)
+    before = len(app.log)
+    the_plan, outcome, _ = push(app, engine)
+    assert the_plan.writes == 0
+    assert the_plan.files is not None and all(s.action is FileAction.PRESENT for s in the_plan.files.steps)
+    assert outcome is not None and outcome.uploaded == 0
+    assert [e for e in app.log[before:] if e.write] == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_changed_image_is_uploaded_again_and_only_the_questions_showing_it_are_updated(
+    app: Canvas, engine: Engine
+) -> None:
+    push(app, engine)
+    redrawn = ImageFile.of("dispatch.png", png(9), "image/png")
+    files = {"media/dispatch.png": redrawn, "media/combine.png": COMBINE}
+    the_plan, _, _ = push(app, engine, files)
+    assert the_plan.files is not None
+    assert [s.file for s in the_plan.files.uploads] == [redrawn]
+    updated = {
+        (step.desired.locale, s.key) for step in the_plan.quizzes for s in step.questions if s.action is Action.UPDATE
+    }
+    assert updated == {(loc, q) for loc in ("en", "vi") for q in ("q0001", "q0002")}
+    assert app.uploads[-1] == f"{redrawn.sha256[:16]}-dispatch.png"
+    new_id = course_files(app)[f"{redrawn.sha256[:16]}-dispatch.png"]["id"]
+    assert {tuple(urls) for (_, q), urls in shown(app, engine).items() if q in ("q0001", "q0002")} == {
+        (file_url("1", new_id),)
+    }
+    # and the push after that is quiet again
+    again, _, _ = push(app, engine, files)
+    assert again.writes == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_image_deleted_from_the_course_is_uploaded_again_and_its_questions_repointed(
+    app: Canvas, engine: Engine
+) -> None:
+    push(app, engine)
+    course = app.course()
+    gone = next(f for f in course.files.values() if f["display_name"].endswith("combine.png"))
+    del course.files[gone["id"]]
+    the_plan, _, _ = push(app, engine)
+    updated = {s.key for step in the_plan.quizzes for s in step.questions if s.action is Action.UPDATE}
+    assert updated == {"q0003"}
+    assert {s.why for step in the_plan.quizzes for s in step.questions if s.action is Action.UPDATE} == {
+        "an image it shows is uploaded again"
+    }
+    assert_questions_point_at_the_course_files(app, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_dry_run_plans_the_uploads_and_uploads_nothing(app: Canvas, engine: Engine) -> None:
+    the_plan, _, _ = push(app, engine, dry_run=True)
+    assert the_plan.files is not None and len(the_plan.files.uploads) == 2
+    assert the_plan.writes == 2 + sum(step.writes for step in the_plan.quizzes)
+    assert app.writes() == [] and app.uploads == [] and app.course().files == {}
+
+
+def test_the_fingerprint_of_a_question_is_that_of_its_image_bytes_not_of_canvas_ids() -> None:
+    bank = image_bank()
+    files = {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE}
+    desired = with_images(next(iter(desired_quizzes(bank, ExportOptions.for_bank(bank, ("en",)), "classic"))), files)
+    q1 = desired.questions[0]
+    assert refs(q1.body) == {DISPATCH.sha256}
+    assert image_ref(DISPATCH) in q1.body["question"]["question_text"]
+
+
+# -- the token, the upload's parts, the folder listing -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_token_is_never_sent_to_the_upload_url(app: Canvas, engine: Engine) -> None:
+    push(app, engine)
+    to_store = [e for e in app.log if e.path.startswith("/files_api/upload/")]
+    assert len(to_store) == 2
+    assert not any(e.authorised for e in to_store)
+    assert all(e.authorised for e in app.log if e.path.startswith("/api/"))
+
+
+def test_a_folder_of_more_than_a_page_of_files_is_read_to_the_end() -> None:
+    canvas = Canvas(max_per_page=2)
+    images = {f"media/{n}.png": ImageFile.of(f"{n}.png", png(n), "image/png") for n in range(7)}
+    bank = make_bank(7, locales=("vi",))
+    qs = tuple(_show(q, f"media/{n}.png") for n, q in enumerate(bank.questions))
+    bank = bank.model_copy(update={"questions": qs, "translations": {"vi": {}}})
+    with CanvasServer(canvas):
+        push(canvas, "classic", images, bank=bank)
+        assert len(canvas.uploads) == 7
+        the_plan, _, _ = push(canvas, "classic", images, bank=bank)
+        assert the_plan.writes == 0
+        assert len(canvas.uploads) == 7
+
+
+def test_an_image_the_push_was_not_given_is_an_error_before_anything_is_sent(app: Canvas) -> None:
+    client = CanvasClient(app.base_url, TOKEN, retry=FAST)
+    bank = image_bank()
+    desired = [
+        with_images(d, {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE})
+        for d in desired_quizzes(bank, ExportOptions.for_bank(bank, ()), "classic")
+    ]
+    with pytest.raises(CanvasError, match="1 image"):
+        Pusher(client, "1", "classic").plan(desired, bank.locales, prune=False, publish=False, files=[DISPATCH])
+    assert app.log == []
+
+
+# -- faults mid-push ----------------------------------------------------------------------------------------------
+
+
+def first(n: int, accept: Callable[[Request], bool]) -> Callable[[Request], bool]:
+    """A fault filter that hits the first ``n`` requests ``accept`` takes, and none after."""
+    left = [n]
+
+    def only(req: Request) -> bool:
+        if left[0] > 0 and accept(req):
+            left[0] -= 1
+            return True
+        return False
+
+    return only
+
+
+def to_store(req: Request) -> bool:
+    return req.path.startswith("/files_api/upload/")
+
+
+def to_confirm(req: Request) -> bool:
+    return "/create_success" in req.path
+
+
+def assert_intended_state(app: Canvas, engine: Engine) -> None:
+    names = [f["display_name"] for f in app.course().visible_files()]
+    assert sorted(names) == sorted({f"{DISPATCH.sha256[:16]}-dispatch.png", f"{COMBINE.sha256[:16]}-combine.png"})
+    assert_questions_point_at_the_course_files(app, engine)
+    the_plan, _, _ = push(app, engine)
+    assert the_plan.writes == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    "faults",
+    [
+        pytest.param(lambda: Faults(fail_rate=1.0, only=first(1, to_store)), id="500 on the upload POST"),
+        pytest.param(lambda: Faults(drop_rate=1.0, only=first(1, to_store)), id="upload stored, answer lost"),
+        pytest.param(lambda: Faults(drop_rate=1.0, only=first(1, to_confirm)), id="confirmed, answer lost"),
+        pytest.param(lambda: Faults(fail_rate=1.0, only=first(2, to_confirm)), id="500 on the confirm"),
+        pytest.param(
+            lambda: Faults(throttle_rate=0.5, only=lambda r: "/files" in r.path, seed=4), id="throttled uploads"
+        ),
+    ],
+)
+def test_a_fault_mid_upload_is_survived_within_the_push_without_duplicate_files(
+    app: Canvas, engine: Engine, faults: Callable[[], Faults], request: pytest.FixtureRequest
+) -> None:
+    if app.upload_mode == "created" and "confirm" in request.node.callspec.id:
+        return  # inst-fs answers 201 with the file: there is no confirm step to fail
+    app.faults = faults()
+    push(app, engine)
+    app.faults = Faults()
+    hit = [e.status for e in app.log if "/files" in e.path or "create_success" in e.path]
+    assert {"dropped", 500, 403} & set(hit)
+    assert_intended_state(app, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_push_that_fails_mid_upload_is_completed_by_the_next_run(app: Canvas, engine: Engine) -> None:
+    # every upload of one image fails: the push gives up on it after its retries
+    app.faults = Faults(
+        fail_rate=1.0, only=lambda r: to_store(r) and r.body.get("filename", "").endswith("combine.png")
+    )
+    with pytest.raises(CanvasError, match="run the push again"):
+        push(app, engine)
+    assert len(course_files(app)) == 1 and app.course().quizzes == {} and app.course().new_quizzes == {}
+    app.faults = Faults()
+    the_plan, _, _ = push(app, engine)
+    assert the_plan.files is not None and len(the_plan.files.uploads) == 1
+    assert_intended_state(app, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_under_random_faults_on_every_request_the_course_ends_exactly_right(app: Canvas, engine: Engine) -> None:
+    app.faults = Faults(fail_rate=0.15, drop_rate=0.15, throttle_rate=0.1, seed=11)
+    for _ in range(3):
+        try:
+            push(app, engine)
+            break
+        except CanvasError:
+            continue
+    app.faults = Faults()
+    push(app, engine)
+    assert_intended_state(app, engine)
+    assert re.fullmatch(r"[0-9a-f]{16}-\w+\.png", next(iter(course_files(app))))
