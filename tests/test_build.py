@@ -232,3 +232,16 @@ def test_the_readme_says_which_file_to_take_for_each_language_and_how_to_import_
         assert "Question bank" in readme and "Moodle XML format" in readme
     if "qti21" in formats.names():
         assert "Import Course Content" in readme and "QTI .zip file" in readme
+
+
+def test_the_readme_says_moodle_never_updates_on_reimport_and_what_gift_cannot_carry(
+    bank_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 11, items 12-13: the docs read as if Moodle updated questions on a second import; it never does."""
+    out = tmp_path / "exporters"
+    build(bank_dir, out)
+    readme = " ".join((out / "README.md").read_text(encoding="utf-8").split())
+    assert "Importing again never updates questions" in readme
+    assert "import it into a new, empty category" in readme
+    assert "`// [id:…] [tag:…]`" in readme
+    assert "no place for the overall feedback messages" in readme

@@ -357,9 +357,12 @@ def test_escape_sequences_in_bank_text_shown_in_the_plan_are_not_sent_to_the_ter
     bank = make_bank(2)
     save_bank(bank.model_copy(update={"title": "Drill \x9b2J\x9d0;owned\x9c"}), tmp_path / "bank")
     result = push(app.base_url, tmp_path / "bank", "--dry-run", "--locale", "en")
-    assert result.exit_code == 0, result.output
-    assert "Drill \\x9b2J\\x9d0;owned\\x9c" in result.output
+    # C1 controls cannot be in a bank (issue 11, item 24): the bank is refused, naming the character, and nothing
+    # raw reaches the terminal.
+    assert result.exit_code == 1, result.output
+    assert "title: contains U+009B at character 7" in result.output
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.output)
+    assert app.log == []
 
 
 def test_a_refusal_after_canvas_has_answered_is_a_hiccup_and_is_retried() -> None:

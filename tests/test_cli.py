@@ -56,7 +56,7 @@ def test_check_strict_fails_on_missing_translations(bank_copy: Path) -> None:
 def test_check_names_text_that_renders_to_nothing_which_every_export_would_refuse(bank_copy: Path) -> None:
     yaml_path = bank_copy / "bank.yaml"
     text = yaml_path.read_text(encoding="utf-8")
-    yaml_path.write_text(text.replace("text: Only individual attention heads", "text: <script>heads()</script>"))
+    yaml_path.write_text(text.replace("text: Only individual attention heads", "text: <!-- heads() -->"))
     po = bank_copy / "locales" / "ur.po"
     po.write_text(
         po.read_text(encoding="utf-8").replace('msgstr "صرف انفرادی توجہ کے سربراہ"', 'msgstr "<!-- سربراہ -->"'),
@@ -111,6 +111,21 @@ def test_translations_update_leaves_an_unchanged_bank_byte_identical(bank_copy: 
     before = {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()}
     assert run("translations", "update", str(bank_copy))[0] == 0
     assert {p.name: p.read_bytes() for p in (bank_copy / "locales").iterdir()} == before
+
+
+def test_check_warns_that_qti_cannot_carry_a_numbered_lists_start(bank_copy: Path) -> None:
+    """Issue 11, item 21: QTI 2.1's <ol> has no start attribute, so "3. …" silently became "1. …" in QTI."""
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    old = "    stem: What does expert parallelism distribute across GPUs?"
+    yaml_path.write_text(text.replace(old, '    stem: "Steps:\\n\\n3. route\\n4. dispatch"'), encoding="utf-8")
+    code, output = run("check", str(bank_copy))
+    assert code == 0
+    line = text.splitlines().index(old) + 1
+    assert f"bank.yaml:{line}:11: warning: question 'ep-distributes': the stem has a numbered list that does not " in (
+        " ".join(output.split())
+    )
+    assert "QTI 2.1 lists have no start number" in " ".join(output.split())
 
 
 # --- export -o: where the file goes -----------------------------------------------------------------------------

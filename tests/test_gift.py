@@ -54,23 +54,59 @@ def test_line_breaks_become_backslash_n_so_a_question_stays_one_block() -> None:
 def test_a_single_answer_question_marks_the_right_choice_with_equals_and_each_choice_has_feedback() -> None:
     text = export(sample_bank())
     block = text.split("// question: ep-distributes\n")[1].split("\n\n")[0]
-    lines = block.splitlines()
+    lines = block.splitlines()[1:]  # after the idnumber and tags
+    div, span = r'<div lang\="en" dir\="ltr">', r'<span lang\="en" dir\="ltr">'
     assert lines[0].startswith(
-        r"::ep-distributes\: What does expert parallelism distribute across GPUs?::[html]<p>What does <strong>"
+        rf"::ep-distributes\: What does expert parallelism distribute across GPUs?::[html]{div}<p>What does <strong>"
     )
     assert lines[0].endswith("{")
-    assert (
-        lines[1] == "\t~[html]Full copies of the model#[html]<p>That is data parallelism, not expert parallelism.</p>"
+    assert lines[1] == (
+        f"\t~[html]{span}Full copies of the model</span>#[html]{div}<p>That is data parallelism, not expert "
+        "parallelism.</p></div>"
     )
-    assert lines[2].startswith("\t=[html]The feed-forward experts")
-    assert lines[4] == ("\t####[html]<p>Expert parallelism shards the experts of an MoE layer across GPUs.</p>")
+    assert lines[2].startswith(f"\t=[html]{span}The feed-forward experts")
+    assert (
+        lines[4] == f"\t####[html]{div}<p>Expert parallelism shards the experts of an MoE layer across GPUs.</p></div>"
+    )
     assert lines[5] == "}"
+
+
+def test_moodle_keeps_each_questions_idnumber_and_tags_from_the_comment_before_it() -> None:
+    """Issue 11, item 13: Moodle 3.6+ reads "// [id:…] [tag:…]" (qformat_default::
+    extract_idnumber_and_tags_from_comment); the ids and tags are the Moodle XML export's."""
+    bank = sample_bank(tags=("moe",))
+    q = bank.questions[0].model_copy(update={"tags": ("routing", "moe")})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    text = export(bank, "ur")
+    assert "// question: ep-distributes\n// [id:ep-distributes-ur] [tag:moe] [tag:routing]\n::" in text
+    questions = parse(text)
+    assert [(question.idnumber, question.tags) for question in questions] == [
+        ("ep-distributes-ur", ("moe", "routing")),
+        ("ep-costs-ur", ("moe",)),
+        ("ep-router-ur", ("moe",)),
+    ]
+
+
+def test_the_reader_reads_idnumber_and_tags_as_moodle_does() -> None:
+    source = "// [id:x\\]y] [tag: one ] [tag:two] [id:ignored]\n::n::q {=a ~b}\n"
+    [question] = parse(source)
+    assert question.idnumber == "x]y" and question.tags == ("one", "two")
+
+
+def test_every_text_says_its_language_vietnamese_too() -> None:
+    """Issue 10, item 3: only Urdu and fallbacks were marked."""
+    text = GIFT.dump(sample_bank(), ExportOptions(("vi",), include_drafts=True)).decode("utf-8")
+    fields = re.findall(r"\[html\](.*?)(?=#|\{|$)", text, re.MULTILINE)
+    assert fields
+    for field in fields:
+        assert re.match(r'<(div|span) lang\\="(vi|en)" dir\\="ltr">', field), field
+    assert r'<div lang\="vi" dir\="ltr">' in text
 
 
 def test_true_false_questions_keep_their_choice_text_as_multiple_choice() -> None:
     [question] = [q for q in parse(export(sample_bank())) if q.name.startswith("ep-router:")]
     assert question.single
-    assert [(a.text, a.weight) for a in question.answers] == [("True", 100.0), ("False", 0.0)]
+    assert [(_unwrapped(a.text), a.weight) for a in question.answers] == [("True", 100.0), ("False", 0.0)]
 
 
 def test_multiple_answer_weights_come_from_moodles_list_right_ones_sum_to_100_wrong_ones_to_minus_100() -> None:
@@ -158,7 +194,9 @@ ADVERSARIAL = st.text(
     | st.sampled_from(list("~=#{}:\\%[]n/ \n")),
     min_size=1,
     max_size=40,
-).filter(lambda s: s.strip() and not any("\x00" <= ch < " " and ch not in "\t\n\r" for ch in s))
+).filter(
+    lambda s: s.strip() and not any(("\x00" <= ch < " " and ch not in "\t\n\r") or "\x7f" <= ch <= "\x9f" for ch in s)
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -173,13 +211,15 @@ def test_any_text_survives_a_round_trip_through_the_reader(
     q = bank.questions[0]
     assert question.name == "q" or question.name.startswith("q: ")
     assert question.text_format == "html"
-    assert question.text == render_block(view.stem(q).text)
-    assert [a.text for a in question.answers] == [render_inline(view.choice_text(q, c).text) for c in q.choices]
-    assert [a.feedback for a in question.answers] == [
+    assert _unwrapped(question.text) == render_block(view.stem(q).text)
+    assert [_unwrapped(a.text) for a in question.answers] == [
+        render_inline(view.choice_text(q, c).text) for c in q.choices
+    ]
+    assert [_unwrapped(a.feedback) for a in question.answers] == [
         render_block(view.choice_explanation(q, c).text) for c in q.choices
     ]
     assert [a.weight for a in question.answers] == [100.0, 0.0]
-    assert question.general_feedback == render_block(general)
+    assert _unwrapped(question.general_feedback) == render_block(view.explanation(q).text)  # the bank holds it NFC
 
 
 @settings(max_examples=300, deadline=None)

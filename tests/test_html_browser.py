@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from moe_lms.formats.html import page_name, render
+from moe_lms.model import Bank
 
 from .sample_bank import sample_bank
 
@@ -74,14 +75,17 @@ def browse(chromium, site: Path):  # type: ignore[no-untyped-def]
     contexts = []
     problems: list[str] = []
 
-    def open_page(locale: str, **context_options):  # type: ignore[no-untyped-def]
+    def open_page(locale: str, bank: Bank | None = None, **context_options):  # type: ignore[no-untyped-def]
+        """The sample bank's page in ``locale``, or ``bank``'s (written beside them)."""
         context = chromium(**{"viewport": {"width": 900, "height": 1000}, **context_options})
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
         page.on("console", lambda msg: msg.type == "error" and problems.append(f"console: {msg.text}"))
         page.on("request", lambda r: r.url.startswith("file://") or problems.append(f"fetched {r.url}"))
-        page.goto((site / page_name(sample_bank(), locale)).as_uri())
+        if bank is not None:
+            (site / page_name(bank, locale)).write_bytes(render(bank, locale))
+        page.goto((site / page_name(bank or sample_bank(), locale)).as_uri())
         return page
 
     yield open_page
@@ -99,8 +103,13 @@ def test_a_learner_sees_why_a_wrong_answer_is_wrong_then_gets_it_right_and_reads
     assert result.is_visible()
     assert "Your answer is incorrect." in result.inner_text()
     assert "That is data parallelism, not expert parallelism." in result.inner_text()  # the chosen choice's why
-    assert "Each GPU hosts a subset" not in result.inner_text()  # the right answer is not given away
+    # After a wrong answer the right one is shown too, with its explanation (issue 10, item 4).
+    answer = result.locator(".answer")
+    assert answer.count() == 1
+    assert answer.inner_text().startswith("Right answer: B The feed-forward experts of an MoE layer")
+    assert "Each GPU hosts a subset of the experts." in answer.inner_text()
     assert question.locator(".choice.is-wrong").count() == 1
+    assert question.locator(".choice.is-answer").get_attribute("data-choice") == "b"
     page.screenshot(path=ARTIFACTS / "html-en-wrong-answer.png", full_page=True)
 
     question.get_by_label("The feed-forward experts of an MoE layer").check()
@@ -108,6 +117,7 @@ def test_a_learner_sees_why_a_wrong_answer_is_wrong_then_gets_it_right_and_reads
     question.get_by_role("button", name="Check").click()
     assert "Your answer is correct." in result.inner_text()
     assert "Each GPU hosts a subset of the experts." in result.inner_text()
+    assert result.locator(".answer").count() == 0 and question.locator(".choice.is-answer").count() == 0
 
     costs = page.locator("#q-ep-costs")
     costs.get_by_label("All-to-all communication").check()
@@ -219,3 +229,57 @@ def test_with_javascript_off_the_answers_are_behind_details_and_readable(browse)
     assert key.locator(".choice-explanation").first.is_visible()
     assert "That is data parallelism" in key.inner_text()
     page.screenshot(path=ARTIFACTS / "html-en-no-javascript.png", full_page=True)
+
+
+def test_raw_html_in_a_bank_cannot_break_the_page_or_its_check_button(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11, item 20: a raw <style>, a raw HTML block and choices holding <li> or <p> left the page
+    malformed, and Check failed with a script error and the wrong verdict."""
+    bank = sample_bank()
+    q = bank.questions[0]
+    a, b, c = q.choices
+    q = q.model_copy(
+        update={
+            "stem": "<style>p { color: red }</style> What does expert parallelism distribute?\n\n"
+            "<div>\n<p>A raw block</p>\n</div>",
+            "choices": (
+                a.model_copy(update={"text": "<li>Full copies of the model</li>"}),
+                b.model_copy(update={"text": "<p>The experts of an MoE layer</p>"}),
+                c,
+            ),
+        }
+    )
+    bank = bank.model_copy(update={"id": "raw-html", "questions": (q, *bank.questions[1:])})
+    page = browse("en", bank)
+    question = page.locator("#q-ep-distributes")
+    # The answer key holds one entry per choice, each with its text (a stray <li> would have closed them).
+    assert question.locator(".key-list > li").count() == 3
+    assert question.locator(".key-list > li > .key-choice .choice-text").count() == 3
+    assert "<style>p { color: red }</style> What does" in question.locator(".stem").inner_text()
+    question.get_by_label("The experts of an MoE layer").check()
+    question.get_by_role("button", name="Check").click()
+    assert "Your answer is correct." in question.locator(".result").inner_text()
+    question.get_by_label("Full copies of the model").check()
+    question.get_by_role("button", name="Check").click()
+    assert "Your answer is incorrect." in question.locator(".result").inner_text()
+
+
+def test_english_fallbacks_carry_a_visible_badge_on_a_phone_where_tooltips_never_show(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 10, item 4: the fallback was marked only by a title tooltip, which touch screens do not show."""
+    page = browse("ur", viewport={"width": 360, "height": 780}, device_scale_factor=2, is_mobile=True, has_touch=True)
+    fallback = page.locator("#q-ep-costs-stem")
+    badge = fallback.locator(".lang-badge")
+    assert badge.is_visible() and badge.inner_text() == "EN"
+    assert badge.bounding_box()["width"] > 0
+    assert page.locator("#q-ep-distributes-stem .lang-badge").count() == 0  # Urdu text has none
+    page.screenshot(path=ARTIFACTS / "html-ur-phone-fallback-badge.png", full_page=True)
+
+
+def test_the_your_choice_line_isolates_the_choice_so_mixed_urdu_and_english_reads_in_order(browse) -> None:  # type: ignore[no-untyped-def]
+    page = browse("ur")
+    question = page.locator("#q-ep-costs")
+    question.locator("#q-ep-costs-c + label").click()  # an English fallback choice on the Urdu page
+    question.locator(".check").click()
+    line = question.locator(".result .chosen p").first
+    assert line.locator("> bdi").count() == 1
+    assert line.locator("> bdi .choice-text").get_attribute("lang") == "en"
+    assert line.evaluate("p => getComputedStyle(p.querySelector('bdi')).unicodeBidi") == "isolate"

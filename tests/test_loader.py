@@ -170,6 +170,28 @@ def test_not_utf8_after_a_byte_order_mark_names_the_line(tmp_path: Path) -> None
     assert problems(tmp_path) == [f"{tmp_path / 'bank.yaml'}:2: error: not UTF-8: byte 0xff cannot be decoded"]
 
 
+def test_a_c1_control_character_in_a_translation_is_an_error_naming_the_po_line(tmp_path: Path) -> None:
+    """Issue 11, item 24: PO text goes through the same check as bank.yaml text."""
+    from .sample_bank import sample_bank
+
+    save_bank(sample_bank(), tmp_path)
+    po = tmp_path / "locales" / "ur.po"
+    lines = po.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, row in enumerate(lines, 1) if row.startswith('msgstr "') and row != 'msgstr ""')
+    lines[line - 1] = lines[line - 1].replace('msgstr "', 'msgstr "\u0085', 1)
+    po.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ProblemsFound) as caught:
+        load_bank(tmp_path)
+    assert any(
+        p.file.endswith("ur.po")
+        and p.line is not None
+        and line - 3 <= p.line <= line
+        and "U+0085" in p.message
+        and "HTML pages cannot show" in p.message
+        for p in caught.value.problems
+    ), caught.value.problems
+
+
 # --- messages in plain words --------------------------------------------------------------------------------------
 
 

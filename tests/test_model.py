@@ -102,6 +102,14 @@ def test_text_xml_cannot_carry_is_rejected() -> None:
     assert "contains U+0007 at character 6, which XML 1.0 cannot carry" in text
 
 
+def test_c1_control_characters_are_rejected_with_what_they_usually_are() -> None:
+    """Issue 11, item 24: U+0080-U+009F reached the HTML page raw; HTML forbids them, and "&#x92;" would read as ’."""
+    for bad in ("\x7f", "\x85", "\x92", "\x9f"):
+        text = errors_of(Question, question(stem=f"it{bad}s"))
+        assert f"contains U+{ord(bad):04X} at character 3, a control character that HTML pages cannot show" in text
+    assert Question.model_validate(question(stem="it\u2019s \u00a0 fine")).stem == "it\u2019s \u00a0 fine"
+
+
 def test_text_is_nfc_normalised() -> None:
     decomposed = "Tie\u0302\u0301ng"  # e + circumflex + acute, decomposed
     q = Question.model_validate(question(stem=decomposed))

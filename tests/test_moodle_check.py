@@ -101,6 +101,17 @@ def test_a_span_inside_a_multilang_span_is_a_warning() -> None:
     assert "first </span>" in problem.message
 
 
+def test_a_block_inside_a_multilang_span_is_a_warning() -> None:
+    """What moe-lms wrote before issue 11 item 11: Moodle's content cleaning moves the <p> out of the span."""
+    text = '<span lang="en" class="multilang"><p>A</p></span><span lang="ur" class="multilang"><p>B</p></span>'
+    data = quiz(
+        category("$course$/A").replace("</category>", f"</category><info><text><![CDATA[{text}]]></text></info>")
+    )
+    (problem,) = check_moodle_xml(data)
+    assert problem.severity is Severity.WARNING
+    assert "contains a <p> block" in problem.message
+
+
 @pytest.mark.parametrize(
     ("data", "line"),
     [(b"<quiz>\n<question>\n</quiz>", 3), (b"<quiz>\n<x>&nbsp;</x></quiz>", 2), (b"\n\n<other/>", 3)],

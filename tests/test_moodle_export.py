@@ -28,6 +28,22 @@ FIELDS_IN_MOODLE_ORDER = [
 ]  # fmt: skip
 
 
+def marked(lang: str, html: str) -> str:
+    """Text as a per-locale export writes it: in a block saying its language (and direction)."""
+    return f'<div dir="ltr" lang="{lang}">{html}</div>'
+
+
+def test_every_text_of_a_per_locale_export_says_its_language_vietnamese_and_english_too() -> None:
+    """Issue 10, item 3: only Urdu and English fallbacks were marked; Vietnamese text carried no lang."""
+    for locale in ("en", "vi"):
+        root = parse(export(trilingual_bank(), locale))
+        texts = [t.text for q in root.findall("question") for t in q.iter("text")]
+        texts = [t for t in texts if t and t.startswith("<")] + [a.findtext("text") or "" for a in root.iter("answer")]
+        assert texts
+        for text in texts:
+            assert re.match(r'<div dir="ltr" lang="(en|vi)">', text), text
+
+
 def test_without_locales_every_locale_gets_its_own_category_source_first() -> None:
     root = parse(export(trilingual_bank()))
     categories = questions(root, "category")
@@ -45,7 +61,8 @@ def test_the_category_info_holds_the_localized_title_and_intro() -> None:
     (category,) = questions(root, "category")
     assert category.find("info").get("format") == "html"
     assert text_of(category, "info") == (
-        "<h3>Tiếng Việt: Expert parallelism</h3><p>Tiếng Việt: Answers appear when you take the quiz.</p>"
+        marked("vi", "<h3>Tiếng Việt: Expert parallelism</h3>")
+        + marked("vi", "<p>Tiếng Việt: Answers appear when you take the quiz.</p>")
     )
 
 
@@ -56,8 +73,8 @@ def test_each_question_is_a_multichoice_with_every_field_moodle_reads_in_its_ord
     assert tags == [*FIELDS_IN_MOODLE_ORDER, "answer", "answer", "answer", "answer", "tags"]
     assert text_of(first, "name") == "ep-distributes: What does expert parallelism distribute across GPUs?"
     assert first.find("questiontext").get("format") == "html"
-    assert text_of(first, "questiontext") == "<p>What does expert parallelism distribute across GPUs?</p>"
-    assert text_of(first, "generalfeedback") == "<p>Experts are sharded across devices.</p>"
+    assert text_of(first, "questiontext") == marked("en", "<p>What does expert parallelism distribute across GPUs?</p>")
+    assert text_of(first, "generalfeedback") == marked("en", "<p>Experts are sharded across devices.</p>")
     assert first.findtext("defaultgrade") == "1.0000000"
     assert first.findtext("penalty") == "0.3333333"
     assert first.findtext("hidden") == "0"
@@ -65,8 +82,8 @@ def test_each_question_is_a_multichoice_with_every_field_moodle_reads_in_its_ord
     assert first.findtext("single") == "true"
     assert first.findtext("shuffleanswers") == "true"
     assert first.findtext("answernumbering") == "abc"
-    assert text_of(first, "correctfeedback") == "<p>Your answer is correct.</p>"
-    assert text_of(first, "incorrectfeedback") == "<p>Your answer is incorrect.</p>"
+    assert text_of(first, "correctfeedback") == marked("en", "<p>Your answer is correct.</p>")
+    assert text_of(first, "incorrectfeedback") == marked("en", "<p>Your answer is incorrect.</p>")
     assert [t.text for t in first.findall("tags/tag/text")] == ["moe", "parallelism"]
 
 
@@ -75,12 +92,12 @@ def test_the_key_is_the_answer_at_100_and_every_answer_carries_its_choice_explan
     answers = questions(root)[0].findall("answer")
     assert [a.get("fraction") for a in answers] == ["0", "0", "100", "0"]
     assert [a.get("format") for a in answers] == ["html"] * 4
-    assert [a.findtext("text") for a in answers][2] == "The experts of an MoE layer"
+    assert [a.findtext("text") for a in answers][2] == marked("en", "The experts of an MoE layer")
     assert [a.findtext("feedback/text") for a in answers] == [
-        "<p>That is data parallelism.</p>",
-        "<p>That is tensor parallelism.</p>",
-        "<p>Yes.</p>",
-        "<p>Unrelated to MoE.</p>",
+        marked("en", "<p>That is data parallelism.</p>"),
+        marked("en", "<p>That is tensor parallelism.</p>"),
+        marked("en", "<p>Yes.</p>"),
+        marked("en", "<p>Unrelated to MoE.</p>"),
     ]
 
 
@@ -100,8 +117,8 @@ def test_true_false_questions_are_unnumbered_single_answer_multichoice_keeping_t
     assert true_false.findtext("answernumbering") == "none"
     assert true_false.findtext("penalty") == "1.0000000"
     assert [(a.findtext("text"), a.get("fraction")) for a in true_false.findall("answer")] == [
-        ("True", "0"),
-        ("False", "100"),
+        (marked("en", "True"), "0"),
+        (marked("en", "False"), "100"),
     ]
 
 
@@ -169,7 +186,7 @@ def test_drafts_are_used_only_when_asked() -> None:
         return text_of(questions(parse(export(trilingual_bank(), "vi", **options)))[1], "generalfeedback")
 
     assert costs_explanation() == '<div dir="ltr" lang="en"><p>Tokens travel twice per layer.</p></div>'
-    assert costs_explanation(include_drafts=True) == "<p>Tiếng Việt: Tokens travel twice per layer.</p>"
+    assert costs_explanation(include_drafts=True) == marked("vi", "<p>Tiếng Việt: Tokens travel twice per layer.</p>")
 
 
 def test_markdown_is_rendered_to_sanitised_html() -> None:
@@ -177,7 +194,7 @@ def test_markdown_is_rendered_to_sanitised_html() -> None:
     q = bank.questions[0].model_copy(update={"stem": "Run `x` <script>alert(1)</script> *now*"})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     stem = text_of(questions(parse(export(bank, "en")))[0], "questiontext")
-    assert stem == "<p>Run <code>x</code>  <em>now</em></p>"
+    assert stem == marked("en", "<p>Run <code>x</code> &lt;script&gt;alert(1)&lt;/script&gt; <em>now</em></p>")
 
 
 def test_the_same_bank_gives_byte_identical_output() -> None:
@@ -191,10 +208,22 @@ def test_markup_characters_and_cdata_terminators_give_a_well_formed_file() -> No
     q = bank.questions[0].model_copy(update={"stem": nasty, "explanation": nasty})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     root = parse(export(bank, "en"))
-    assert (
-        text_of(questions(root)[0], "questiontext") == "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
+    assert text_of(questions(root)[0], "questiontext") == marked(
+        "en", "<p>a ]]&gt; b &amp; c &lt; d &gt; e ]]]]&gt; &lt;![CDATA[ f</p>"
     )
-    assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty}/English"
+    # A category name is plain text that Moodle shows as HTML: "<!" (which would open a comment there) reads "‹!".
+    assert text_of(questions(root, "category")[0], "category") == f"$course$/{nasty.replace('<!', '‹!')}/English"
+
+
+def test_text_the_bank_escaped_never_becomes_a_tag_in_a_question_name_or_category() -> None:
+    """Names are plain text that Moodle shows as HTML: "&lt;script&gt;" in the bank must not come out as <script>."""
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt; routing"
+    bank = trilingual_bank(title=escaped)
+    q = bank.questions[0].model_copy(update={"stem": escaped})
+    root = parse(export(bank.model_copy(update={"questions": (q, *bank.questions[1:])}), "en"))
+    name = questions(root)[0].findtext("name/text")
+    assert name == "ep-distributes: ‹script>alert(1)‹/script> routing"
+    assert "<" not in text_of(questions(root, "category")[0], "category")
 
 
 def test_a_slash_in_the_bank_title_is_doubled_in_the_category_path_as_moodle_expects() -> None:
@@ -245,7 +274,7 @@ def test_more_than_twenty_correct_choices_cannot_be_graded_by_moodle_and_are_ref
 
 def test_a_text_that_renders_to_nothing_is_an_error_not_an_empty_question() -> None:
     bank = trilingual_bank()
-    q = bank.questions[0].model_copy(update={"stem": "<script>x</script>"})
+    q = bank.questions[0].model_copy(update={"stem": "<!-- x -->"})
     bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
     with pytest.raises(ProblemsFound, match="renders to no text"):
         export(bank, "en")
@@ -272,45 +301,82 @@ def test_multilang_spans_are_adjacent_and_carry_only_lang_and_class() -> None:
     root = parse(export(trilingual_bank(), multilang=True))
     stem = text_of(questions(root)[0], "questiontext")
     assert stem == (
-        '<span lang="en" class="multilang"><p>What does expert parallelism distribute across GPUs?</p></span>'
-        f'<span lang="ur" class="multilang"><div dir="rtl" lang="ur"><p>{UR} What does expert parallelism '
-        "distribute across GPUs?</p></div></span>"
-        '<span lang="vi" class="multilang"><p>Tiếng Việt: What does expert parallelism distribute across GPUs?</p>'
-        "</span>"
+        '<p><span lang="en" class="multilang"><bdi dir="ltr" lang="en">What does expert parallelism distribute '
+        "across GPUs?</bdi></span>"
+        f'<span lang="ur" class="multilang"><bdi dir="rtl" lang="ur">{UR} What does expert parallelism '
+        "distribute across GPUs?</bdi></span>"
+        '<span lang="vi" class="multilang"><bdi dir="ltr" lang="vi">Tiếng Việt: What does expert parallelism '
+        "distribute across GPUs?</bdi></span></p>"
     )
-    assert MULTILANG_RUN.fullmatch(stem), "the whole text is one run the filter acts on"
+    assert MULTILANG_RUN.fullmatch(stem[3:-4]), "the paragraph holds one run the filter acts on"
     for span in re.findall(r"<span[^>]*>", stem):
         assert re.fullmatch(r'<span lang="(en|ur|vi)" class="multilang">', span)
 
 
-def test_every_text_of_a_multilang_export_is_one_run_of_spans_for_the_filter() -> None:
+BLOCK_OF_A_RUN = re.compile(r"<(p|h[1-6])>(.*?)</\1>", re.S)
+
+
+def test_every_text_of_a_multilang_export_is_one_run_of_spans_or_blocks_each_holding_one() -> None:
+    """Issue 11, item 11: with Moodle's "Content cleaning everywhere" on, HTMLPurifier moves a block element out of
+    a span before the multilang filter runs, and learners saw every language. Spans hold inline text only."""
     root = parse(export(trilingual_bank(), multilang=True))
-    texts = [t.text for q in questions(root) for t in q.iter("text") if t.getparent().tag != "name"]
-    texts = [t for t in texts if t and not t.startswith(("moe", "parallelism"))]  # tags are plain
-    assert texts and all(MULTILANG_RUN.fullmatch(t) for t in texts)
+    texts = [t.text for q in root.findall("question") for t in q.iter("text") if t.getparent().tag != "name"]
+    texts = [t for t in texts if t and not t.startswith(("moe", "parallelism", "$course$"))]  # tags are plain
+    assert texts
+    for text in texts:
+        if text.startswith("<span"):  # an inline text (a choice)
+            runs = [text]
+        else:
+            blocks = BLOCK_OF_A_RUN.findall(text)
+            assert "".join(f"<{tag}>{inner}</{tag}>" for tag, inner in blocks) == text
+            runs = [inner for _, inner in blocks]
+        for run in runs:
+            assert MULTILANG_RUN.fullmatch(run), run
+            assert not re.search(r"<(p|div|h[1-6]|ul|ol|li|table|pre|blockquote)\b", run), run
+
+
+def test_a_text_of_several_paragraphs_gives_each_language_its_own_blocks() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"explanation": "First paragraph.\n\nSecond paragraph."})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    shown = split_languages(text_of(questions(parse(export(bank, multilang=True)))[0], "generalfeedback"))
+    assert shown is not None
+    both = (
+        '<p><bdi dir="ltr" lang="en">First paragraph.</bdi></p><p><bdi dir="ltr" lang="en">Second paragraph.</bdi></p>'
+    )
+    assert shown["en"].replace("<p></p>", "") == both
+    assert shown["ur"].replace("<p></p>", "") == both  # a fallback, marked as English
+
+
+def test_a_list_cannot_go_into_a_multilang_span_and_says_what_to_do() -> None:
+    bank = trilingual_bank()
+    q = bank.questions[0].model_copy(update={"explanation": "- one\n- two"})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    with pytest.raises(ProblemsFound, match="export one file per locale instead"):
+        export(bank, multilang=True)
 
 
 def test_moodles_filter_shows_each_language_its_own_text_and_fallbacks_marked() -> None:
     root = parse(export(trilingual_bank(), multilang=True))
     shown = split_languages(text_of(questions(root)[0], "generalfeedback"))
     assert shown == {
-        "en": "<p>Experts are sharded across devices.</p>",
-        "ur": '<div dir="ltr" lang="en"><p>Experts are sharded across devices.</p></div>',
-        "vi": "<p>Tiếng Việt: Experts are sharded across devices.</p>",
+        "en": '<p><bdi dir="ltr" lang="en">Experts are sharded across devices.</bdi></p>',
+        "ur": '<p><bdi dir="ltr" lang="en">Experts are sharded across devices.</bdi></p>',
+        "vi": '<p><bdi dir="ltr" lang="vi">Tiếng Việt: Experts are sharded across devices.</bdi></p>',
     }
 
 
 def test_multilang_puts_the_direction_on_an_element_inside_the_span() -> None:
     root = parse(export(trilingual_bank(), multilang=True))
     answer = questions(root)[0].find("answer").findtext("text")
-    assert f'<span lang="ur" class="multilang"><div dir="rtl" lang="ur">{UR} Full model copies</div></span>' in answer
+    assert f'<span lang="ur" class="multilang"><bdi dir="rtl" lang="ur">{UR} Full model copies</bdi></span>' in answer
 
 
 def test_regional_locales_use_moodle_language_pack_codes_in_spans() -> None:
     bank = trilingual_bank(target_locales=["pt_BR"])
     bank = bank.model_copy(update={"translations": {}})
     stem = text_of(questions(parse(export(bank, multilang=True)))[0], "questiontext")
-    assert '<span lang="pt_br" class="multilang"><div dir="ltr" lang="en">' in stem
+    assert '<span lang="pt_br" class="multilang"><bdi dir="ltr" lang="en">' in stem
 
 
 def test_a_span_in_the_text_cannot_go_into_a_multilang_export() -> None:

@@ -322,3 +322,31 @@ def test_canvas_attaches_each_choice_explanation_to_its_answer_and_the_general_o
             for c in question.choices
         }
         assert neutral == "".join(etree.fromstring(render_block(question.explanation)).itertext())
+
+
+LOM_NS = "http://ltsc.ieee.org/xsd/LOM"
+
+
+def test_the_manifest_declares_the_package_languages_and_tags_in_the_source_language(
+    validators: schemas.Schemas,
+) -> None:
+    """Issue 10, item 3: the Urdu package declared only English, and labelled the (English) tags ur."""
+    bank = rich_bank()
+    assert bank.tags and any(q.tags for q in bank.questions)
+    for locales, languages in ((("ur",), ["en", "ur"]), ((), ["en", *(loc for loc in bank.target_locales)])):
+        package = export(bank, locales)
+        manifest = etree.fromstring(members(package)["imsmanifest.xml"])
+        general = manifest.find(f"{{{CP}}}metadata/{{{LOM_NS}}}lom/{{{LOM_NS}}}general")
+        assert [e.text for e in general.iterfind(f"{{{LOM_NS}}}language")] == languages
+        keywords = manifest.iterfind(f".//{{{LOM_NS}}}keyword/{{{LOM_NS}}}string")
+        assert {k.get("language") for k in keywords} == {"en"}
+        assert xsd_errors(package, validators) == {}
+
+
+def test_an_items_title_never_carries_a_tag_from_text_the_bank_escaped() -> None:
+    """Issue 11, item 20: titles are plain text; "&lt;script&gt;" in the bank must not come out as <script>."""
+    bank = rich_bank()
+    q = bank.questions[0].model_copy(update={"stem": "&lt;script&gt;alert(1)&lt;/script&gt; routing"})
+    bank = bank.model_copy(update={"questions": (q, *bank.questions[1:])})
+    item = item_root(export(bank, ("en",)), q.id, "en")
+    assert item.get("title") == "‹script>alert(1)‹/script> routing"

@@ -540,7 +540,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
-    """Text that renders to nothing once sanitised (only a script, a style or a comment), in the source or in a
+    """Text that renders to nothing once sanitised (only a comment), in the source or in a
     translation: every export refuses it, so ``moe-lms check`` names it first. Slower than loading (every text is
     rendered), so only ``check`` runs it."""
     from .text import render_block, render_inline
@@ -558,6 +558,15 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
             line, column = lines.locate(_yaml_path(bank, numbers, path))
             message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
             problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
+        elif not (path == "title" or path.endswith("/text")) and _LIST_START.search(render_block(source)):
+            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            message = (
+                f"{_describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
+                "number, so QTI packages (and Canvas imports of them) number it from 1"
+            )
+            problems.append(
+                Problem(_display(yaml_file), line, message, _path_where(path), column, severity=Severity.WARNING)
+            )
     for locale, catalog in bank.translations.items():
         bad = [path for path, t in catalog.items() if renders_to_nothing(path, t.text)]
         po_file = directory / LOCALES_DIR / f"{locale}.po"
@@ -565,6 +574,9 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
             message = f"the {locale} translation of {_describe(path)} renders to no text at all"
             problems.append(Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path)))
     return problems
+
+
+_LIST_START = re.compile(r'<ol start="(?!1")')
 
 
 # What importers write where the file had no explanation (formats.moodle.NO_EXPLANATION), and the usual

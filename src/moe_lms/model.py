@@ -30,17 +30,23 @@ from pydantic_core import PydanticCustomError
 ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 ID_MAX_LENGTH = 48
 
-# XML 1.0 Char production minus the C0 controls that HTML also forbids; everything we export is XML or HTML.
-XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# What no export may carry: outside XML 1.0's Char production (C0 controls but tab and line breaks, U+FFFE, U+FFFF,
+# lone surrogates), and DEL and the C1 controls (U+007F-U+009F), which XML 1.0 allows but HTML forbids ("control
+# characters" are parse errors there, and a numeric reference to one reads as a Windows-1252 character instead).
+XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
 
 
 def clean_text(value: str) -> str:
-    """NFC-normalise, and reject text that XML 1.0 cannot carry or that is empty."""
+    """NFC-normalise, and reject text that XML 1.0 or HTML cannot carry (see XML_ILLEGAL) or that is empty."""
     bad = XML_ILLEGAL.search(value)
     if bad:
-        raise ValueError(
-            f"contains U+{ord(bad.group()):04X} at character {bad.start() + 1}, which XML 1.0 cannot carry"
-        )
+        code = ord(bad.group())
+        if 0x7F <= code <= 0x9F:
+            raise ValueError(
+                f"contains U+{code:04X} at character {bad.start() + 1}, a control character that HTML pages cannot "
+                "show (often a Windows-1252 character read as Latin-1: U+0092 was meant as ’); remove or replace it"
+            )
+        raise ValueError(f"contains U+{code:04X} at character {bad.start() + 1}, which XML 1.0 cannot carry")
     if not value or value.isspace():
         raise ValueError("text is empty")
     return unicodedata.normalize("NFC", value)

@@ -285,8 +285,14 @@ def _instructions(shelf: Plan) -> list[str]:
             "Moodle lists the questions it read. Click **Continue**.",
             "6. To use them in a quiz: open the quiz, **Questions → Add → from question bank**, and pick the category.",
             "",
-            "GIFT keeps the texts, per-choice feedback, the explanation and the grades, but not the question ids, so "
-            "a re-import makes new questions" + ("; prefer Moodle XML." if "moodle" in present else "."),
+            "Importing again never updates questions: Moodle adds every question of the file as a new one beside the "
+            "old ones, and drops the idnumber of each whose idnumber the category already has. To bring in a changed "
+            "bank, import it into a new, empty category (or first delete the old questions, once no quiz uses them).",
+            "",
+            "GIFT keeps the texts, per-choice feedback, the explanation, the grades, and each question's idnumber and "
+            "tags (Moodle 3.6 and later read them from the `// [id:…] [tag:…]` line). It has no place for the overall "
+            "feedback messages (correct, partially correct, incorrect), which Moodle leaves blank"
+            + ("; Moodle XML keeps them." if "moodle" in present else "."),
             "",
         ]
         if shelf.file("moodle", None):

@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
+import lxml.html
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.common.html_re import HTML_TAG_RE, attribute
+from markdown_it.renderer import RendererHTML
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
 
 ALLOWED_TAGS = frozenset(
     {
@@ -29,8 +35,15 @@ ALLOWED_ATTRIBUTES = {
     "th": {"colspan", "rowspan"},
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# What may sit inside a line of text (a choice, a title, a <label> or <span> of the take-the-quiz page): HTML's
+# phrasing content among ALLOWED_TAGS. Inline text drops any other tag (keeping its text), so a choice holding
+# <p> or <li> cannot close the paragraph or list item around it.
+INLINE_TAGS = frozenset(
+    {"br", "strong", "em", "b", "i", "u", "s", "sub", "sup", "code", "kbd", "a", "span", "img", "bdi", "bdo"}
+)
 
 _md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
+_MAX_NESTING = int(_md.options.maxNesting)
 
 # Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
 # (the hot path of large banks). A property test checks both paths agree.
@@ -65,9 +78,77 @@ _cleaner = nh3.Cleaner(
 )
 
 
+_inline_cleaner = nh3.Cleaner(
+    tags=set(INLINE_TAGS),
+    attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items() if k == "*" or k in INLINE_TAGS},
+    url_schemes=set(URL_SCHEMES),
+    link_rel="noopener noreferrer",
+)
+
+
 def sanitize(fragment: str) -> str:
     """Allow-list HTML sanitising (nh3, i.e. ammonia)."""
     return _cleaner.clean(fragment)
+
+
+# -- raw HTML in Markdown: markup the sanitiser keeps, or text the author wrote --------------------------------
+#
+# The sanitiser removes a tag it does not allow, and for some (<script>, <style>, <template>, …) everything up to
+# their end tag: prose that mentions "<script>" lost the words after it, and "a<b and c>d" lost "b and c". So a raw
+# tag stays markup only when the sanitiser keeps it (an allowed tag whose every attribute is allowed or a name=value
+# pair the sanitiser can drop without losing words); any other tag is shown as the text it is. Comments stay
+# comments (hidden on purpose; `check` names a text that is nothing else).
+_TAG_PARTS = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:" + attribute + r")*)\s*/?>")
+# One attribute of a tag (CommonMark's, as markdown-it-py reads it): its name, and "=" when it has a value.
+_ATTRIBUTE = re.compile(r"""\s+([a-zA-Z_:][a-zA-Z0-9:._-]*)(?:\s*(=)\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?""")
+
+
+def _is_markup(tag: str) -> bool:
+    if tag.startswith("<!--"):
+        return True
+    parts = _TAG_PARTS.fullmatch(tag)
+    if parts is None:  # a processing instruction, a declaration, CDATA: none is HTML a learner sees
+        return False
+    name = parts.group(2).lower()
+    if name not in ALLOWED_TAGS:
+        return False
+    allowed = ALLOWED_ATTRIBUTES["*"] | ALLOWED_ATTRIBUTES.get(name, set())
+    return all(
+        value or attribute_name.lower() in allowed for attribute_name, value in _ATTRIBUTE.findall(parts.group(3))
+    )
+
+
+def _raw_html(content: str) -> tuple[str, bool]:
+    """Raw HTML from Markdown, with every tag that is not markup the sanitiser keeps escaped as text; and whether
+    any markup is left."""
+    kept = False
+
+    def tag(match: re.Match[str]) -> str:
+        nonlocal kept
+        if _is_markup(match.group()):
+            kept = True
+            return match.group()
+        return html.escape(match.group(), quote=False)
+
+    return HTML_TAG_RE.sub(tag, content), kept
+
+
+def _html_inline(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    return _raw_html(tokens[idx].content)[0]
+
+
+def _html_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    content, kept = _raw_html(tokens[idx].content)
+    return content if kept else f"<p>{content.strip()}</p>\n"  # no markup left: a paragraph of text
+
+
+_md.add_render_rule("html_inline", _html_inline)
+_md.add_render_rule("html_block", _html_block)
+
+
+def _too_deep(tokens: Sequence[Token]) -> bool:
+    """Whether Markdown nesting reached markdown-it's limit, past which it silently drops the rest of the text."""
+    return any(t.nesting == 1 and t.level >= _MAX_NESTING - 1 for t in tokens)
 
 
 def render_block(markdown: str) -> str:
@@ -88,10 +169,35 @@ def render_inline(markdown: str) -> str:
 # source text of every string that fell back once per locale, a whole locale apart, so the cache is large.
 @lru_cache(maxsize=65536)
 def _render_markdown(markdown: str, inline: bool) -> str:
-    return sanitize(_md.renderInline(markdown) if inline else _md.render(markdown)).strip()
+    env: EnvType = {}
+    if inline:
+        return _inline_cleaner.clean(_md.renderer.render(_md.parseInline(markdown, env), _md.options, env)).strip()
+    tokens = _md.parse(markdown, env)
+    if _too_deep(tokens):  # nested deeper than any real text: keep every word, as text
+        return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
+    return sanitize(_md.renderer.render(tokens, _md.options, env)).strip()
+
+
+# "<" that would open a tag (or a comment, a declaration, an end tag) in a plain-text place that an LMS shows as
+# HTML or strips tags from (a Moodle question name, a Canvas title). "‹" (U+2039) reads the same to a learner.
+_TAG_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def plain_text(markdown: str) -> str:
-    """The text a learner reads, without markup: for names, titles and plain-text formats."""
-    rendered = render_inline(markdown)
-    return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+    """The text a learner reads, without markup: for names, titles and plain-text formats (see :func:`visible_text`)."""
+    return visible_text(render_inline(markdown))
+
+
+def visible_text(rendered: str) -> str:
+    """The text of rendered HTML, for a plain-text place (a name, a title, a plain-text format).
+
+    Never carries a tag: text the bank escaped (``&lt;script&gt;``) is text, so a "<" that would open a tag becomes
+    "‹" rather than turning into live markup where an LMS shows a plain-text field as HTML.
+    """
+    if "<" in rendered:
+        rendered = lxml.html.fragment_fromstring(rendered, create_parent="span").text_content()
+    elif "&" in rendered:
+        rendered = html.unescape(rendered)
+    else:
+        return rendered
+    return _TAG_OPENER.sub("\u2039", rendered)

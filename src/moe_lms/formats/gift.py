@@ -3,7 +3,9 @@
 Every text field is HTML (``[html]``) from :mod:`moe_lms.text`, escaped the way Moodle's exporter escapes it:
 ``\\`` first, then ``~ = # { } :`` each behind a backslash, and newlines as ``\\n``. Each question is one block
 of lines (blank lines separate questions in GIFT), named ``::<question id>: <stem>::`` like the Moodle XML export,
-under the same ``$CATEGORY``.
+under the same ``$CATEGORY``, after a comment carrying the same idnumber and tags (``// [id:…] [tag:…]``), which
+Moodle 3.6+ imports. Every text says its language (``<div lang dir>``). GIFT has no place for the overall feedback
+messages (correct / partially correct / incorrect): Moodle gives GIFT questions blank ones.
 Single-answer and true/false questions are multiple choice with one ``=`` answer (a GIFT ``{T}`` question
 would lose the choices' text and explanations); multiple-answer questions give each choice a ``%weight%`` from
 the list of grades Moodle accepts, summing to 100% over the correct choices and to -100% over the wrong ones.
@@ -71,14 +73,12 @@ def split_weights(count: int, question_id: str) -> list[str]:
 
 
 def _field(resolved: Resolved, view: LocalizedView, *, block: bool) -> str:
-    """``[html]`` plus the rendered text; text in another language than the file's (a fallback) or right-to-left
-    text is wrapped in an element that says its language and direction."""
+    """``[html]`` plus the rendered text, wrapped in an element that says its language and direction (the file's
+    own, or the source's for a fallback): Moodle's page is in the learner's interface language, not the text's."""
     rendered = render_block(resolved.text) if block else render_inline(resolved.text)
     info = view.source_info if resolved.lang != view.info.lang else view.info
-    if resolved.lang != view.info.lang or info.rtl:
-        tag = "div" if block else "span"
-        rendered = f'<{tag} lang="{info.lang}" dir="{info.direction}">{rendered}</{tag}>'
-    return "[html]" + escape(rendered)
+    tag = "div" if block else "span"
+    return "[html]" + escape(f'<{tag} lang="{info.lang}" dir="{info.direction}">{rendered}</{tag}>')
 
 
 def _short(text: str, limit: int) -> str:
@@ -104,9 +104,19 @@ def category(view: LocalizedView) -> str:
     return "$course$/" + "/".join(segments)
 
 
+def identity_comment(view: LocalizedView, question: Question) -> str:
+    """``// [id:<idnumber>] [tag:<tag>]…``: Moodle (3.6 and later) reads a question's idnumber and tags from the
+    comment before it (qformat_default::extract_idnumber_and_tags_from_comment in question/format.php, called by
+    qformat_gift::readquestion in question/format/gift/format.php). The idnumber and tags are the Moodle XML
+    export's: ``<question id>-<locale>``, the bank's tags then the question's. Ids and tags are [a-z0-9-]."""
+    tags = [*view.bank.tags, *(t for t in question.tags if t not in view.bank.tags)]
+    return " ".join([f"// [id:{question.id}-{view.locale}]", *(f"[tag:{tag}]" for tag in tags)])
+
+
 def question_lines(view: LocalizedView, question: Question) -> Iterator[str]:
     """The GIFT lines of one question."""
     yield f"// question: {question.id}"
+    yield identity_comment(view, question)
     yield f"::{escape(question_name(view, question))}::{_field(view.stem(question), view, block=True)}{{"
     if question.kind is Kind.MULTIPLE:
         right = iter(split_weights(len(question.correct_choices), question.id))
@@ -163,6 +173,8 @@ class GiftQuestion:
     general_feedback: str
     single: bool  # Moodle: one answer allowed when any answer is marked '='
     line: int
+    idnumber: str = ""  # from "[id:…]" in the comments before the question, as Moodle reads it
+    tags: tuple[str, ...] = ()  # from "[tag:…]" there
 
 
 class GiftSyntaxError(ValueError):
@@ -239,7 +251,21 @@ def _plain(tokens: _Tokens) -> str:
     return "".join(_ESCAPES[t[1]] if len(t) == 2 else t for t in tokens).strip(_PHP_TRIM)
 
 
+# Moodle's patterns (qformat_default::extract_idnumber_and_tags_from_comment): the first [id:…] and every
+# [tag:…], a "]" inside escaped as "\]".
+_ID_TOKEN = re.compile(r"\[id:((?:\\]|[^\]\[\x00-\x1f\x7f])+)]")
+_TAG_TOKEN = re.compile(r"\[tag:((?:\\]|[^\]\[\x00-\x1f\x7f<>`])+)]")
+
+
+def _identity(comments: str) -> tuple[str, tuple[str, ...]]:
+    found = _ID_TOKEN.search(comments)
+    idnumber = found.group(1).strip().replace("\\]", "]") if found else ""
+    tags = tuple(t.strip().replace("\\]", "]") for t in _TAG_TOKEN.findall(comments))
+    return idnumber, tuple(t for t in tags if t)
+
+
 def _question(lines: Sequence[str], first_line: int) -> GiftQuestion | None:
+    idnumber, tags = _identity("".join(line + "\n" for line in lines if line.startswith("//")))
     tokens = _strip(_tokenize("\n".join(" " if line.startswith("//") else line for line in lines)))
     if not tokens or "".join(tokens[:10]) == "$CATEGORY:":
         return None
@@ -281,7 +307,15 @@ def _question(lines: Sequence[str], first_line: int) -> GiftQuestion | None:
     if len(answers) < 2:
         raise GiftSyntaxError(first_line, "a multiple-choice question needs at least 2 answers")
     return GiftQuestion(
-        name, text, text_format, tuple(answers), _text(general, text_format)[0] if general else "", single, first_line
+        name,
+        text,
+        text_format,
+        tuple(answers),
+        _text(general, text_format)[0] if general else "",
+        single,
+        first_line,
+        idnumber,
+        tags,
     )
 
 

@@ -174,13 +174,17 @@ class _Page:
     # -- text helpers ---------------------------------------------------------------------------------------
 
     def _mark(self, element: HtmlElement, info: LocaleInfo, *, fallback: bool) -> HtmlElement:
-        """Say the language of text that is not in the page's language."""
+        """Say the language of text that is not in the page's language; a fallback also gets a visible badge
+        with its language's code ("EN"), which touch screens show too (they never show the title tooltip)."""
         if info.lang != self.info.lang:
             element.set("lang", info.lang)
             element.set("dir", info.direction)
         if fallback:
             element.set("class", " ".join(filter(None, [element.get("class"), "fallback"])))
             element.set("title", self.chrome.untranslated)
+            badge = E.span(info.lang.split("-")[0].upper(), {"class": "lang-badge", "aria-hidden": "true"})
+            badge.tail, element.text = element.text, None
+            element.insert(0, badge)
         return element
 
     def bank_text(self, resolved: Resolved, *, block: bool, cls: str, **attrs: str) -> HtmlElement:
@@ -345,6 +349,7 @@ class _Page:
         return E.div(
             *verdicts,
             self.ui("span", self.chrome.your_choice, **{"data-label": "your-choice"}),
+            self.ui("span", self.chrome.right_answer, **{"data-label": "right-answer"}),
             self.ui("span", self.chrome.choose_first, **{"data-label": "choose-first"}),
             {"id": "templates", "hidden": "hidden"},
         )

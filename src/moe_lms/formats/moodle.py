@@ -4,12 +4,15 @@ Export (:data:`FORMAT`): a ``category`` question per locale (``$course$/<bank ti
 ``<bank-id>-<locale>``, the localized title and intro in ``<info>``) followed by one ``multichoice`` per bank
 question (idnumber ``<question-id>-<locale>``). With ``multilang`` there is one category (``$course$/<bank
 title>``, idnumber ``<bank-id>-multilang``) and one question per bank question (idnumber ``<question-id>``) whose
-every text is a run of ``<span lang="xx" class="multilang">`` spans, exactly as Moodle's multilang filter needs:
-only those two attributes, two or more adjacent spans, direction on an element inside.
+every text is made of runs of ``<span lang="xx" class="multilang">`` spans, exactly as Moodle's multilang filter
+needs: only those two attributes, two or more adjacent spans. A span holds inline content only (Moodle's HTML
+cleaning moves blocks out of spans): a choice is one run, and a block text is paragraphs and headings each holding
+one run; each text's direction and language are on a ``<bdi dir lang>`` inside the span.
 
 Language codes: the span ``lang`` is the Moodle language-pack code, which is the bank's locale tag in lower case
 (``en``, ``ur``, ``vi``, ``pt_br``); the HTML ``lang`` of wrappers is BCP 47 (``pt-BR``). Text in a right-to-left
-locale is wrapped in ``<div dir="rtl" lang="ur">``; text that fell back to the source locale is wrapped with the
+locale is wrapped in ``<div dir="rtl" lang="ur">`` (every locale's text says its language: ``<div dir="ltr"
+lang="vi">``); text that fell back to the source locale is wrapped with the
 source's ``dir`` and ``lang``, so fallbacks stay visible (and the importer does not take them for translations).
 
 What Moodle's own importer mangles silently or fatally (measured on Moodle 4.5) is refused here with a problem
@@ -42,7 +45,7 @@ from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text
 from ..problems import Problem, ProblemsFound, Severity
-from ..text import render_block, render_inline
+from ..text import render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
@@ -74,7 +77,7 @@ MULTILANG_RUN = re.compile(
 _MULTILANG_SPLIT = re.compile(r'<(?:lang|span)[^>]+lang="([a-zA-Z0-9_-]+)"[^>]*>(.*?)</(?:lang|span)>', re.I | re.S)
 _MULTILANG_SPAN = re.compile(r"<span\b[^>]*\bclass=\"multilang\"[^>]*>", re.I)
 _STRICT_MULTILANG_SPAN = re.compile(r'<span(\s+lang="[a-zA-Z0-9_-]+"|\s+class="multilang"){2}\s*>', re.I)
-# The wrapper this module writes around right-to-left and fallback text: one div with only dir and/or lang.
+# The wrapper this module writes around every text of a per-locale export: one div with only dir and/or lang.
 _WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2})\s*>')
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
@@ -171,6 +174,61 @@ def unwrap(fragment: str) -> tuple[str | None, str] | None:
     return (lang.group(1) if lang else None), inner
 
 
+# A block of a multilang text, as the export writes them: a paragraph or heading of inline content only.
+_SIMPLE_BLOCK = re.compile(
+    r"\s*<(p|h[1-6])>((?:(?!</?(?:p|h[1-6]|div|ul|ol|li|pre|blockquote|table|hr|span)\b).)*)</\1>\s*", re.S
+)
+# Between blocks, what the sanitiser leaves of an unclosed inline tag ("<b>\n</b>"): nothing a learner sees.
+_EMPTY_INLINE = re.compile(r"(?:\s*<([a-z]+)>\s*</\1>)+\s*")
+_BDI_WRAPPER = re.compile(r'<bdi dir="(ltr|rtl)" lang="([^"<>]*)">(.*)</bdi>', re.S)
+
+
+def _simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
+    """``(tag, inline HTML)`` of each block of a rendered text made of paragraphs and headings only, else None."""
+    blocks: list[tuple[str, str]] = []
+    position = 0
+    while position < len(rendered):
+        empty = _EMPTY_INLINE.match(rendered, position)
+        if empty is not None and (empty.end() == len(rendered) or blocks):
+            position = empty.end()
+            continue
+        match = _SIMPLE_BLOCK.match(rendered, position)
+        if match is None:
+            return None
+        blocks.append((match.group(1), match.group(2)))
+        position = match.end()
+    return blocks or None
+
+
+def _bdi_wrapper(inline: str) -> tuple[str, str] | None:
+    """``(lang, inner HTML)`` when inline HTML is one <bdi> carrying only dir and lang (the multilang marker)."""
+    match = _BDI_WRAPPER.fullmatch(inline)
+    if match is None or "<bdi" in match.group(3) or "</bdi" in match.group(3):
+        return None
+    return match.group(2), match.group(3)
+
+
+def unmark_multilang(fragment: str) -> tuple[str | None, str]:
+    """One language's text as Moodle's multilang filter shows it, back as the export rendered it: without the
+    empty blocks of the other languages, and without the <bdi> markers; with the language they said (None when
+    unmarked). A fragment of another layout comes back as it is."""
+    blocks = _simple_blocks(fragment)
+    if blocks is None:
+        wrapped = _bdi_wrapper(fragment.strip())
+        return wrapped if wrapped is not None else (None, fragment)
+    langs = set()
+    parts = []
+    for tag, inline in blocks:
+        if not inline:
+            continue
+        wrapped = _bdi_wrapper(inline)
+        langs.add(wrapped[0] if wrapped else None)
+        parts.append(f"<{tag}>{wrapped[1] if wrapped else inline}</{tag}>")
+    if len(langs) != 1:
+        return None, fragment
+    return langs.pop(), "\n".join(parts)
+
+
 def split_languages(text: str) -> dict[str, str] | None:
     """The text Moodle's multilang filter shows in each language of the text, by language code; None without spans.
 
@@ -218,7 +276,18 @@ def _multilang_problems(text: str) -> list[str]:
                     "a multilang span contains another <span>; the filter ends a language at the first </span>"
                 )
                 break
+        for _, inner in _MULTILANG_SPLIT.findall(run.group(0)):
+            block = _BLOCK_TAG.search(inner)
+            if block:
+                found.append(
+                    f"a multilang span contains a <{block.group(1).lower()}> block; with Moodle's content cleaning "
+                    "on, it is moved out of the span and learners see every language (put blocks outside the spans)"
+                )
+                break
     return found
+
+
+_BLOCK_TAG = re.compile(r"<(p|div|h[1-6]|ul|ol|li|pre|blockquote|table|hr)\b", re.I)
 
 
 # --- export ---------------------------------------------------------------------------------------------------
@@ -240,7 +309,7 @@ class _Texts:
         self.views = views
         self.multilang = len(views) > 1
         self._langs = [v.info.lang for v in views]
-        self._own = [_wrapper(v.info) if v.info.rtl else None for v in views]
+        self._own = [_wrapper(v.info) for v in views]  # every text says its language (issue 10, item 3)
         self._mark = [_wrapper(v.info) for v in views]
         self._fallback = [_wrapper(v.source_info) for v in views]
         self._spans = [f'<span lang="{html.escape(moodle_lang(v.locale))}" class="multilang">' for v in views]
@@ -260,7 +329,7 @@ class _Texts:
                 if self._first_own is None and not rendered.startswith("<div"):
                     return rendered
             return self._localized(0, what, first, rendered, choice)
-        parts = []
+        rendered_texts = []
         for i, view in enumerate(self.views):
             rendered = render(resolved[i].text)
             if "<span" in rendered or "</lang" in rendered:
@@ -269,7 +338,57 @@ class _Texts:
                     "language at the first </span>, so it cannot go in a multilang export (use <em>, <strong> or "
                     "<bdi> instead)"
                 )
-            parts.append(self._spans[i] + self._localized(i, what, resolved[i], rendered, choice) + "</span>")
+            if not rendered:
+                raise _Unwritable(f"{_label(what, choice)} ({view.locale}) renders to no text at all")
+            rendered_texts.append(rendered)
+        if render is render_inline:
+            return self._run([self._marked(i, resolved[i], [r])[0] for i, r in enumerate(rendered_texts)])
+        return self._blocks(what, choice, resolved, rendered_texts)
+
+    # Multilang layout. Moodle's filter picks one span of each run of adjacent multilang spans
+    # (filter/multilang/classes/text_filter.php in moodle/moodle: '/(<span(\s+lang="[a-zA-Z0-9_-]+"|\s+class=
+    # "multilang"){2}\s*>.*?<\/span>)(\s*<span…>.*?<\/span>)+/is'), so a span's text ends at its first </span>.
+    # With "Content cleaning everywhere" on, HTMLPurifier (lib/weblib.php purify_html) runs first and moves any
+    # block element out of a span, and every learner then sees every language. So a span holds only inline
+    # content: blocks go outside, each block holding one run of spans, and an isolating <bdi dir lang> inside a
+    # span carries a text's direction and language (purify_html declares bdi an inline element of HTMLPurifier's
+    # definition, "Enable the bidirectional isolate element"; a Moodle without that keeps the text, not the bdi).
+
+    def _marked(self, i: int, resolved: Resolved, inlines: Sequence[str]) -> list[str]:
+        """The inline HTML of each block of one text of locale ``i``, each inside a <bdi> saying its direction and
+        language (the filter keeps a span's content, not the span: its lang would not reach the page)."""
+        info = self.views[i].source_info if resolved.lang != self._langs[i] else self.views[i].info
+        marker = f'<bdi dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
+        return [marker + inline + "</bdi>" for inline in inlines]
+
+    def _run(self, inlines: Sequence[str]) -> str:
+        return "".join(span + inline + "</span>" for span, inline in zip(self._spans, inlines, strict=True))
+
+    def _blocks(self, what: str, choice: str | None, resolved: Sequence[Resolved], rendered: Sequence[str]) -> str:
+        """Block texts, one per locale, as blocks of runs: aligned when every locale has the same blocks (one
+        paragraph each, the usual case), else each locale's blocks in turn with the other locales' spans empty."""
+        layouts = []
+        for i, text in enumerate(rendered):
+            blocks = _simple_blocks(text)
+            if blocks is None:
+                raise _Unwritable(
+                    f"{_label(what, choice)} ({self.views[i].locale}) holds a list, a table, a quote or a code block: "
+                    "a multilang span can hold only inline text (Moodle's content cleaning moves blocks out of the "
+                    "spans, and learners then see every language); export one file per locale instead"
+                )
+            layouts.append(blocks)
+        marked = [self._marked(i, resolved[i], [inline for _, inline in blocks]) for i, blocks in enumerate(layouts)]
+        tags = [tag for tag, _ in layouts[0]]
+        if all([tag for tag, _ in blocks] == tags for blocks in layouts):
+            return "".join(
+                f"<{tag}>" + self._run([inlines[k] for inlines in marked]) + f"</{tag}>" for k, tag in enumerate(tags)
+            )
+        parts = []
+        for i, blocks in enumerate(layouts):
+            for k, (tag, _) in enumerate(blocks):
+                inlines = [""] * len(layouts)
+                inlines[i] = marked[i][k]
+                parts.append(f"<{tag}>{self._run(inlines)}</{tag}>")
         return "".join(parts)
 
     def _localized(self, i: int, what: str, resolved: Resolved, rendered: str, choice: str | None = None) -> str:
@@ -288,6 +407,20 @@ class _Texts:
 
     def info(self) -> str:
         """Category description: the localized title as a heading, then the intro."""
+        if self.multilang:
+            titles = [view.title for view in self.views]
+            rendered = [render_inline(title.text) for title in titles]
+            for view, text in zip(self.views, rendered, strict=True):
+                if not text or "<span" in text:
+                    raise _Unwritable(f"the bank title ({view.locale}) renders to no text or holds a <span>")
+            marked = [
+                self._marked(i, title, [text])[0] for i, (title, text) in enumerate(zip(titles, rendered, strict=True))
+            ]
+            info = "<h3>" + self._run(marked) + "</h3>"
+            intros = [view.intro for view in self.views]
+            if all(intro is not None for intro in intros):
+                info += self.html("the bank intro", [i for i in intros if i is not None], render_block)
+            return info
         parts = []
         for i, view in enumerate(self.views):
             title = view.title
@@ -343,9 +476,7 @@ def _visible(rendered: str) -> str:
     """The text of rendered HTML, for plain-text fields. From the HTML, not the Markdown: an import keeps the HTML."""
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<") == 2:
         rendered = rendered[3:-4]  # the common case: one paragraph of text
-    else:
-        rendered = _TAG.sub("", rendered)
-    return html.unescape(rendered)
+    return visible_text(rendered)  # never a tag, even from text the bank escaped
 
 
 def _short(text: str, limit: int) -> str:
@@ -853,8 +984,11 @@ class _Importer:
 
     # Texts, per locale.
 
-    def pieces(self, text: _Text, locale: str | None, source: str, inline: bool, ours: bool) -> dict[str, _Piece]:
-        """Each locale's Markdown of one text. ``locale`` is the category's; None means the source or multilang."""
+    def pieces(
+        self, text: _Text, locale: str | None, source: str, inline: bool, ours: bool, multilang: bool = False
+    ) -> dict[str, _Piece]:
+        """Each locale's Markdown of one text. ``locale`` is the category's; None means the source or multilang
+        (``multilang``: a part of a multilang text, already one language's)."""
         body = text.body
         if text.format == "markdown":
             return {locale or source: _Piece(body, True)} if body else {}
@@ -869,7 +1003,9 @@ class _Importer:
         for loc, fragment in by_locale.items():
             fragment = fragment.strip()
             lang: str | None = None
-            unwrapped = unwrap(fragment)
+            if split or multilang:
+                lang, fragment = unmark_multilang(fragment)
+            unwrapped = unwrap(fragment) if lang is None else None
             if unwrapped is not None:
                 lang, fragment = unwrapped
             markdown = markdown_from_html(fragment, inline=inline, tidy=not ours)
@@ -1104,13 +1240,16 @@ class _Importer:
                 match = _TITLE.match(info.strip())
                 if match is None or loc in titles:
                     continue
-                lang = match.group(2)
-                title = markdown_from_html(match.group(3), inline=True)
+                lang, title_html = match.group(2), match.group(3)
+                marked = _bdi_wrapper(title_html) if split else None
+                if marked is not None:
+                    lang, title_html = marked
+                title = markdown_from_html(title_html, inline=True)
                 if title:
                     titles[loc] = _Piece(title, lang is None or _same_language(lang, loc))
                 rest = info.strip()[match.end() :]
                 if rest:
-                    pieces = self.pieces(_Text(rest, "html"), loc, locales[0], False, True)
+                    pieces = self.pieces(_Text(rest, "html"), loc, locales[0], False, True, multilang=bool(split))
                     if loc in pieces:
                         intros[loc] = pieces[loc]
         return titles, intros, bank_id

@@ -20,7 +20,7 @@ import itertools
 import posixpath
 import re
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -35,7 +35,7 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
-from ..text import plain_text, render_block, render_inline
+from ..text import plain_text, render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
 from ..zipsafe import SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
@@ -275,11 +275,7 @@ def _stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
     rendered = render_block(markdown)
     simple = _ONE_PARAGRAPH.match(rendered)
-    if simple:
-        return _shorten(html.unescape(simple.group(1)), limit)
-    scratch = etree.Element(_q("div"))
-    append_html(scratch, rendered)
-    return _shorten("".join(scratch.itertext()), limit)
+    return _shorten(visible_text(simple.group(1) if simple else rendered), limit)  # plain text: never a tag
 
 
 def _content(
@@ -497,8 +493,16 @@ class _ManifestWriter:
             if text is not None:
                 self.xf.write(text)
 
-    def lom(self, entry: str, titles: list[tuple[str, str]], language: str, keywords: tuple[str, ...] = ()) -> None:
-        """LOM ``general``: identifier, title (one string per language), language and keywords (tags)."""
+    def lom(
+        self,
+        entry: str,
+        titles: list[tuple[str, str]],
+        languages: Sequence[str],
+        keywords: tuple[str, ...] = (),
+        keyword_language: str = "",
+    ) -> None:
+        """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
+        words of the bank's source language whatever the locale: ``keyword_language``)."""
         with self.xf.element(f"{{{LOM}}}lom"), self.xf.element(f"{{{LOM}}}general"):
             with self.xf.element(f"{{{LOM}}}identifier"):
                 self.leaf(LOM, "catalog", LOM_CATALOG)
@@ -506,10 +510,11 @@ class _ManifestWriter:
             with self.xf.element(f"{{{LOM}}}title"):
                 for lang, text in titles:
                     self.leaf(LOM, "string", text, language=lang)
-            self.leaf(LOM, "language", language)
+            for language in languages:
+                self.leaf(LOM, "language", language)
             for keyword in keywords:
                 with self.xf.element(f"{{{LOM}}}keyword"):
-                    self.leaf(LOM, "string", keyword, language=language)
+                    self.leaf(LOM, "string", keyword, language=keyword_language)
 
     @contextmanager
     def resource(self, identifier: str, kind: str, href: str, dependencies: Iterable[str]) -> Iterator[None]:
@@ -528,7 +533,10 @@ class _ManifestWriter:
             self.leaf(CP, "schema", "QTIv2.1 Package")
             self.leaf(CP, "schemaversion", "1.0.0")
             titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
-            self.lom(bank.id, titles, locale_info(bank.source_locale).lang, bank.tags)
+            # The bank's source language first (the importer reads it as the source), then each the package holds.
+            source = locale_info(bank.source_locale).lang
+            languages = list(dict.fromkeys([source, *(v.info.lang for v in views.values())]))
+            self.lom(bank.id, titles, languages, bank.tags, source)
         self.xf.write("\n")
 
     def test(self, bank: Bank, view: LocalizedView) -> None:
@@ -536,13 +544,13 @@ class _ManifestWriter:
         path = test_path(bank, view.locale)
         with self.resource(f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items)):
             title = view.title
-            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], view.info.lang)
+            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], [view.info.lang])
 
     def item(self, q: Question, view: LocalizedView) -> None:
         path = item_path(q.id, view.locale)
         with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
             stem = view.stem(q)
-            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], view.info.lang, q.tags)
+            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], [view.info.lang], q.tags, view.source_info.lang)
             with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
                 self.leaf(QTI_MD, "timeDependent", "false")
                 self.leaf(QTI_MD, "interactionType", "choiceInteraction")

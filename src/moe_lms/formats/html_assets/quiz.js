@@ -59,10 +59,28 @@
   }
 
   function clearMarks(form) {
-    inputs(form).forEach(function (i) { i.closest(".choice").classList.remove("is-right", "is-wrong"); });
+    inputs(form).forEach(function (i) { i.closest(".choice").classList.remove("is-right", "is-wrong", "is-answer"); });
     var result = form.querySelector(".result");
     result.replaceChildren();
     result.hidden = true;
+  }
+
+  /* One choice and its explanation under a label ("Your choice", "Right answer"). The choice sits in a <bdi>,
+     so a line mixing the page's language and a fallback's (Urdu and English) reads in order. */
+  function explained(form, input, labelName, className) {
+    var entry = form.querySelector('.key-list li[data-choice="' + input.value + '"]');
+    var block = doc.createElement("div");
+    block.className = className;
+    block.dataset.choice = input.value;
+    var label = template('[data-label="' + labelName + '"]');
+    label.removeAttribute("data-label");
+    label.className = "chosen-label";
+    var choice = doc.createElement("bdi");
+    choice.append(entry.querySelector(".letter").cloneNode(true), " ", entry.querySelector(".choice-text").cloneNode(true));
+    var heading = doc.createElement("p");
+    heading.append(label, ": ", choice);
+    block.append(heading, entry.querySelector(".choice-explanation").cloneNode(true));
+    return block;
   }
 
   /* Grade the chosen answer and explain each chosen choice. A learner may change the answer and check
@@ -95,19 +113,15 @@
     verdictNode.removeAttribute("data-verdict");
     result.append(verdictNode);
     chosen.forEach(function (i) {
-      var entry = form.querySelector('.key-list li[data-choice="' + i.value + '"]');
-      var block = doc.createElement("div");
-      block.className = "chosen " + (i.dataset.correct === "true" ? "right" : "wrong");
-      block.dataset.choice = i.value;
-      var label = template('[data-label="your-choice"]');
-      label.removeAttribute("data-label");
-      label.className = "chosen-label";
-      var heading = doc.createElement("p");
-      heading.append(label, ": ", entry.querySelector(".letter").cloneNode(true), " ",
-        entry.querySelector(".choice-text").cloneNode(true));
-      block.append(heading, entry.querySelector(".choice-explanation").cloneNode(true));
-      result.append(block);
+      result.append(explained(form, i, "your-choice", "chosen " + (i.dataset.correct === "true" ? "right" : "wrong")));
     });
+    /* After a wrong or partly wrong answer, the right choices the learner missed, each with its explanation. */
+    if (verdict !== "correct") {
+      boxes.filter(function (i) { return i.dataset.correct === "true" && !i.checked; }).forEach(function (i) {
+        i.closest(".choice").classList.add("is-answer");
+        result.append(explained(form, i, "right-answer", "answer right"));
+      });
+    }
     result.append(form.querySelector(".general").cloneNode(true));
     result.hidden = false;
     form.querySelector("details.key").hidden = false;
