@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from moe_lms.formats import ExportOptions
 from moe_lms.formats.canvas import ENGINES, Engine, desired_quizzes
-from moe_lms.formats.canvas_media import image_ref, refs
+from moe_lms.formats.canvas_media import image_ref, refs, resolve
 from moe_lms.lms.canvas import Action, Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, CanvasError, RetryPolicy
-from moe_lms.lms.canvas_files import FileAction, ImageFile, file_url
+from moe_lms.lms.canvas_files import FileAction, ImageFile, file_url, from_media, plan_files
+from moe_lms.lms.canvas_shapes import CourseFile
 from moe_lms.model import Bank, Question
 from tests.canvas_helpers import make_bank
 from tests.canvas_images import png, shown_urls, with_images
@@ -316,3 +317,56 @@ def test_under_random_faults_on_every_request_the_course_ends_exactly_right(app:
     push(app, engine)
     assert_intended_state(app, engine)
     assert re.fullmatch(r"[0-9a-f]{16}-\w+\.png", next(iter(course_files(app))))
+
+
+# -- the pure parts ------------------------------------------------------------------------------------------------
+
+
+def test_an_image_file_is_named_by_its_content_and_checked_against_its_hash() -> None:
+    assert DISPATCH.stored_name == f"{DISPATCH.sha256[:16]}-dispatch.png"
+    with pytest.raises(ValueError, match="SHA-256"):
+        ImageFile("dispatch.png", png(1), "image/png", COMBINE.sha256)
+    with pytest.raises(ValueError, match="folders"):
+        ImageFile.of("media/dispatch.png", png(1), "image/png")
+
+
+def test_the_plan_uploads_what_the_folder_lacks_or_holds_with_another_size() -> None:
+    listed = {
+        DISPATCH.stored_name: CourseFile(id="7", display_name=DISPATCH.stored_name, size=len(DISPATCH.data)),
+        COMBINE.stored_name: CourseFile(id="8", display_name=COMBINE.stored_name, size=3),
+    }
+    other = ImageFile.of("other.png", png(3), "image/png")
+    the_plan = plan_files([DISPATCH, COMBINE, other, DISPATCH], listed, "moe-lms/b")
+    actions = {s.file.name: (s.action, s.remote_id) for s in the_plan.steps}
+    assert actions == {
+        "dispatch.png": (FileAction.PRESENT, "7"),
+        "combine.png": (FileAction.UPLOAD, None),
+        "other.png": (FileAction.UPLOAD, None),
+    }
+    assert the_plan.writes == 2 and the_plan.uploading == {COMBINE.sha256, other.sha256}
+
+
+def test_references_resolve_to_course_urls_and_an_unknown_one_is_an_error() -> None:
+    body = {"a": [f'<img src="{image_ref(DISPATCH)}">', 3], "b": "no image"}
+    assert refs(body) == {DISPATCH.sha256}
+    assert resolve(body, {DISPATCH.sha256: "/courses/1/files/7/preview"}) == {
+        "a": ['<img src="/courses/1/files/7/preview">', 3],
+        "b": "no image",
+    }
+    with pytest.raises(KeyError):
+        resolve(body, {})
+
+
+def test_media_items_become_one_file_each() -> None:
+    class Item(NamedTuple):
+        path: str
+        data: bytes
+        media_type: str
+        sha256: str
+
+        @property
+        def name(self) -> str:
+            return self.path.rsplit("/", 1)[-1]
+
+    items = [Item("media/dispatch.png", DISPATCH.data, "image/png", DISPATCH.sha256)] * 2
+    assert from_media(items) == [DISPATCH]

@@ -53,6 +53,15 @@ def _say(text: str, *, error: bool = False) -> None:
 def _print_canvas_plan(the_plan: canvas_sync.Plan, course: str, limit: int = 40) -> None:
     marks = {"create": "+", "update": "~", "delete": "-", "left alone": "="}
     _say(f"plan for course {course} ({the_plan.engine}):")
+    if the_plan.files is not None and the_plan.files.steps:
+        uploads = the_plan.files.uploads
+        present = len(the_plan.files.steps) - len(uploads)
+        _say(f"  images in {the_plan.files.folder}: {len(uploads)} to upload, {present} already there")
+        for f in uploads[:limit]:
+            why = f" ({f.why})" if f.why else ""
+            _say(f"    + file {f.file.stored_name} ({len(f.file.data)} bytes){why}")
+        if len(uploads) > limit:
+            out.print(f"    … and {len(uploads) - limit} more", markup=False)
     for step in the_plan.quizzes:
         d = step.desired
         quiz = f"quiz {step.remote_id}" if step.remote_id else "new quiz"
@@ -79,8 +88,9 @@ def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Out
     s = client.stats
     if outcome is not None:
         quizzes = ", ".join(f"{loc} → quiz {qid}" for loc, qid in outcome.quizzes.items())
+        images = f"images: {outcome.uploaded} uploaded; " if outcome.uploaded else ""
         _say(
-            f"questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
+            f"{images}questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
             f"{outcome.deleted} deleted; {quizzes}"
         )
     _say(

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 from urllib.parse import quote
 
 import requests
@@ -66,6 +67,24 @@ class ImageFile:
     def stored_name(self) -> str:
         """The name in the course: content-addressed, so the same name always holds the same bytes."""
         return f"{self.sha256.lower()[:NAME_HASH]}-{self.name}"
+
+
+class MediaLike(Protocol):
+    """What the bank's loader keeps of an image (``model.MediaItem``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def media_type(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+
+
+def from_media(items: Iterable[MediaLike]) -> list[ImageFile]:
+    """The bank's images as files to upload, one of each."""
+    return unique(ImageFile(m.name, m.data, m.media_type, m.sha256.lower()) for m in items)
 
 
 def folder_path(bank_id: str) -> str:
