@@ -23,6 +23,10 @@ there is adopted, never uploaded twice. The folder is read with ``GET /api/v1/co
 The question HTML points at ``/courses/:course_id/files/:id/preview``: the form Canvas's rich content editor writes
 for a course file and the one Canvas's link handling recognises and keeps scoped to the course
 (cl:lib/api/html/link.rb ``FILE_LINK_REGEX = %r{/files/(\\d+)/(?:download|preview)}``, ``scope_link_to_context``).
+Classic Quizzes: a question's text matching ``/courses/<its course>/files/<id>/(download|preview)`` has the file
+cloned into the question and the link rewritten to ``/assessment_questions/:id/files/:id/download?verifier=…``
+(cl:app/models/assessment_question.rb ``translate_links``), so students can see it without access to the course's
+files. The text Canvas stores therefore differs from the text sent; a push compares markers, never the text.
 """
 
 from __future__ import annotations
