@@ -222,8 +222,10 @@ def test_validate_and_import_a_cartridge(tmp_path: Path, schemas_dir: Path, ship
     imported = runner.invoke(main, ["import", "cc11", str(cartridge), "-o", str(tmp_path / "bank")])
     assert imported.exit_code == 0, imported.output
     assert (tmp_path / "bank" / "locales" / "ur.po").is_file()
+    before = {p: p.read_bytes() for p in (tmp_path / "bank").rglob("*") if p.is_file()}
     again = runner.invoke(main, ["import", "cc11", str(cartridge), "-o", str(tmp_path / "bank")])
-    assert again.exit_code == 2 and "pass --force" in again.output
+    assert again.exit_code == 0 and "no file changed" in again.output  # merged into the bank: nothing new
+    assert {p: p.read_bytes() for p in (tmp_path / "bank").rglob("*") if p.is_file()} == before
 
 
 def test_the_shelf_has_a_cartridge_and_a_canvas_package_per_locale_and_says_which_platform_takes_which() -> None:

@@ -60,7 +60,7 @@ def test_import_writes_a_bank_that_loads_and_exports_back_identically(in_tmp: Pa
     assert run("export", "--format", "moodle", "-o", "all.xml")[0] == 0
     code, output = run("import", "moodle", "all.xml", "-o", "copy")
     assert code == 0, output
-    assert "wrote copy: 8 questions, source en, targets ur, vi" in output
+    assert "imported 8 questions into copy: 8 questions, source en, targets ur, vi; wrote copy" in output
     copy, shipped = load_bank(in_tmp / "copy"), load_bank(SHIPPED_BANK_DIR)
     # Moodle has no bank tags: each question carries them, and the import takes the shared ones back as bank tags.
     assert [q.model_copy(update={"tags": ()}) for q in copy.questions] == [
@@ -90,12 +90,14 @@ def test_import_of_malformed_xml_exits_1_naming_file_and_line(in_tmp: Path) -> N
     assert not (in_tmp / "out").exists()
 
 
-def test_import_does_not_overwrite_a_bank_without_force(in_tmp: Path) -> None:
+def test_import_merges_into_a_bank_and_replaces_it_only_when_told(in_tmp: Path) -> None:
     (in_tmp / "phy.xml").write_bytes(FROM_MOODLE)
     assert run("import", "moodle", "phy.xml", "-o", "phy")[0] == 0
     code, output = run("import", "moodle", "phy.xml", "-o", "phy")
-    assert code == 2 and "--force" in output
-    assert run("import", "moodle", "phy.xml", "-o", "phy", "--force", "--locale", "de")[0] == 0
+    assert code == 0 and "no file changed" in output
+    code, output = run("import", "moodle", "phy.xml", "-o", "phy", "--locale", "de")
+    assert code == 1 and "source locale is de" in output and "--replace" in output
+    assert run("import", "moodle", "phy.xml", "-o", "phy", "--replace", "--locale", "de")[0] == 0
     assert load_bank(in_tmp / "phy").source_locale == "de"
 
 
@@ -115,3 +117,18 @@ def test_a_file_over_the_size_limit_is_refused_naming_the_option_that_raises_it(
     code, output = run("import", "moodle", "big.xml", "-o", "big", "--max-size", "2")
     assert code == 0, output
     assert load_bank(in_tmp / "big").questions
+
+
+@pytest.mark.parametrize("fraction", ["NaN", "sNaN", "Infinity", "-Infinity", "abc", "1e999999", "150"])
+def test_a_fraction_that_is_no_percentage_is_an_error_naming_the_question_and_line(fraction: str, in_tmp: Path) -> None:
+    data = FROM_MOODLE.replace(
+        b'<answer fraction="100" format="html">', f'<answer fraction="{fraction}" format="html">'.encode(), 1
+    )
+    assert data != FROM_MOODLE
+    (in_tmp / "odd.xml").write_bytes(data)
+    result = CliRunner().invoke(main, ["import", "moodle", "odd.xml", "-o", "out"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output  # no traceback
+    line = data[: data.index(f'fraction="{fraction}"'.encode())].count(b"\n") + 1
+    assert f"odd.xml:{line}: error: question " in result.output
+    assert f"fraction '{fraction}' is not a percentage from -100 to 100" in result.output
+    assert not (in_tmp / "out").exists()

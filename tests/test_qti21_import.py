@@ -336,15 +336,15 @@ def test_import_writes_a_bank_directory_that_loads_and_exports_identically(tmp_p
     assert export(load_bank(tmp_path / "bank")) == package.read_bytes()
 
 
-def test_import_will_not_overwrite_a_bank_without_force(tmp_path: Path) -> None:
+def test_import_will_not_overwrite_a_bank_it_cannot_merge_into_without_replace(tmp_path: Path) -> None:
     package = tmp_path / "p.zip"
     package.write_bytes(export(rich_bank(), ["en"]))
     (tmp_path / "bank").mkdir()
     (tmp_path / "bank" / "bank.yaml").write_text("id: keep-me\n")
     refused = CliRunner().invoke(main, ["import", "qti21", str(package), "-o", str(tmp_path / "bank")])
-    assert refused.exit_code == 2 and "--force" in refused.output
+    assert refused.exit_code == 1 and "--replace" in refused.output
     assert (tmp_path / "bank" / "bank.yaml").read_text() == "id: keep-me\n"
-    forced = CliRunner().invoke(main, ["import", "qti21", str(package), "-o", str(tmp_path / "bank"), "--force"])
+    forced = CliRunner().invoke(main, ["import", "qti21", str(package), "-o", str(tmp_path / "bank"), "--replace"])
     assert forced.exit_code == 0, forced.output
 
 

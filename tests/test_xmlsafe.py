@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 import pytest
 
-from moe_lms.xmlsafe import UnsafeXmlError, iterparse_untrusted, parse_untrusted
+from moe_lms.xmlsafe import Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 
 BILLION_LAUGHS = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>
@@ -68,3 +68,20 @@ def test_streaming_gives_the_root_then_each_complete_child_and_forgets_the_ones_
     assert (second.get("n"), len(first)) == ("2", 0)  # the first was emptied once the second was asked for
     assert list(elements) == []
     assert list(root) == [second]  # and dropped: the root holds no more than the last child read
+
+
+def test_a_budget_refuses_the_first_element_too_many_or_too_deep_with_its_line() -> None:
+    assert parse_untrusted(b"<a>\n<b/>\n<c>x</c>\n</a>", budget=Budget(3, 2)).tag == "a"
+    with pytest.raises(UnsafeXmlError) as many:
+        parse_untrusted(b"<a>\n<b/>\n<c/>\n<d/>\n</a>", budget=Budget(3, 2))
+    assert (many.value.line, many.value.message) == (4, "more than 3 elements; refused")
+    with pytest.raises(UnsafeXmlError) as deep:
+        parse_untrusted(b"<a>\n<b>\n<c/>\n</b>\n</a>", budget=Budget(10, 2))
+    assert (deep.value.line, deep.value.message) == (3, "elements nested more than 2 deep; refused")
+
+
+def test_a_streaming_budget_bounds_each_child_of_the_root_not_the_whole_document() -> None:
+    children = b"".join(b"<q><x/><x/></q>\n" for _ in range(100))
+    assert len(list(iterparse_untrusted(b"<r>\n" + children + b"</r>", budget=Budget(3, 2)))) == 101
+    with pytest.raises(UnsafeXmlError, match="<q> at line 2 has more than 3 elements; refused"):
+        list(iterparse_untrusted(b"<r>\n<q><x/><x/><x/></q></r>", budget=Budget(3, 2)))

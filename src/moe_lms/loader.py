@@ -82,8 +82,12 @@ class _YamlLines:
     def duplicate_key(self) -> tuple[str, int, int] | None:
         """The first mapping key used twice, with its second line and column (yaml-rs names no place)."""
         stack = [self.root()]
+        seen_nodes: set[int] = set()  # an alias is the node of its anchor: each is walked once, not once per use
         while stack:
             node = stack.pop()
+            if id(node) in seen_nodes:
+                continue
+            seen_nodes.add(id(node))
             if isinstance(node, yaml.MappingNode):
                 seen: set[str] = set()
                 for k, v in node.value:
@@ -95,6 +99,64 @@ class _YamlLines:
             elif isinstance(node, yaml.SequenceNode):
                 stack.extend(node.value)
         return None
+
+
+# Aliases (``*name``) repeat the node of their anchor (``&name``): a few bytes can stand for gigabytes once the
+# parser has expanded them (a "billion laughs"). The expanded size of a document is bounded, whatever the count.
+ALIAS_EXPANSION_FACTOR = 4
+ALIAS_EXPANSION_ALLOWANCE = 1 << 20
+_NODE_COST = 16  # what a node costs besides its text, so that millions of empty nodes count too
+# Where an anchor could start (after a space, a flow indicator or at the start of a line). Prose may match too
+# (``&amp;``): that only sends the file the thorough way, which measures the expansion.
+_MAYBE_ANCHOR = re.compile(r"(?:^|[\s\[{,])&[^\s\[\]{},]", re.MULTILINE)
+
+
+def expansion_limit(text_size: int) -> int:
+    """The most a YAML text of ``text_size`` characters may grow to once its aliases are expanded."""
+    return ALIAS_EXPANSION_FACTOR * text_size + ALIAS_EXPANSION_ALLOWANCE
+
+
+def alias_expansion_problem(text: str) -> tuple[int, str] | None:
+    """(line, message) when expanding the aliases of ``text`` would exceed :func:`expansion_limit`, else None.
+
+    Measured on PyYAML's event stream, which never expands an alias: the size of every anchored node is kept, and
+    an alias adds it again. Linear in the size of the text, whatever the aliases would expand to."""
+    if _MAYBE_ANCHOR.search(text) is None:
+        return None
+    limit = expansion_limit(len(text))
+    sizes: dict[str, int] = {}
+    open_nodes: list[tuple[str | None, int]] = []  # (anchor, size so far) of each collection being read
+    total = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                open_nodes.append((event.anchor, _NODE_COST))
+                continue
+            if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                anchor, size = open_nodes.pop()
+            elif isinstance(event, yaml.ScalarEvent):
+                anchor, size = event.anchor, len(event.value) + _NODE_COST
+            elif isinstance(event, yaml.AliasEvent):
+                anchor, size = None, sizes.get(event.anchor or "", 0)
+            else:
+                continue
+            if anchor is not None:
+                sizes[anchor] = size
+            if not isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                total += size
+                if total > limit:
+                    line = event.start_mark.line + 1 if event.start_mark else 1
+                    return line, (
+                        f"YAML aliases (*name) would expand the file to more than {limit:,} characters (at most "
+                        f"{ALIAS_EXPANSION_FACTOR}× the file's size plus {ALIAS_EXPANSION_ALLOWANCE:,}); "
+                        "repeat less through anchors"
+                    )
+            if open_nodes:
+                parent_anchor, parent_size = open_nodes[-1]
+                open_nodes[-1] = (parent_anchor, parent_size + size)
+    except yaml.YAMLError:
+        return None  # a syntax error: the YAML reader reports it with its line
+    return None
 
 
 @dataclass
@@ -259,10 +321,13 @@ def _read_question_by_question(path: Path) -> Bank | None:
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
             for part in _split_questions(stream):
+                text = part if isinstance(part, str) else "".join(part)
+                if alias_expansion_problem(text) is not None:
+                    return None  # the thorough way reports it with its line
                 if isinstance(part, str):
-                    header = yaml_rs.loads(part, parse_datetime=False)
+                    header = yaml_rs.loads(text, parse_datetime=False)
                     break
-                item = yaml_rs.loads("".join(part), parse_datetime=False)
+                item = yaml_rs.loads(text, parse_datetime=False)
                 if not isinstance(item, list) or len(item) != 1:
                     return None
                 questions.append(Question.model_validate(item[0]))
@@ -343,6 +408,9 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     del data
     lines = _YamlLines(path)
     collector = _Collector(file, lines)
+    expansion = alias_expansion_problem(text)
+    if expansion is not None:
+        return None, [Problem(file, expansion[0], expansion[1])]
     try:
         raw = yaml_rs.loads(text, parse_datetime=False)
     except yaml_rs.YAMLDecodeError as exc:
@@ -665,11 +733,18 @@ def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:
     return entries
 
 
-def save_bank(bank: Bank, directory: Path) -> list[Path]:
-    """Write bank.yaml and one PO file per target locale, each atomically. Returns the files written."""
-    written = [directory / BANK_FILE]
-    write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
-    for locale in bank.target_locales:
+def save_bank(
+    bank: Bank, directory: Path, *, bank_file: bool = True, locales: Sequence[str] | None = None
+) -> list[Path]:
+    """Write bank.yaml and one PO file per target locale, each atomically. Returns the files written.
+
+    ``bank_file=False`` leaves bank.yaml as it is, and ``locales`` names the only catalogs to write (for a merge
+    that changed only some of them)."""
+    written = []
+    if bank_file:
+        written.append(directory / BANK_FILE)
+        write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
+    for locale in bank.target_locales if locales is None else locales:
         path = directory / LOCALES_DIR / f"{locale}.po"
         write_atomic(
             path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True

@@ -18,13 +18,20 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from .xmlsafe import parse_untrusted
+from .xmlsafe import Budget, UnsafeXmlError, parse_untrusted
 
 # Limits for packages that come from outside.
 MAX_PACKAGE_BYTES = 512 * 1024 * 1024
 MAX_FILES = 100_000
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
+# What parsing may build, whatever the bytes: a deflated member of a few KB can hold millions of elements, each
+# a node in memory and more once converted. Every XML member of a package is counted against one total (a
+# 10,000-question bank in 3 locales has about 3 million elements), each member at most MAX_MEMBER_ELEMENTS
+# unless its reader asks for less (a QTI 2.1 item: qti21.MAX_ITEM_ELEMENTS), nested at most MAX_XML_DEPTH.
+MAX_PACKAGE_ELEMENTS = 10_000_000
+MAX_MEMBER_ELEMENTS = 4_000_000  # the manifest of MAX_FILES files, or a question bank holding them all
+MAX_XML_DEPTH = 100
 
 
 class Unseekable:
@@ -110,6 +117,7 @@ class SafeZip:
         if len(infos) > max_files:
             raise UnsafePackage(f"the package holds {len(infos):,} files; the limit is {max_files:,}")
         self.max_entry_bytes = max_entry_bytes
+        self.elements_left = MAX_PACKAGE_ELEMENTS
         self.infos: dict[str, zipfile.ZipInfo] = {}
         total = 0
         for info in infos:
@@ -156,8 +164,19 @@ class SafeZip:
             raise UnsafePackage(f"member {name!r} is damaged: {exc}") from None
         return b"".join(chunks)
 
-    def xml(self, name: str) -> etree._Element:
-        return parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes)
+    def xml(self, name: str, *, max_elements: int = MAX_MEMBER_ELEMENTS) -> etree._Element:
+        """A member parsed within ``max_elements`` and what is left of the package's total: refused as soon as the
+        parser passes either, with the line it had reached."""
+        budget = Budget(min(max_elements, self.elements_left), MAX_XML_DEPTH)
+        try:
+            root = parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes, budget=budget)
+        except UnsafeXmlError as exc:
+            if budget.max_elements < max_elements and "elements; refused" in exc.message:
+                message = f"refused: the package's XML files hold more than {MAX_PACKAGE_ELEMENTS:,} elements in all"
+                raise UnsafePackage(message) from None
+            raise
+        self.elements_left -= sum(1 for _ in root.iter())
+        return root
 
 
 def resolve_href(base_file: str, href: str) -> str | None:

@@ -10,6 +10,7 @@ from .. import loader, schemas, zipsafe
 from ..formats import moodle, qti21
 from ..formats.cc11 import validate as cc11_validate
 from ..locales import locale_info
+from ..merge import MergeError, changed_files, merge_banks
 from ..model import Bank
 from ..problems import Problem, ProblemsFound, Severity
 from ..xmlsafe import MAX_XML_BYTES
@@ -26,6 +27,57 @@ def _read_limited(path: Path, limit: int) -> bytes:
     if size > limit:
         fail([Problem(str(path), None, f"the file is {size:,} bytes; the limit is {limit:,}")])
     return path.read_bytes()
+
+
+_REPLACE_HELP = (
+    "Replace the bank in BANK_DIR (its questions and translations, reviewed and draft) instead of merging the "
+    "import into it; --force is the same."
+)
+
+
+def _check_target(bank_dir: Path, replace: bool) -> None:
+    """Before reading anything: a folder holding translations but no bank.yaml has nothing to merge into, and
+    its files are the user's: refuse to overwrite them unless told."""
+    if replace or (bank_dir / loader.BANK_FILE).exists():
+        return
+    catalogs = sorted((bank_dir / loader.LOCALES_DIR).glob("*.po"))
+    if catalogs:
+        names = ", ".join(str(p) for p in catalogs)
+        raise click.UsageError(
+            f"{bank_dir} holds {names} but no {loader.BANK_FILE}, so there is no bank to merge the import into; "
+            "pass --replace to overwrite them"
+        )
+
+
+def _write_imported(bank: Bank, bank_dir: Path, replace: bool) -> tuple[Bank, list[Path]]:
+    """Merge ``bank`` into the bank in ``bank_dir`` (or write it there when there is none, or with ``replace``).
+    Returns the bank now in the folder and the files written; files of unchanged parts are not touched."""
+    if replace or not (bank_dir / loader.BANK_FILE).exists():
+        if replace:  # catalogs of locales the new bank does not have would no longer load
+            for stale in sorted((bank_dir / loader.LOCALES_DIR).glob("*.po")):
+                if stale.stem not in bank.target_locales:
+                    stale.unlink()
+                    err.print(
+                        f"removed {stale} (--replace: the imported bank has no locale {stale.stem})", markup=False
+                    )
+        return bank, loader.save_bank(bank, bank_dir)
+    target, problems = loader.check_bank(bank_dir)
+    errors = [p for p in problems if p.severity is Severity.ERROR]
+    if target is None or errors:
+        hint = Problem(
+            str(bank_dir / loader.BANK_FILE), None, "the bank to merge into has errors: fix them, or pass --replace"
+        )
+        fail([*(errors or problems), hint])
+    try:
+        merged = merge_banks(target, bank)
+    except MergeError as exc:
+        fail([Problem(str(bank_dir / loader.BANK_FILE), None, str(exc))])
+    bank_file, locales = changed_files(target, merged)
+    return merged, loader.save_bank(merged, bank_dir, bank_file=bank_file, locales=locales)
+
+
+def _written(paths: list[Path]) -> str:
+    return "wrote " + ", ".join(str(p) for p in paths) if paths else "no file changed"
 
 
 def _not_xml(data: bytes, file: Path) -> str | None:
@@ -126,23 +178,15 @@ def _validate_qti12(file: Path, data: bytes, schemas_dir: Path | None) -> None:
     out.print(f"{file}: ok (QTI 1.2 package: {checks})", markup=False)
 
 
-def _refuse_existing(bank_dir: Path, force: bool) -> None:
-    """Never lose what the target bank had: an existing bank is replaced only with --force."""
-    if (bank_dir / loader.BANK_FILE).exists() and not force:
-        raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
-
-
-def _save_imported(bank: Bank, warnings: list[Problem], bank_dir: Path, force: bool) -> None:
-    if force:  # catalogs of locales the new bank does not have would no longer load
-        for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
-            if stale.stem not in bank.target_locales:
-                stale.unlink()
-    written = loader.save_bank(bank, bank_dir)
+def _save_imported(bank: Bank, warnings: list[Problem], bank_dir: Path, replace: bool) -> None:
     print_problems(warnings)
+    imported = len(bank.questions)
+    with progress(f"writing the bank into {bank_dir}"):
+        bank, written = _write_imported(bank, bank_dir, replace)
     out.print(
-        f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
+        f"imported {imported} questions into {bank_dir} (source {bank.source_locale}"
         f"{', translations ' + ', '.join(bank.target_locales) if bank.target_locales else ''}); "
-        f"wrote {', '.join(str(p) for p in written)}",
+        f"{_written(written)}",
         markup=False,
     )
 
@@ -151,14 +195,14 @@ _OUTPUT = click.option(
     "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
     help="Bank directory to create (bank.yaml and locales/*.po).",
 )  # fmt: skip
-_FORCE = click.option("--force", is_flag=True, help="Overwrite the bank files already in BANK_DIR.")
+_REPLACE = click.option("--replace", "--force", "replace", is_flag=True, help=_REPLACE_HELP)
 
 
 @import_.command("cc11")
 @click.argument("cartridge", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @_OUTPUT
-@_FORCE
-def import_cc11(cartridge: Path, bank_dir: Path, force: bool) -> None:
+@_REPLACE
+def import_cc11(cartridge: Path, bank_dir: Path, replace: bool) -> None:
     """Read the choice questions of an IMS Common Cartridge (.imscc) into a bank directory.
 
     Its question bank and quizzes are read, with each choice's feedback as its explanation; the same question in
@@ -167,20 +211,20 @@ def import_cc11(cartridge: Path, bank_dir: Path, force: bool) -> None:
     """
     from ..formats.cc11 import read
 
-    _refuse_existing(bank_dir, force)
+    _check_target(bank_dir, replace)
     data = _read_limited(cartridge, zipsafe.MAX_PACKAGE_BYTES)
     try:
         bank, warnings = read.read_package(data, name=str(cartridge))
     except ProblemsFound as exc:
         fail(exc.problems)
-    _save_imported(bank, warnings, bank_dir, force)
+    _save_imported(bank, warnings, bank_dir, replace)
 
 
 @import_.command("canvas-qti")
 @click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
 @_OUTPUT
-@_FORCE
-def import_canvas_qti(package: Path, bank_dir: Path, force: bool) -> None:
+@_REPLACE
+def import_canvas_qti(package: Path, bank_dir: Path, replace: bool) -> None:
     """Read a Canvas QTI 1.2 package (a Canvas quiz export, text2qti's, moe-lms's) into a bank directory.
 
     Multiple-choice, multiple-answer and true/false questions are kept with each answer's comments as its
@@ -188,13 +232,13 @@ def import_canvas_qti(package: Path, bank_dir: Path, force: bool) -> None:
     """
     from ..formats.canvas_qti import read
 
-    _refuse_existing(bank_dir, force)
+    _check_target(bank_dir, replace)
     data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
     try:
         bank, warnings = read.read_package(data, name=str(package))
     except ProblemsFound as exc:
         fail(exc.problems)
-    _save_imported(bank, warnings, bank_dir, force)
+    _save_imported(bank, warnings, bank_dir, replace)
 
 
 @import_.command("qti21")
@@ -203,30 +247,23 @@ def import_canvas_qti(package: Path, bank_dir: Path, force: bool) -> None:
     "-o", "--output", "bank_dir", required=True, type=click.Path(path_type=Path, file_okay=False),
     help="Bank directory to create (bank.yaml and locales/*.po).",
 )  # fmt: skip
-@click.option("--force", is_flag=True, help="Overwrite the bank files already in BANK_DIR.")
-def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
+@_REPLACE
+def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
     """Read the choice items of a QTI 2.1 package into a bank directory.
 
     Items of one question in several languages become one question with translations. Hostile packages
     (paths outside the package, entities, oversized or too many files) are refused with the reason.
+    Into a folder that holds a bank, the import is merged: its questions update or add to the bank's by id,
+    and the bank's other questions and translations (reviewed and draft) stay.
     """
-    if (bank_dir / loader.BANK_FILE).exists() and not force:
-        raise click.UsageError(f"{bank_dir / loader.BANK_FILE} exists; pass --force to overwrite it")
+    _check_target(bank_dir, replace)
     data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
     try:
         with progress(f"reading {package}"):
             bank, warnings = qti21.read_package(data, name=str(package))
     except ProblemsFound as exc:
         fail(exc.problems)
-    with progress(f"writing the bank into {bank_dir}"):
-        written = loader.save_bank(bank, bank_dir)
-    print_problems(warnings)
-    out.print(
-        f"imported {len(bank.questions)} questions into {bank_dir} (source {bank.source_locale}"
-        f"{', translations ' + ', '.join(bank.target_locales) if bank.target_locales else ''}); "
-        f"wrote {', '.join(str(p) for p in written)}",
-        markup=False,
-    )
+    _save_imported(bank, warnings, bank_dir, replace)
 
 
 @import_.command("moodle")
@@ -240,20 +277,20 @@ def import_qti21(package: Path, bank_dir: Path, force: bool) -> None:
     help="Source locale of the bank; for files that do not say (from Moodle, without multilang spans) "
     "the language their text is in. Default: the first locale of a file moe-lms wrote, else en.",
 )  # fmt: skip
-@click.option("--force", is_flag=True, help="Replace a bank already in the output directory.")
+@_REPLACE
 @click.option(
     "--max-size", "max_mib", type=click.IntRange(1), default=MAX_XML_BYTES // 2**20, show_default=True,
     help="Largest file to read, in MiB; raise it for a large file you trust.",
 )  # fmt: skip
-def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: bool, max_mib: int) -> None:
+def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, replace: bool, max_mib: int) -> None:
     """Read a Moodle XML file into a bank directory.
 
     Multichoice and true/false questions are kept with their per-answer feedback, general feedback, tags,
     categories and multilang spans (each further language becomes a PO file). Questions of other types are
-    listed, not imported.
+    listed, not imported. Into a folder that holds a bank, the import is merged: its questions update or add to
+    the bank's by id, and the bank's other questions and translations (reviewed and draft) stay.
     """
-    if (bank_dir / loader.BANK_FILE).exists() and not force:
-        raise click.UsageError(f"{bank_dir} already holds a bank; use --force to replace it")
+    _check_target(bank_dir, replace)
     if source_locale is not None:
         try:
             locale_info(source_locale)
@@ -271,16 +308,13 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, force: 
     if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
         fail(list(result.problems))
     print_problems(list(result.problems))
-    bank = result.bank
-    if force:  # catalogs of locales the new bank does not have would no longer load
-        for stale in (bank_dir / loader.LOCALES_DIR).glob("*.po"):
-            if stale.stem not in bank.target_locales:
-                stale.unlink()
+    imported = len(result.bank.questions)
     with progress(f"writing the bank into {bank_dir}"):
-        loader.save_bank(bank, bank_dir)
+        bank, written = _write_imported(result.bank, bank_dir, replace)
     out.print(
-        f"wrote {bank_dir}: {len(bank.questions)} questions, source {bank.source_locale}, "
-        f"targets {', '.join(bank.target_locales) or 'none'}"
-        + (f"; {len(result.skipped)} question(s) of other types not imported" if result.skipped else ""),
+        f"imported {imported} questions into {bank_dir}: {len(bank.questions)} questions, source "
+        f"{bank.source_locale}, targets {', '.join(bank.target_locales) or 'none'}"
+        + (f"; {len(result.skipped)} question(s) of other types not imported" if result.skipped else "")
+        + f"; {_written(written)}",
         markup=False,
     )

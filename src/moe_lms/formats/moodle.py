@@ -47,7 +47,7 @@ from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, T
 from ..problems import Problem, ProblemsFound, Severity
 from ..text import render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
-from ..xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted, parse_untrusted
+from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
 
 # Moodle's grade list (question_bank::fraction_options), in percent as Moodle writes it. Its importer refuses a
@@ -63,6 +63,9 @@ FEEDBACK_ELEMENTS = {
     "partially_correct": "partiallycorrectfeedback",
     "incorrect": "incorrectfeedback",
 }
+# What one <question> may hold: a multichoice has about 20 elements and 4 per answer (Moodle's form offers 5 to
+# 20 answers); Moodle XML carries HTML as escaped text, so nothing in it nests deeply.
+QUESTION_BUDGET = Budget(max_elements=5_000, max_depth=32)
 NO_EXPLANATION = "TODO: add an explanation (the imported file had none)."
 _NAME_LENGTH = 80
 _CATEGORY_NAME_LENGTH = 255  # question_categories.name
@@ -926,12 +929,7 @@ class _Importer:
         default_format = _text(q, "questiontext").format
         answers = []
         for a in q.findall("answer"):
-            raw = (a.get("fraction") or "0").strip()
-            try:
-                fraction = Decimal(raw)
-            except InvalidOperation:
-                self.warn(a.sourceline, f"fraction {raw!r} is not a number; read as 0", f"question {name!r}")
-                fraction = Decimal(0)
+            fraction = self._fraction(a, name)
             text = _Text((a.findtext("text") or "").strip(), a.get("format") or default_format)
             if qtype == "truefalse":
                 text = _Text(text.body.capitalize() or "True", "plain_text")
@@ -952,6 +950,26 @@ class _Importer:
             feedback={which: _text(q, tag, default_format) for which, tag in FEEDBACK_ELEMENTS.items()},
             tags=[t.strip() for t in q.xpath("tags/tag/text/text()") if isinstance(t, str) and t.strip()],
         )
+
+    def _fraction(self, answer: etree._Element, name: str) -> Decimal:
+        """An answer's fraction: a percentage from -100 to 100. Anything else (``abc``, ``NaN``, ``sNaN``,
+        ``Infinity``, ``1e999999``) is an error naming the question, and is read as 0 to report further errors."""
+        raw = (answer.get("fraction") or "0").strip()
+        try:
+            fraction = Decimal(raw)
+            if fraction.is_finite() and -100 <= fraction <= 100:
+                return fraction
+        except InvalidOperation:
+            pass
+        self.problems.append(
+            Problem(
+                self.file,
+                answer.sourceline,
+                f"fraction {raw[:40]!r} is not a percentage from -100 to 100",
+                f"question {name!r}",
+            )
+        )
+        return Decimal(0)
 
     # Deciding the locales.
 
@@ -1197,7 +1215,8 @@ class _Importer:
         if source in intros:
             values["intro"] = intros[source].markdown
         source_feedback = {w: p.markdown for w, p in feedback.get(source, {}).items()}
-        values["feedback"] = Feedback(**source_feedback)
+        if source_feedback:  # left unset when the file has none, so a merge keeps the bank's own
+            values["feedback"] = Feedback(**source_feedback)
         common = _common_prefix([list(q.tags) for q in questions])
         if common:
             values["tags"] = tuple(common)
@@ -1372,7 +1391,8 @@ def load(
         message = f"the file is {len(data):,} bytes; the limit is {max_bytes:,}"
         return ImportResult(None, (), (Problem(file, None, message),))
     try:
-        elements = iterparse_untrusted(data, max_bytes=max_bytes)  # one question in memory at a time
+        # One question in memory at a time, and each within a budget: 45 MB of <answer> in one question took 3.4 GB.
+        elements = iterparse_untrusted(data, max_bytes=max_bytes, budget=QUESTION_BUDGET)
         root = next(elements)
         if root.tag != "quiz":
             message = f"the root element is <{root.tag!s}>; Moodle XML has <quiz>"

@@ -38,7 +38,7 @@ from ..schemas import Schemas
 from ..text import plain_text, render_block, render_inline, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
-from ..zipsafe import SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
+from ..zipsafe import MAX_FILES, SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
 from . import ExportOptions, Format
 
 if TYPE_CHECKING:
@@ -76,6 +76,11 @@ LOM_CATALOG = "moe-lms"
 # Canvas's importer reads a modalFeedback whose identifier starts "general_" as the question's neutral comment.
 GENERAL_FEEDBACK = "general_explanation"
 TRUE_FALSE_CLASS = "moe-true-false"
+# What parsing one member may build, whatever its bytes (a 40 KB package of two million <p/> in one item took
+# 4.2 GB and five minutes to import); zipsafe bounds the whole package. A moe-lms item has about 100 elements,
+# a rich one a few thousand; a test has one per item.
+MAX_ITEM_ELEMENTS = 5_000
+MAX_TEST_ELEMENTS = MAX_FILES + 1_000
 
 STYLESHEET_CSS = b"""\
 /* moe-lms: text direction by language. QTI 2.1 has no dir attribute (it arrived in 2.2), so every item
@@ -709,6 +714,13 @@ class _Report:
         line = element.sourceline if element is not None else None
         self.problems.append(Problem(self.file, line, message, self.where, severity=severity))
 
+    def refused(self, exc: UnsafeXmlError | UnsafePackage) -> None:
+        """A member that could not be read, with the line the parser stopped at."""
+        if isinstance(exc, UnsafeXmlError):
+            self.problems.append(Problem(self.file, exc.line, exc.message, self.where))
+        else:
+            self.add(None, str(exc))
+
 
 def _check_item(root: etree._Element, report: _Report) -> None:
     declared: dict[str, str] = {}
@@ -871,9 +883,9 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     for path in sorted(items | tests):
         report = _Report(place + path)
         try:
-            root = package.xml(path)
+            root = package.xml(path, max_elements=MAX_TEST_ELEMENTS if path in tests else MAX_ITEM_ELEMENTS)
         except (UnsafeXmlError, UnsafePackage) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
             problems.extend(report.problems)
             continue
         if schemas is not None:
@@ -926,15 +938,20 @@ _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 @dataclass(frozen=True)
 class _Text:
-    """One learner-facing string as found in an item: its container element and the language it is in."""
+    """One learner-facing string as found in an item: its content as HTML and the language it is in. HTML, not a
+    copy of the elements: a package's texts are kept until the bank is built, and a string is far smaller."""
 
-    container: etree._Element
+    html: str
     lang: str | None
     inline: bool
 
+    @classmethod
+    def of(cls, container: etree._Element, lang: str | None, inline: bool) -> _Text:
+        return cls(_html_of(container), lang, inline)
+
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_html(_html_of(self.container), inline=self.inline)
+        return markdown_from_html(self.html, inline=self.inline)
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -982,7 +999,7 @@ def _feedback_text(element: etree._Element) -> _Text:
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+    return _Text.of(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
 
 
 @dataclass
@@ -1092,7 +1109,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
     for choice in interaction.iterfind(_q("simpleChoice")):
         cid = choice.get("identifier", "")
         bound = feedback.get(cid)
-        text = _Text(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        text = _Text.of(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
         choices.append(_ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
     general = feedback.get(GENERAL_FEEDBACK)
     if general is None:
@@ -1107,7 +1124,7 @@ def _parse_item(root: etree._Element, resource: _Resource, default_locale: str, 
         kind=kind,
         points=points,
         shuffle=interaction.get("shuffle") == "true",
-        stem=_Text(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        stem=_Text.of(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
@@ -1176,7 +1193,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
-        intro=_Text(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
     )
 
@@ -1211,9 +1228,9 @@ def _read_resources(
             continue
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path)
+            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
         except (UnsafePackage, UnsafeXmlError) as exc:
-            report.add(None, str(exc))
+            report.refused(exc)
         else:
             if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
                 items[resource.path] = item
