@@ -370,3 +370,50 @@ def test_media_items_become_one_file_each() -> None:
 
     items = [Item("media/dispatch.png", DISPATCH.data, "image/png", DISPATCH.sha256)] * 2
     assert from_media(items) == [DISPATCH]
+
+
+# -- a hostile or odd Canvas ----------------------------------------------------------------------------------------
+
+
+def route(app: Canvas, method: str, pattern: str, handler: Callable[..., Any]) -> None:
+    app.routes.insert(0, (method, re.compile(pattern + r"\Z"), handler))
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1/x", "javascript:alert(1)"])
+def test_an_upload_url_that_is_not_http_is_refused_at_once(app: Canvas, url: str) -> None:
+    route(app, "POST", r"/api/v1/courses/1/files", lambda req: {"upload_url": url, "upload_params": {}})
+    with pytest.raises(CanvasError, match="not an http"):
+        push(app, "classic")
+    assert len([e for e in app.log if e.path == "/api/v1/courses/1/files"]) <= 2  # one per image, no retry
+    assert not any(e.path.startswith("/files_api/") for e in app.log)
+    assert app.course().quizzes == {}
+
+
+def test_a_preflight_refused_for_quota_is_a_clear_error_and_no_question_is_written() -> None:
+    canvas = Canvas(quota=10)
+    with CanvasServer(canvas):
+        with pytest.raises(CanvasError, match="file size exceeds quota"):
+            push(canvas, "classic")
+        assert canvas.course().quizzes == {} and canvas.uploads == []
+
+
+def test_a_confirm_on_another_origin_does_not_get_the_token(app: Canvas) -> None:
+    app.upload_mode = "redirect"
+    seen: list[bool] = []
+    with CanvasServer(Canvas()) as other:
+
+        def store(req: Request, key: str) -> Any:
+            pending = app.pending_files.pop(key)
+            attachment = app._store_file(pending, req.files["file"])
+            app._make_available(app.course(), attachment)
+            return 302, None, {"Location": f"{other.url}/elsewhere/confirm"}
+
+        def elsewhere(req: Request) -> Any:
+            seen.append("Authorization" in req.headers)
+            return {"id": 1}
+
+        route(app, "POST", r"/files_api/upload/(?P<key>[0-9a-f-]+)", store)
+        route(other.app, "GET", r"/elsewhere/confirm", elsewhere)
+        push(app, "classic")
+    assert seen and not any(seen)
+    assert_questions_point_at_the_course_files(app, "classic")

@@ -41,8 +41,8 @@ from urllib.parse import quote
 
 import requests
 
-from .canvas_client import CanvasClient, CanvasError, NotFound
-from .canvas_shapes import CourseFile, Created, Folder, PreAttachment
+from .canvas_client import CanvasClient, CanvasError, NotFound, origin
+from .canvas_shapes import CourseFile, Folder, PreAttachment
 
 ROOT_FOLDER = "moe-lms"
 NAME_HASH = 16  # hex digits of the SHA-256 in a stored name
@@ -201,7 +201,7 @@ class CourseFiles:
                 unknown.append(name)
             else:
                 ids[name] = made
-        if unknown:  # uploaded, but Canvas's answer carried no id: the folder says
+        if unknown:  # uploaded: the folder says their ids
             listed = self.listing()
             for name in unknown:
                 if name not in listed:
@@ -214,7 +214,7 @@ class CourseFiles:
         return found.id if found is not None and found.size in (None, len(f.data)) else None
 
     def _upload(self, f: ImageFile) -> str | None:
-        """Upload one image, whatever the network does; its id, or None when Canvas's answer did not say it.
+        """Upload one image, whatever the network does; its id when it was found already there, else None.
 
         After a failure the folder is listed before anything is sent again: an image that arrived (its answer
         lost, or its confirmation) is adopted, not uploaded a second time.
@@ -243,7 +243,9 @@ class CourseFiles:
             assert pre is not None
             if pre.error or not pre.upload_url:
                 raise CanvasError(f"Canvas refused the upload of {name}: {pre.message or 'no upload URL given'}")
-            upload_url = str(pre.upload_url)
+            upload_url = client.join(client.url(files_path), str(pre.upload_url))
+            if origin(upload_url) is None:
+                raise CanvasError(f"Canvas named an upload URL for {name} that is not an http(s) address")
             try:
                 response = client.post_file(
                     upload_url, dict(pre.upload_params), pre.file_param or "file", name, f.data, f.content_type
@@ -253,7 +255,9 @@ class CourseFiles:
                     # create_success is Canvas's own URL and takes the token; a store elsewhere does not get it.
                     response = client.send_once("GET", confirm, authorised=client.same_origin(confirm))
                 if response.status_code < 300:
-                    return self._id_in(response)
+                    # Stored. Its id comes from the folder's listing, read once for all uploads: the answer of a
+                    # store on another origin is not taken for Canvas's word on the id.
+                    return None
                 last = f"{response.status_code} {client.redact(response.text[:200])}"
                 if response.status_code < 500 and response.status_code not in (400, 403, 408, 429):
                     break  # a refusal, not a hiccup (a 400 can be a repeated confirm; a 403 a throttle)
@@ -263,10 +267,3 @@ class CourseFiles:
         if found is not None:
             return found
         raise CanvasError(f"uploading {name} into {self.folder} failed: {last}; run the push again")
-
-    def _id_in(self, response: requests.Response) -> str | None:
-        try:
-            made: Created = self.client.parse("upload", response, Created)
-        except CanvasError:
-            return None
-        return made.id
