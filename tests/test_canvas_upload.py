@@ -86,12 +86,17 @@ def shown(app: Canvas, engine: Engine) -> dict[tuple[str, str], list[str]]:
     return found
 
 
+def url(app: Canvas, engine: Engine, file_id: int) -> str:
+    """Classic: the relative link Canvas's editor writes; New Quizzes (shown on another host): absolute."""
+    return file_url("1", str(file_id), app.base_url if engine == "new-quizzes" else "")
+
+
 def assert_questions_point_at_the_course_files(app: Canvas, engine: Engine) -> None:
     files = course_files(app)
     want = {
-        "q0001": [file_url("1", files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["id"])],
-        "q0002": [file_url("1", files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["id"])],
-        "q0003": [file_url("1", files[f"{COMBINE.sha256[:16]}-combine.png"]["id"])],
+        "q0001": [url(app, engine, files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["id"])],
+        "q0002": [url(app, engine, files[f"{DISPATCH.sha256[:16]}-dispatch.png"]["id"])],
+        "q0003": [url(app, engine, files[f"{COMBINE.sha256[:16]}-combine.png"]["id"])],
     }
     got = shown(app, engine)
     assert len({quiz for quiz, _ in got}) == 2  # en and vi
@@ -152,7 +157,7 @@ def test_a_changed_image_is_uploaded_again_and_only_the_questions_showing_it_are
     assert app.uploads[-1] == f"{redrawn.sha256[:16]}-dispatch.png"
     new_id = course_files(app)[f"{redrawn.sha256[:16]}-dispatch.png"]["id"]
     assert {tuple(urls) for (_, q), urls in shown(app, engine).items() if q in ("q0001", "q0002")} == {
-        (file_url("1", new_id),)
+        (url(app, engine, new_id),)
     }
     # and the push after that is quiet again
     again, _, _ = push(app, engine, files)

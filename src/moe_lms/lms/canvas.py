@@ -550,7 +550,7 @@ class Pusher:
         pool = ThreadPoolExecutor(max_workers=self.client.concurrency, thread_name_prefix="canvas")
         try:
             if the_plan.files is not None:  # first: the questions that show an image need its URL
-                files = CourseFiles(self.client, self.course, the_plan.files.folder)
+                files = CourseFiles(self.client, self.course, the_plan.files.folder, absolute=self.api is NEW_QUIZZES)
                 self.urls = files.apply(pool, the_plan.files, on_write=self.on_write)
                 outcome.uploaded = the_plan.files.writes
             for step in the_plan.quizzes:

@@ -95,9 +95,15 @@ def folder_path(bank_id: str) -> str:
     return f"{ROOT_FOLDER}/{bank_id}"
 
 
-def file_url(course_id: str, file_id: str) -> str:
-    """The URL question HTML uses for a course file (see the module's docstring)."""
-    return f"/courses/{course_id}/files/{file_id}/preview"
+def file_url(course_id: str, file_id: str, base_url: str = "") -> str:
+    """The URL question HTML uses for a course file (see the module's docstring).
+
+    Classic Quizzes: relative, as Canvas's editor writes it and as Canvas keeps local links (it strips the host of
+    its own absolute URLs). New Quizzes: absolute (``base_url`` given), because its items are shown by the quiz
+    service on another host, where a relative link would point at that service instead of Canvas (reasoned from
+    the New Quizzes architecture, an LTI tool on its own domain; not verified against a real instance).
+    """
+    return f"{base_url}/courses/{course_id}/files/{file_id}/preview"
 
 
 class FileAction(StrEnum):
@@ -158,8 +164,9 @@ def plan_files(files: Iterable[ImageFile], listed: dict[str, CourseFile], folder
 class CourseFiles:
     """One course folder's images, through one client."""
 
-    def __init__(self, client: CanvasClient, course_id: str, folder: str) -> None:
+    def __init__(self, client: CanvasClient, course_id: str, folder: str, *, absolute: bool = False) -> None:
         self.client, self.course, self.folder = client, course_id, folder
+        self.base_url = client.base_url if absolute else ""  # New Quizzes: see file_url
 
     def listing(self) -> dict[str, CourseFile]:
         """Stored name -> file, for every file in the folder; empty when the folder does not exist yet."""
@@ -207,7 +214,7 @@ class CourseFiles:
                 if name not in listed:
                     raise CanvasError(f"uploaded {name} into {self.folder}, but the folder does not list it")
                 ids[name] = listed[name].id
-        return {s.file.sha256: file_url(self.course, ids[s.file.stored_name]) for s in the_plan.steps}
+        return {s.file.sha256: file_url(self.course, ids[s.file.stored_name], self.base_url) for s in the_plan.steps}
 
     def _arrived(self, f: ImageFile) -> str | None:
         found = self.listing().get(f.stored_name)
