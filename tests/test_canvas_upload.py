@@ -422,3 +422,18 @@ def test_a_confirm_on_another_origin_does_not_get_the_token(app: Canvas) -> None
         push(app, "classic")
     assert seen and not any(seen)
     assert_questions_point_at_the_course_files(app, "classic")
+
+
+def test_the_printed_plan_lists_each_image_to_upload(app: Canvas, capsys: pytest.CaptureFixture[str]) -> None:
+    from moe_lms.cli.canvas import _print_canvas_plan
+
+    push(app, "classic", {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE})
+    redrawn = ImageFile.of("combine.png", png(5), "image/png")
+    the_plan, _, _ = push(app, "classic", {"media/dispatch.png": DISPATCH, "media/combine.png": redrawn}, dry_run=True)
+    capsys.readouterr()
+    _print_canvas_plan(the_plan, "1")
+    printed = capsys.readouterr().out
+    assert "images in moe-lms/ep-demo: 1 to upload, 1 already there" in printed
+    assert f"+ file {redrawn.stored_name} ({len(redrawn.data)} bytes)" in printed
+    assert DISPATCH.stored_name not in printed
+    assert f"{the_plan.writes} write request(s) planned" in printed
