@@ -91,10 +91,10 @@ def test_push_via_qti_uploads_canvas_s_own_qti_package_per_locale(app: Canvas) -
     assert result.exit_code == 0, result.output
     banks = app.course().question_banks
     assert sorted(banks) == [
-        "Expert parallelism for MoE serving (en)",
+        "Expert parallelism for MoE serving: a quiz (en)",
         "Sự song song của chuyên gia cho bài kiểm tra phục vụ MoE (vi)",
         "ایم او ای سرونگ کوئز کے لیے ماہر متوازی (ur)",
     ]
     assert all(len(items) == 8 for items in banks.values())
-    assert banks["Expert parallelism for MoE serving (en)"][0] == "ep-distributes-en"  # a Canvas QTI 1.2 item
+    assert banks["Expert parallelism for MoE serving: a quiz (en)"][0] == "ep-distributes-en"  # a Canvas QTI 1.2 item
     assert TOKEN not in result.output

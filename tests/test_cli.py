@@ -50,7 +50,9 @@ def test_check_strict_fails_on_missing_translations(bank_copy: Path) -> None:
     assert run("check", str(bank_copy))[0] == 0
     code, output = run("check", "--strict", str(bank_copy))
     assert code == 1
-    assert "1 missing and 0 stale translation(s) (--strict)" in output
+    assert "1 missing, 0 stale and 0 draft translation(s): --strict needs every learner-visible string" in output
+    intro_line = po.read_text(encoding="utf-8").splitlines().index('msgctxt "intro"') + 1
+    assert f"vi.po:{intro_line}: error: 'intro': review: not translated: learners read the source text" in output
 
 
 def test_check_names_text_that_renders_to_nothing_which_every_export_would_refuse(bank_copy: Path) -> None:
@@ -58,10 +60,9 @@ def test_check_names_text_that_renders_to_nothing_which_every_export_would_refus
     text = yaml_path.read_text(encoding="utf-8")
     yaml_path.write_text(text.replace("text: Only individual attention heads", "text: <!-- heads() -->"))
     po = bank_copy / "locales" / "ur.po"
-    po.write_text(
-        po.read_text(encoding="utf-8").replace('msgstr "صرف انفرادی توجہ کے سربراہ"', 'msgstr "<!-- سربراہ -->"'),
-        encoding="utf-8",
-    )
+    po_text = po.read_text(encoding="utf-8")
+    po.write_text(po_text.replace('msgstr "صرف انفرادی توجہ کے سربراہ"', 'msgstr "<!-- سربراہ -->"'), encoding="utf-8")
+    po_line = po_text.splitlines().index('msgctxt "ep-distributes/choices/b/text"') + 1
     code, output = run("check", str(bank_copy))
     assert code == 1
     yaml_line = text.splitlines().index("        text: Only individual attention heads") + 1
@@ -69,7 +70,10 @@ def test_check_names_text_that_renders_to_nothing_which_every_export_would_refus
         f"bank.yaml:{yaml_line}:15: error: question 'ep-distributes', choice 'b': the text renders to no text at all"
         in output
     )
-    assert "ur.po:58: error: question 'ep-distributes', choice 'b': the ur translation of the text renders to" in output
+    assert (
+        f"ur.po:{po_line}: error: question 'ep-distributes', choice 'b': the ur translation of the text renders"
+        in output
+    )
     assert run("export", "--format", "moodle", str(bank_copy), "-o", "-")[0] == 1  # what check warned of
 
 

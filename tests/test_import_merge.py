@@ -4,6 +4,7 @@ bank.yaml and both PO files byte for byte, drafts still drafts."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -91,8 +92,14 @@ def test_an_import_over_the_bank_updates_its_questions_and_keeps_its_draft_trans
     exported = _export(tmp_path, "moodle")
     bank = _copy_of_the_shipped_bank(tmp_path)
     ur = bank / "locales" / "ur.po"
+    # The shipped translations are all reviewed: make every explanation a draft again, as a translator's work
+    # in progress would be.
+    ur.write_text(
+        re.sub(r'^(msgctxt "[^"]*/explanation")$', r"#, fuzzy\n\1", ur.read_text(encoding="utf-8"), flags=re.M),
+        encoding="utf-8",
+    )
     drafts_before = ur.read_text(encoding="utf-8").count("#, fuzzy")
-    assert drafts_before == 58
+    assert drafts_before > 30
     data = exported.read_bytes().replace(b"What does expert parallelism", b"What, exactly, does expert parallelism")
     exported.write_bytes(data)
     code, output = run("import", "moodle", str(exported), "-o", str(bank))

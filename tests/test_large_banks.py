@@ -75,13 +75,36 @@ def test_plain_entries_come_in_runs_and_anything_else_does_not(monkeypatch: pyte
     monkeypatch.setattr(po, "_CHUNK", 400)
     found = [(f"q{i}/stem", f"Question {i}", f"Câu hỏi {i}" if i % 3 else "", i % 2 == 0) for i in range(60)]
     text = catalog_text(found)
-    # One entry a translator commented, deep in the file: its chunk must go to the reference reader.
-    text = text.replace('msgctxt "q41/stem"', '# checked by Lan\nmsgctxt "q41/stem"')
+    # One entry with a flag of its own, deep in the file: its chunk must go to the reference reader.
+    text = text.replace('msgctxt "q41/stem"', '#, python-format\nmsgctxt "q41/stem"')
     items = list(po.iter_runs(io.StringIO(text)))
     runs = [item for item in items if isinstance(item, po.Run)]
     assert len(runs) >= 5
     assert not any("q41/stem" in run.contexts for run in runs)
     assert list(flatten(items)) == reference(text)
+
+
+comment_lines = st.lists(
+    st.sampled_from(["# checked by Lan", '# errata: "x" is "y"', "#. glossary: GPU → keep as is", "#: src:1", "#"]),
+    max_size=3,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(plain_text, plain_text, plain_text, st.booleans(), comment_lines), max_size=30,
+                unique_by=lambda e: e[0]),
+       st.sampled_from([64, 300, 1 << 16]))  # fmt: skip
+def test_commented_entries_come_in_runs_read_as_the_reference_reader_reads_them(
+    found: list[tuple[str, str, str, bool, list[str]]], chunk: int
+) -> None:
+    entries = (po.CatalogEntry(c, i, s, f, comments=tuple(notes)) for c, i, s, f, notes in found)
+    text = po.write_catalog(entries, locale="vi", project="demo").decode("utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(po, "_CHUNK", chunk)
+        items = list(po.iter_runs(io.StringIO(text)))
+    assert list(flatten(items)) == reference(text)
+    if chunk == 1 << 16 and found:  # (glossary comments must not send a large catalog down the slow path)
+        assert [type(item) for item in items] == [po.PoEntry, po.Run]
 
 
 # --- translations packed, and read back through views --------------------------------------------------------

@@ -68,7 +68,10 @@ def test_stale_translations_fall_back_unless_drafts_are_included() -> None:
 def test_every_fallback_is_counted() -> None:
     view = resolve(BANK, "ur")
     assert len(view.fallbacks) == 9  # 10 strings, one reviewed
-    assert view.summary() == "ur: 1/10 strings translated, 9 fell back to en (drafts not included)"
+    assert view.summary() == (
+        "ur: 1/10 strings translated, 9 fell back to en (drafts not included); "
+        "5.2% of learner-visible characters in ur"  # 5 of 95: only the title "عنوان" is served in Urdu
+    )
     assert len(resolve(BANK, "ur", include_drafts=True).fallbacks) == 7
 
 

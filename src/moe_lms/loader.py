@@ -11,8 +11,9 @@ import codecs
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -753,28 +754,35 @@ def save_bank(
     return written
 
 
-def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
+def update_catalogs(
+    directory: Path, bank: Bank, glossary_comments: Callable[[str, str], Sequence[str]] | None = None
+) -> dict[str, dict[str, int]]:
     """Re-sync every target locale's PO file with the bank's source strings (msgmerge semantics).
 
-    Returns per locale how many entries were added, marked fuzzy because their source changed, and made obsolete.
+    ``glossary_comments(locale, source)`` gives the ``#. glossary:`` lines of an entry. Translator comments and
+    the file's header comment are kept. Returns per locale how many entries were added, marked fuzzy because
+    their source changed, and made obsolete.
     """
     current = list(strings(bank))
     report: dict[str, dict[str, int]] = {}
-    catalogs: dict[str, list[po.PoEntry]] = {}
+    catalogs: dict[str, po.PoFile] = {}
     problems: list[Problem] = []
     for locale in bank.target_locales:  # every file is read before any is written: a broken one changes nothing
         path = directory / LOCALES_DIR / f"{locale}.po"
         try:
-            catalogs[locale] = po.read_po(path.read_text(encoding=TEXT_ENCODING)).entries if path.exists() else []
+            text = path.read_text(encoding=TEXT_ENCODING) if path.exists() else ""
+            catalogs[locale] = po.read_po(text) if text else po.PoFile({}, [])
         except po.PoSyntaxError as exc:
             problems.append(Problem(_display(path), exc.line, f"PO syntax error: {exc.message}"))
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(Problem(_display(path), None, f"cannot read: {exc}"))
     if problems:
         raise ProblemsFound(problems)
-    for locale, old in catalogs.items():
+    for locale, existing in catalogs.items():
         path = directory / LOCALES_DIR / f"{locale}.po"
-        merged = po.merge(old, current)
+        old = existing.entries
+        extracted = partial(glossary_comments, locale) if glossary_comments else None
+        merged = po.merge(old, current, extracted)
         before = {e.context: e for e in old if not e.obsolete}
         report[locale] = {
             "added": sum(1 for m in merged if not m.obsolete and m.context not in before),
@@ -783,5 +791,7 @@ def update_catalogs(directory: Path, bank: Bank) -> dict[str, dict[str, int]]:
             ),
             "obsolete": sum(1 for m in merged if m.obsolete and m.context in before),
         }
-        write_atomic(path, po.write_catalog(merged, locale=locale, project=bank.id), parents=True)
+        header_comment = "\n".join(existing.header_comments) or None  # (the owner's words about the file stay)
+        catalog = po.write_catalog(merged, locale=locale, project=bank.id, header_comment=header_comment)
+        write_atomic(path, catalog, parents=True)
     return report

@@ -7,6 +7,7 @@ language it is, and the view counts what fell back.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
@@ -21,12 +22,14 @@ from .model import (
     Question,
     StringField,
     Translation,
+    bank_strings,
     path_of,
     question_sources,
     question_strings,
     string_count,
     strings,
 )
+from .text import visible_length
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog
 
 
@@ -125,6 +128,27 @@ def _packed(bank: Bank, locale: str) -> PackedCatalog | None:
     if isinstance(catalog, PackedCatalog) and catalog.index.questions is bank.questions:
         return catalog
     return None
+
+
+@dataclass(frozen=True)
+class CharacterShare:
+    """How much of what a learner reads in a locale's export is in that locale's language.
+
+    Learner-visible text is every string of the bank (title, intro, overall feedback, stems, choices,
+    explanations), counted as the characters of its rendered text: no Markdown or HTML syntax, no spaces.
+    """
+
+    locale: str
+    in_locale: int  # characters of strings served from a translation (or the source, in the source locale)
+    total: int  # characters of every string the export serves, translated or fallen back
+
+    @property
+    def ratio(self) -> float:
+        return self.in_locale / self.total if self.total else 1.0
+
+    def __str__(self) -> str:
+        """A percentage rounded down, so that 100% means every character."""
+        return f"{math.floor(1000 * self.ratio) / 10:.1f}%"
 
 
 class Resolved(NamedTuple):
@@ -259,8 +283,25 @@ class LocalizedView:
                     return self._at(self._packed.index.base(q) + 2 + 2 * j + (which == "explanation"), source)
         return self._lookup(path_of(q, which, c), source)
 
+    @cached_property
+    def characters(self) -> CharacterShare:
+        """The share of learner-visible characters this view serves in its locale's language."""
+        in_locale = total = 0
+        for path, source in bank_strings(self.bank):
+            resolved = self._lookup(path, source)
+            n = visible_length(resolved.text, inline=path == "title")
+            total += n
+            in_locale += 0 if resolved.origin is Origin.FALLBACK else n
+        for q in self.bank.questions:
+            # question_texts order: stem, explanation, then each choice's text (inline) and explanation.
+            for k, resolved in enumerate(self.question_texts(q)):
+                n = visible_length(resolved.text, inline=k >= 2 and k % 2 == 0)
+                total += n
+                in_locale += 0 if resolved.origin is Origin.FALLBACK else n
+        return CharacterShare(self.locale, in_locale, total)
+
     def summary(self) -> str:
-        """One line for the CLI: how much of this locale fell back to the source."""
+        """One line for the CLI: how much of this locale fell back to the source, in strings and characters."""
         if self._is_source:
             return f"{self.locale}: source locale"
         total = string_count(self.bank)
@@ -268,8 +309,14 @@ class LocalizedView:
         drafts = "drafts included" if self.include_drafts else "drafts not included"
         return (
             f"{self.locale}: {total - fell_back}/{total} strings translated, {fell_back} fell back to "
-            f"{self.bank.source_locale} ({drafts})"
+            f"{self.bank.source_locale} ({drafts}); {self.characters} of learner-visible characters in {self.locale}"
         )
+
+
+def character_share(bank: Bank, locale: str, *, include_drafts: bool = False) -> CharacterShare:
+    """The share of learner-visible characters a locale's export serves in that locale's language (what the
+    coverage table and every export summary report)."""
+    return resolve(bank, locale, include_drafts=include_drafts).characters
 
 
 def resolve(bank: Bank, locale: str, *, include_drafts: bool = False) -> LocalizedView:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TextIO
@@ -49,6 +49,7 @@ class PoEntry:
 class PoFile:
     header: dict[str, str]
     entries: list[PoEntry]
+    header_comments: list[str] = field(default_factory=list)  # the lines before the header entry
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
@@ -102,13 +103,14 @@ def read_po(text: str) -> PoFile:
 
 def _collect(entries: Iterable[PoEntry]) -> PoFile:
     header: dict[str, str] = {}
+    header_comments: list[str] = []
     collected: list[PoEntry] = []
     for e in entries:
         if e.context is None and e.msgid == "" and not e.obsolete and not collected and not header:
-            header = parse_header(e.msgstr)
+            header, header_comments = parse_header(e.msgstr), e.comments
         else:
             collected.append(e)
-    return PoFile(header=header, entries=collected)
+    return PoFile(header=header, entries=collected, header_comments=header_comments)
 
 
 def parse_header(msgstr: str) -> dict[str, str]:
@@ -126,7 +128,9 @@ _CHUNK = 1 << 16
 @dataclass(slots=True)
 class Run:
     """Consecutive entries of the plain shape Babel writes (msgctxt, msgid and msgstr on one line each, no
-    escapes, maybe ``#, fuzzy``), as parallel lists: most of a large catalog, read without an object per entry."""
+    escapes, maybe ``#, fuzzy``), as parallel lists: most of a large catalog, read without an object per entry.
+    Translator, extracted and reference comments before an entry (``# …``, ``#. glossary: …``, ``#: …``) may
+    stand in a run; a run does not keep them (its reader, the loader, has no use for them)."""
 
     line: int  # the first line of the first entry
     contexts: list[str]
@@ -134,14 +138,15 @@ class Run:
     msgstrs: list[str]
     fuzzy: list[bool]
     blank_after: list[bool]
+    comment_lines: list[int] = field(default_factory=list)  # per entry; empty when no entry has a comment
 
     def line_of(self, k: int) -> int:
         """The line of entry ``k``'s msgctxt, as PoEntry.line counts it."""
-        before = 3 * k + sum(self.fuzzy[:k]) + sum(self.blank_after[:k])
+        before = 3 * k + sum(self.fuzzy[:k]) + sum(self.blank_after[:k]) + sum(self.comment_lines[: k + 1])
         return self.line + before + self.fuzzy[k]
 
 
-_PLAIN = re.compile(r'(#, fuzzy\n)?msgctxt "(.*)"\nmsgid "(.*)"\nmsgstr "(.*)"\n(\n?)')
+_PLAIN = re.compile(r'((?:#(?:[ .:][^\n]*)?\n)*)(#, fuzzy\n)?msgctxt "(.*)"\nmsgid "(.*)"\nmsgstr "(.*)"\n(\n?)')
 _PLAIN_FIXED = len('msgctxt ""\nmsgid ""\nmsgstr ""\n')
 _FUZZY_LINE = len("#, fuzzy\n")
 
@@ -158,13 +163,22 @@ def _plain_run(text: str, line: int) -> Run | None:
     found = _PLAIN.findall(body)
     if not found:
         return None
-    fuzzy, contexts, msgids, msgstrs, blanks = (list(column) for column in zip(*found, strict=True))
+    comments, fuzzy, contexts, msgids, msgstrs, blanks = (list(column) for column in zip(*found, strict=True))
     count = len(found)
     length = _PLAIN_FIXED * count + sum(map(len, contexts)) + sum(map(len, msgids)) + sum(map(len, msgstrs))
     length += _FUZZY_LINE * (count - fuzzy.count("")) + (count - blanks.count(""))
-    if length != len(body) or body.count('"') != 6 * count:
+    commented = count - comments.count("")
+    quotes = 6 * count
+    if commented:
+        every_comment = "".join(comments)
+        length += len(every_comment)
+        quotes += every_comment.count('"')
+    if length != len(body) or body.count('"') != quotes:
         return None
-    return Run(line + len(text) - len(body), contexts, msgids, msgstrs, list(map(bool, fuzzy)), list(map(bool, blanks)))
+    run = Run(line + len(text) - len(body), contexts, msgids, msgstrs, list(map(bool, fuzzy)), list(map(bool, blanks)))
+    if commented:
+        run.comment_lines = [c.count("\n") for c in comments]
+    return run
 
 
 def iter_runs(stream: TextIO) -> Iterator[Run | PoEntry]:
@@ -409,14 +423,28 @@ class CatalogEntry:
     fuzzy: bool = False
     previous_msgid: str | None = None
     obsolete: bool = False
+    # Comment lines as they stand in the file ("# translator comment", "#. extracted comment", "#: reference"),
+    # written before the entry verbatim: Babel would wrap them at 76 columns and drop empty ones.
+    comments: tuple[str, ...] = ()
 
 
 def write_catalog(
-    entries: Iterable[CatalogEntry], *, locale: str, project: str, language_team: str | None = None
+    entries: Iterable[CatalogEntry],
+    *,
+    locale: str,
+    project: str,
+    language_team: str | None = None,
+    header_comment: str | None = None,
 ) -> bytes:
-    """Render a PO file with Babel, deterministically (fixed dates, entries in the order given)."""
+    """Render a PO file with Babel, deterministically (fixed dates, entries in the order given).
+
+    ``header_comment`` (its lines, each starting with ``#``) replaces the standard one, so that what a file's
+    owner wrote there (how the file was reviewed, say) survives an update.
+    """
+    entries = list(entries)
     catalog = _Catalog(
-        header_comment=_HEADER_COMMENT.format(language=locale_info(locale).english_name, project=project),
+        header_comment=header_comment
+        or _HEADER_COMMENT.format(language=locale_info(locale).english_name, project=project),
         locale=locale,
         project=project,
         version="1",
@@ -439,14 +467,61 @@ def write_catalog(
             catalog.add(e.msgid, e.msgstr, flags=flags, context=e.context, previous_id=previous_id)
     buf = io.BytesIO()
     write_po(buf, catalog, width=0, include_previous=True, sort_output=False, omit_header=False)
-    return buf.getvalue()
+    if not any(e.comments for e in entries):
+        return buf.getvalue()
+    return _with_comments(buf.getvalue(), [e for e in entries if not e.obsolete] + [e for e in entries if e.obsolete])
 
 
-def merge(old: Iterable[PoEntry], current: Iterable[tuple[str, str]]) -> list[CatalogEntry]:
+def _with_comments(rendered: bytes, entries: list[CatalogEntry]) -> bytes:
+    """Put each entry's comment lines in front of its block. Babel separates entries by one blank line and
+    writes none inside an entry (a newline in a string is written as \\n), so block k + 1 is entry k."""
+    out = io.BytesIO()
+    view = memoryview(rendered)
+    start = rendered.index(b"\n\n") + 2  # after the header entry
+    out.write(view[:start])
+    for e in entries:
+        end = rendered.find(b"\n\n", start) + 2
+        if end < 2:
+            raise AssertionError("PO entries and the blocks Babel wrote do not line up")
+        for line in e.comments:
+            if not line.startswith("#") or "\n" in line or line.startswith(("#,", "#|", "#~")):
+                raise ValueError(f"not a PO comment line: {line[:40]!r}")
+            out.write(line.encode() + b"\n")
+        out.write(view[start:end])
+        start = end
+    if start != len(rendered):
+        raise AssertionError("PO entries and the blocks Babel wrote do not line up")
+    return out.getvalue()
+
+
+EXTRACTED = "#."
+GLOSSARY_COMMENT = "#. glossary:"
+
+
+def comment_lines(
+    kept: Sequence[str], extracted: Sequence[str] = (), *, owned: str | None = GLOSSARY_COMMENT
+) -> tuple[str, ...]:
+    """An entry's comment lines: the ``kept`` ones (translator comments, references, other extracted comments)
+    minus those starting with ``owned``, which ``extracted`` (texts of ``#.`` lines) replaces. Ordered as
+    gettext writes them: translator comments, extracted comments, references."""
+    kept = [c for c in kept if not (owned and c.startswith(owned))]
+    translator = [c for c in kept if not c.startswith(("#.", "#:"))]
+    others = [c for c in kept if c.startswith("#.")]
+    references = [c for c in kept if c.startswith("#:")]
+    return (*translator, *others, *(f"{EXTRACTED} {text}" for text in extracted), *references)
+
+
+def merge(
+    old: Iterable[PoEntry],
+    current: Iterable[tuple[str, str]],
+    extracted: Callable[[str], Sequence[str]] | None = None,
+) -> list[CatalogEntry]:
     """Re-sync a catalog with the source strings, as msgmerge does.
 
     New strings come in empty; a string whose source changed keeps its old translation, marked fuzzy with
     the previous msgid so translators see what changed; strings the bank no longer has become obsolete.
+    Comments stay with their entry; ``extracted(source)`` gives the texts of the ``#. glossary:`` lines an
+    entry carries now (old ones are replaced, so running it twice changes nothing).
     """
     by_context: dict[str, PoEntry] = {}
     for e in old:
@@ -457,13 +532,20 @@ def merge(old: Iterable[PoEntry], current: Iterable[tuple[str, str]]) -> list[Ca
     for context, source in current:
         seen.add(context)
         prior = by_context.get(context)
+        notes = comment_lines(prior.comments if prior else (), extracted(source) if extracted else ())
         if prior is None or not prior.msgstr:
-            merged.append(CatalogEntry(context, source))
+            merged.append(CatalogEntry(context, source, comments=notes))
         elif prior.msgid == source and not prior.obsolete:
-            merged.append(CatalogEntry(context, source, prior.msgstr, prior.fuzzy, prior.previous_msgid))
+            merged.append(
+                CatalogEntry(context, source, prior.msgstr, prior.fuzzy, prior.previous_msgid, comments=notes)
+            )
         else:
-            merged.append(CatalogEntry(context, source, prior.msgstr, fuzzy=True, previous_msgid=prior.msgid))
+            merged.append(
+                CatalogEntry(context, source, prior.msgstr, fuzzy=True, previous_msgid=prior.msgid, comments=notes)
+            )
     for context, e in by_context.items():
         if context not in seen and e.msgstr:
-            merged.append(CatalogEntry(context, e.msgid, e.msgstr, e.fuzzy, obsolete=True))
+            # An obsolete entry keeps what a translator wrote; what the bank extracted no longer applies.
+            notes = tuple(c for c in e.comments if not c.startswith(("#.", "#:")))
+            merged.append(CatalogEntry(context, e.msgid, e.msgstr, e.fuzzy, obsolete=True, comments=notes))
     return merged

@@ -9,6 +9,7 @@ from enum import StrEnum
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # said for the record: not a problem (a known issue already accepted, say)
 
 
 @dataclass(frozen=True)

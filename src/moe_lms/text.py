@@ -201,3 +201,16 @@ def visible_text(rendered: str) -> str:
     else:
         return rendered
     return _TAG_OPENER.sub("\u2039", rendered)
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def visible_length(markdown: str, *, inline: bool = False) -> int:
+    """How many characters a learner reads in ``markdown`` once rendered (``inline`` as render_inline does):
+    the text's characters, not Markdown or HTML syntax, not spaces. (Text with no Markdown syntax character is
+    counted as it stands, a list's "1." or "-" included: the learner sees a number or a bullet there too.)"""
+    if not _MARKDOWN_CHARACTERS.search(markdown):
+        return len(markdown) - markdown.count(" ")  # (no other whitespace: tabs and newlines are Markdown syntax)
+    text = _TAG.sub("", _render_markdown(markdown, inline))
+    return len("".join(html.unescape(text).split()))

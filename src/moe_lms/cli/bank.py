@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .. import loader
-from ..locales import Status, coverage, locale_info
+from .. import loader, quality
+from ..glossary import read_glossary
+from ..locales import Status, character_share, coverage, locale_info
 from ..model import Bank
 from ..problems import Problem, ProblemsFound, Severity
 from .common import bank_argument, bank_dir_or_default, fail, out, print_problems, progress, shown
@@ -23,18 +24,34 @@ def coverage_table(bank: Bank) -> Table:
     for status in Status:
         table.add_column(status.value, justify="right")
     table.add_column("of", justify="right")
+    table.add_column("chars", justify="right")
     for locale in bank.target_locales:
         cov = coverage(bank, locale)
         info = locale_info(locale)
-        table.add_row(locale, info.english_name, info.direction, *(str(cov[s]) for s in Status), str(cov.total))
+        share = str(character_share(bank, locale))
+        table.add_row(locale, info.english_name, info.direction, *(str(cov[s]) for s in Status), str(cov.total), share)
     return table
+
+
+COVERAGE_LEGEND = (
+    "Exports use reviewed translations only: draft (PO 'fuzzy'), stale and missing strings fall back to the source "
+    "text unless --include-drafts (which uses drafts and stale translations too). 'chars': the share of "
+    "learner-visible characters an export serves in the locale's language, without --include-drafts."
+)
 
 
 @click.command()
 @bank_argument
-@click.option("--strict", is_flag=True, help="Also fail when a translation is missing or stale.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail on any translation finding, and while a string is missing, stale or a draft (needs review).",
+)
 def check(bank_dir: Path | None, strict: bool) -> None:
-    """Validate a bank and its translations; print translation coverage per locale."""
+    """Validate a bank and its translations; print translation coverage per locale.
+
+    Translation findings (glossary, parity, untranslated, script) are warnings, errors under --strict.
+    """
     directory = bank_dir_or_default(bank_dir)
     with progress(f"reading the bank in {shown(directory)}"):
         bank, problems = loader.check_bank(directory)
@@ -43,6 +60,10 @@ def check(bank_dir: Path | None, strict: bool) -> None:
     with progress("checking that every text renders"):
         problems += loader.rendering_problems(directory, bank)
         problems += loader.placeholder_problems(directory, bank, strict=strict)
+    glossary, glossary_problems = read_glossary(directory, bank.target_locales)
+    problems += glossary_problems
+    with progress("checking the translations"):
+        problems += quality.check_translations(directory, bank, glossary, strict=strict)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
@@ -50,18 +71,22 @@ def check(bank_dir: Path | None, strict: bool) -> None:
     )
     if bank.target_locales:
         out.print(coverage_table(bank))
-        out.print("drafts (PO 'fuzzy') need review; missing and stale strings fall back to the source text.")
-    incomplete = [loc for loc in bank.target_locales if not coverage(bank, loc).complete]
+        out.print(COVERAGE_LEGEND, markup=False)
     if strict:
-        for loc in incomplete:
+        for loc in bank.target_locales:
             cov = coverage(bank, loc)
-            problems.append(
-                Problem(
-                    str(directory / loader.LOCALES_DIR / f"{loc}.po"),
-                    None,
-                    f"{cov[Status.MISSING]} missing and {cov[Status.STALE]} stale translation(s) (--strict)",
+            unreviewed = cov[Status.MISSING] + cov[Status.STALE] + cov[Status.DRAFT]
+            if unreviewed:
+                limit = quality.REVIEW_LISTED
+                listed = f" (the first {limit} are listed)" if unreviewed > limit else ""
+                problems.append(
+                    Problem(
+                        shown(directory / loader.LOCALES_DIR / f"{loc}.po"),
+                        None,
+                        f"{cov[Status.MISSING]} missing, {cov[Status.STALE]} stale and {cov[Status.DRAFT]} draft "
+                        f"translation(s): --strict needs every learner-visible string translated and reviewed{listed}",
+                    )
                 )
-            )
     if any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)
@@ -90,14 +115,19 @@ def translations_update(bank_dir: Path | None) -> None:
     """Re-sync every locale's PO file with bank.yaml, as msgmerge does.
 
     New strings are added empty, strings whose source changed keep their translation marked fuzzy (with the
-    previous source shown to the translator), strings the bank no longer has become obsolete.
+    previous source shown to the translator), strings the bank no longer has become obsolete. Each entry whose
+    source contains a glossary term gets a "#. glossary:" comment with the locale's rendering; translator
+    comments (errata:, reviewed: ...) stay as they are.
     """
     directory = bank_dir_or_default(bank_dir)
     bank, problems = loader.read_bank_yaml(directory / loader.BANK_FILE)
     if bank is None:
         fail(problems)
+    glossary, problems = read_glossary(directory, bank.target_locales)
+    if problems:
+        fail(problems)
     try:
-        report = loader.update_catalogs(directory, bank)
+        report = loader.update_catalogs(directory, bank, glossary.comments if glossary else None)
     except ProblemsFound as exc:
         fail(exc.problems)
     for locale, counts in report.items():

@@ -19,8 +19,8 @@ from ..problems import Problem, Severity
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 SHIPPED_BANK_ID = "moe-expert-parallelism"
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, emoji=False)  # ("ur.po:100:" is a line, not 💯)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def shipped_bank_dir() -> Path:

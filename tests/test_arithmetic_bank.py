@@ -1,0 +1,368 @@
+"""The numbers of the shipped bank ``moe-serving-arithmetic`` are right.
+
+For each question this file holds the question's parameters and the formula, recomputes the correct answer,
+and checks that exactly the correct choice(s) state it and that every distractor states the number its
+explanation says a common mistake produces (forgetting top-k, forgetting the combine, bits for bytes, floor for
+ceil, ...). The bank is read with plain YAML, so these tests do not depend on how moe-lms renders math, images
+or code: they hold however the rich-content machinery evolves.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from lxml import etree
+
+BANK_DIR = Path(__file__).resolve().parents[1] / "question_bank" / "moe-serving-arithmetic"
+
+KiB = 1024
+MiB = 1024**2
+GiB = 1024**3
+BF16 = 2  # bytes per element
+FP8 = 1
+BITS_PER_BYTE = 8
+
+# "224 KiB", "469 tokens", "3.6 ms", "16": a number and an optional unit.
+QUANTITY = re.compile(r"(\d+(?:\.\d+)?)\s*(KiB|MiB|GiB|bytes|ms|µs|tokens)?")
+UNIT: dict[str, int | Fraction] = {
+    "": 1,
+    "bytes": 1,
+    "KiB": KiB,
+    "MiB": MiB,
+    "GiB": GiB,
+    "ms": Fraction(1, 1000),
+    "µs": Fraction(1, 10**6),
+    "tokens": 1,
+}
+
+
+def quantities(text: str) -> list[Fraction]:
+    """Every number in ``text``, in base units (bytes, seconds, tokens), exactly."""
+    return [Fraction(num) * UNIT[unit] for num, unit in QUANTITY.findall(text)]
+
+
+def quantity(text: str) -> Fraction:
+    (value,) = quantities(text)
+    return value
+
+
+@pytest.fixture(scope="module")
+def bank() -> dict[str, Any]:
+    with open(BANK_DIR / "bank.yaml", encoding="utf-8") as f:
+        data = yaml.safe_load(f)
+    assert isinstance(data, dict)
+    return data
+
+
+def question(bank: dict[str, Any], qid: str) -> dict[str, Any]:
+    matches: list[dict[str, Any]] = [q for q in bank["questions"] if q["id"] == qid]
+    (q,) = matches
+    return q
+
+
+def assert_single(q: dict[str, Any], correct: Fraction | int, mistakes: dict[str, Fraction | int]) -> None:
+    """The one correct choice states ``correct``; each other choice states the value of its named mistake."""
+    by_value = {c["id"]: quantity(c["text"]) for c in q["choices"]}
+    right = [cid for cid, v in by_value.items() if v == correct]
+    assert right == [c["id"] for c in q["choices"] if c["correct"]], (q["id"], by_value, correct)
+    wrong = sorted(v for cid, v in by_value.items() if cid not in right)
+    assert wrong == sorted(Fraction(m) for m in mistakes.values()), (q["id"], by_value, mistakes)
+    assert correct not in mistakes.values(), "a mistake that gives the right number is no distractor"
+
+
+def test_the_bank_has_the_kinds_and_questions_the_tests_cover(bank: dict[str, Any]) -> None:
+    assert bank["id"] == "moe-serving-arithmetic"
+    assert bank["source_locale"] == "en" and bank["target_locales"] == ["ur", "vi"]
+    ids = [q["id"] for q in bank["questions"]]
+    assert ids == [
+        "expert-capacity",
+        "all-to-all-bytes",
+        "local-and-remote",
+        "expert-memory-per-gpu",
+        "smallest-ep-degree",
+        "top-k-dispatch",
+        "local-share-true-false",
+        "straggler-step-time",
+    ]
+    assert {q["kind"] for q in bank["questions"]} == {"single", "multiple", "true-false"}
+
+
+def capacity(cf: Fraction, tokens: int, top_k: int, experts: int) -> int:
+    return math.ceil(cf * tokens * top_k / experts)
+
+
+def test_expert_capacity_is_the_ceiling_of_cf_times_tokens_times_k_over_experts(bank: dict[str, Any]) -> None:
+    q = question(bank, "expert-capacity")
+    E, k, T, CF = 128, 8, 6000, Fraction(5, 4)
+    for fact in ("$E = 128$", "$k = 8$", "$T = 6000$", r"$\mathrm{CF} = 1.25$"):
+        assert fact in q["stem"]
+    assert_single(
+        q,
+        capacity(CF, T, k, E),
+        {
+            "floor instead of ceil": math.floor(CF * T * k / E),
+            "forgot top-k": capacity(CF, T, 1, E),
+            "forgot the capacity factor": capacity(Fraction(1), T, k, E),
+        },
+    )
+    assert capacity(CF, T, k, E) == 469
+
+
+def test_the_capacity_code_in_the_explanation_prints_the_correct_answer(bank: dict[str, Any]) -> None:
+    q = question(bank, "expert-capacity")
+    (code,) = re.findall(r"```python\n(.*?)```", q["explanation"], re.S)
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(capacity(Fraction(5, 4), 6000, 8, 128))
+
+
+def all_to_all_bytes(k: int, hidden: int, bytes_per_element: int, *, combine: bool = True) -> int:
+    """Bytes one token moves per MoE layer: one copy out per remote expert (dispatch), one output back (combine)."""
+    return (2 if combine else 1) * k * hidden * bytes_per_element
+
+
+def test_all_to_all_bytes_per_token_count_k_copies_out_and_k_outputs_back(bank: dict[str, Any]) -> None:
+    q = question(bank, "all-to-all-bytes")
+    h, k = 7168, 8
+    assert "$h = 7168$" in q["stem"] and "$k = 8$" in q["stem"] and "bf16 (2 bytes" in q["stem"]
+    correct = all_to_all_bytes(k, h, BF16)
+    assert_single(
+        q,
+        correct,
+        {
+            "forgot the combine": all_to_all_bytes(k, h, BF16, combine=False),
+            "forgot top-k": all_to_all_bytes(1, h, BF16),
+            "bits counted as bytes": all_to_all_bytes(k, h, BF16 * BITS_PER_BYTE),
+        },
+    )
+    assert correct == 224 * KiB == 229376
+
+
+def diagram_routing() -> tuple[str, list[str], dict[str, str]]:
+    """From the diagram's Graphviz source: the token's GPU, the experts it is dispatched to, each node's GPU."""
+    dot = (BANK_DIR / "media-src" / "dispatch-combine.dot").read_text(encoding="utf-8")
+    gpu_of: dict[str, str] = {}
+    for gpu, body in re.findall(r'subgraph cluster_\w+ \{\s*label="(GPU \d)";(.*?)\n  \}', dot, re.S):
+        for node in re.findall(r"^\s*(\w+)\s+\[label=", body, re.M):
+            gpu_of[node] = gpu
+    dispatched = re.findall(r"\bt -> (E\d);", dot)
+    combined = re.findall(r"\b(E\d) -> t \[style=dashed", dot)
+    assert sorted(dispatched) == sorted(combined), "every dispatched copy comes back in the combine"
+    return gpu_of["t"], dispatched, gpu_of
+
+
+def test_the_diagram_question_counts_only_the_experts_on_other_gpus(bank: dict[str, Any]) -> None:
+    q = question(bank, "local-and-remote")
+    home, selected, gpu_of = diagram_routing()
+    assert (home, selected) == ("GPU 0", ["E1", "E3", "E4", "E5"])
+    assert "top-4 experts E1, E3, E4 and E5" in q["stem"] and "$h = 4096$ in bf16" in q["stem"]
+    remote = [e for e in selected if gpu_of[e] != home]
+    h = 4096
+    correct = all_to_all_bytes(len(remote), h, BF16)
+    assert_single(
+        q,
+        correct,
+        {
+            "counted the local expert": all_to_all_bytes(len(selected), h, BF16),
+            "forgot the combine": all_to_all_bytes(len(remote), h, BF16, combine=False),
+            "bits counted as bytes": all_to_all_bytes(len(remote), h, BF16 * BITS_PER_BYTE),
+        },
+    )
+    assert correct == 48 * KiB
+    # The explanation's aside: one copy per destination GPU instead of per expert saves one round trip.
+    per_gpu = all_to_all_bytes(len({gpu_of[e] for e in remote}), h, BF16)
+    assert correct - per_gpu == 16 * KiB and "save a further 16 KiB" in q["explanation"]
+
+
+EXPERT_WEIGHTS = 3 * 7168 * 2048  # three matrices of 7168 x 2048 per expert
+
+
+def expert_bytes_per_gpu(experts: int, ep: int, bytes_per_weight: int, layers: int = 1) -> int:
+    assert experts % ep == 0
+    return layers * (experts // ep) * EXPERT_WEIGHTS * bytes_per_weight
+
+
+def test_expert_memory_per_gpu_is_experts_over_ep_times_params_times_bytes(bank: dict[str, Any]) -> None:
+    q = question(bank, "expert-memory-per-gpu")
+    for fact in ("$E = 256$", r"$7168 \times 2048$", r"$\mathrm{EP} = 32$", "fp8 (1 byte"):
+        assert fact in q["stem"]
+    correct = expert_bytes_per_gpu(256, 32, FP8)
+    assert_single(
+        q,
+        correct,
+        {
+            "bf16 instead of fp8": expert_bytes_per_gpu(256, 32, BF16),
+            "forgot to divide by EP": expert_bytes_per_gpu(256, 1, FP8),
+            "bits counted as bytes": expert_bytes_per_gpu(256, 32, FP8 * BITS_PER_BYTE),
+        },
+    )
+    assert correct == 336 * MiB
+    assert f"= {58 * correct // MiB}$ MiB" in q["explanation"]  # 58 layers: 19488 MiB
+
+
+def smallest_power_of_two_at_least(n: int) -> int:
+    return 1 << (n - 1).bit_length()
+
+
+def test_smallest_ep_degree_rounds_up_to_a_power_of_two_that_fits(bank: dict[str, Any]) -> None:
+    q = question(bank, "smallest-ep-degree")
+    layers, experts, budget = 58, 256, 48 * GiB
+    assert "58 MoE layers" in q["stem"] and "at most 48 GiB" in q["stem"]
+    total = expert_bytes_per_gpu(experts, 1, FP8, layers)
+    assert total == 609 * GiB
+    need = math.ceil(Fraction(total, budget))
+    correct = smallest_power_of_two_at_least(need)
+    assert expert_bytes_per_gpu(experts, correct, FP8, layers) <= budget
+    assert expert_bytes_per_gpu(experts, correct // 2, FP8, layers) > budget
+    bf16_total = expert_bytes_per_gpu(experts, 1, BF16, layers)
+    assert_single(
+        q,
+        correct,
+        {
+            "not a divisor of 256": need,
+            "floor instead of ceil": math.floor(Fraction(total, budget)),
+            "bf16 instead of fp8": smallest_power_of_two_at_least(math.ceil(Fraction(bf16_total, budget))),
+        },
+    )
+    assert (need, correct) == (13, 16) and experts % need != 0
+    assert total // 12 > budget  # the floor does not fit
+
+
+def dispatch_volume(tokens: int, k: int, hidden: int, bytes_per_element: int) -> int:
+    return tokens * k * hidden * bytes_per_element
+
+
+def test_top_k_scales_dispatch_and_combine_linearly(bank: dict[str, Any]) -> None:
+    q = question(bank, "top-k-dispatch")
+    assert q["kind"] == "multiple"
+    T, h = 2048, 4096
+    assert "$T = 2048$" in q["stem"] and "$h = 4096$ in bf16" in q["stem"] and "top-2 to top-8" in q["stem"]
+    v2, v8 = dispatch_volume(T, 2, h, BF16), dispatch_volume(T, 8, h, BF16)
+    factor = Fraction(v8, v2)
+    stated = {c["id"]: quantities(c["text"]) for c in q["choices"]}
+    correct_ids = {c["id"] for c in q["choices"] if c["correct"]}
+    claims_true = {
+        "a": stated["a"] == [v2, v8],  # "grows from 32 MiB to 128 MiB"
+        "b": stated["b"] == [factor],  # "the combine grows by the same factor, 4"
+        "c": stated["c"] == [v8],  # "stays at 16 MiB": that is top-1, i.e. k forgotten
+        "d": stated["d"] == [v2, v8],  # "from 256 MiB to 1024 MiB": bits counted as bytes
+    }
+    assert {cid for cid, true in claims_true.items() if true} == correct_ids == {"a", "b"}
+    assert stated["c"] == [dispatch_volume(T, 1, h, BF16)]
+    assert stated["d"] == [dispatch_volume(T, 2, h, BF16 * 8), dispatch_volume(T, 8, h, BF16 * 8)]
+
+
+def test_the_local_share_statement_is_false_because_one_copy_in_ep_stays_local(bank: dict[str, Any]) -> None:
+    q = question(bank, "local-share-true-false")
+    assert q["kind"] == "true-false"
+    ep, experts, k, h = 8, 64, 2, 4096
+    assert r"$\mathrm{EP} = 8$" in q["stem"] and "$E = 64$" in q["stem"] and "$h = 4096$" in q["stem"]
+    # Uniform routing: a selected expert is on the token's own GPU with probability (E/EP)/E = 1/EP.
+    p_local = Fraction(experts // ep, experts)
+    expected_remote = (1 - p_local) * all_to_all_bytes(k, h, BF16, combine=False)
+    claimed = quantities(q["stem"].split("True or false:")[1])[-1]
+    assert claimed == all_to_all_bytes(k, h, BF16, combine=False) == 16384
+    assert expected_remote == 14336 != claimed
+    assert [c["text"] for c in q["choices"] if c["correct"]] == ["False"]
+    assert r"= 14336 \text{ B}" in q["explanation"]
+
+
+def test_a_straggler_sets_the_step_time(bank: dict[str, Any]) -> None:
+    q = question(bank, "straggler-step-time")
+    tokens = [1000] * 7 + [1800]
+    per_token = Fraction(2, 10**6)
+    assert "8 GPUs" in q["stem"] and "seven GPUs each" in q["stem"] and "2 µs per token" in q["stem"]
+    assert_single(
+        q,
+        max(tokens) * per_token,
+        {
+            "ignored the straggler": tokens[0] * per_token,
+            "mean instead of max": Fraction(sum(tokens), len(tokens)) * per_token,
+            "sum instead of max": sum(tokens) * per_token,
+        },
+    )
+    utilisation = Fraction(sum(tokens), len(tokens) * max(tokens))
+    assert round(float(utilisation), 2) == 0.61 and r"\approx 0.61" in q["explanation"]
+
+
+def test_the_diagram_is_referenced_with_alt_text_and_is_clean_svg(bank: dict[str, Any]) -> None:
+    images = [(alt, src) for q in bank["questions"] for alt, src in re.findall(r"!\[([^\]]*)\]\(([^)]+)\)", q["stem"])]
+    assert images and all(alt.strip() for alt, _ in images)
+    for _, src in images:
+        path = (BANK_DIR / src).resolve()
+        assert path.parent == (BANK_DIR / "media").resolve() and path.suffix == ".svg"
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        tree = etree.parse(str(path), parser)
+        assert tree.docinfo.doctype == "" and tree.getroot().tag == "{http://www.w3.org/2000/svg}svg"
+        assert not tree.xpath("//comment() | //processing-instruction()")
+        for el in tree.iter():
+            assert etree.QName(el).localname not in {"script", "foreignObject", "style", "image", "a", "use"}
+            for name, value in el.attrib.items():
+                assert not etree.QName(name).localname.startswith("on"), name
+                assert etree.QName(name).localname != "href", name
+                assert "http:" not in value and "url(" not in value, (name, value)
+
+
+CODE_BLOCK = re.compile(r"```.*?```", re.S)
+MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]+?\$", re.S)
+IMAGE_PATH = re.compile(r"!\[[^\]]*\]\(([^)]+)\)")
+
+
+def string_paths(bank: dict[str, Any]) -> dict[str, str]:
+    """Every learner-facing string of bank.yaml by its PO msgctxt (the order of moe_lms.model.strings)."""
+    paths = {"title": bank["title"], "intro": bank["intro"]}
+    paths.update({f"feedback/{k}": v for k, v in bank["feedback"].items()})
+    for q in bank["questions"]:
+        paths[f"{q['id']}/stem"] = q["stem"]
+        paths[f"{q['id']}/explanation"] = q["explanation"]
+        for c in q["choices"]:
+            paths[f"{q['id']}/choices/{c['id']}/text"] = c["text"]
+            paths[f"{q['id']}/choices/{c['id']}/explanation"] = c["explanation"]
+    return paths
+
+
+def kept_parts(text: str) -> tuple[list[str], list[str], list[str], list[str]]:
+    """What a translation must keep byte-identical: code blocks, formulas, image paths, and the other numbers."""
+    code = CODE_BLOCK.findall(text)
+    prose = CODE_BLOCK.sub(" ", text)
+    math_spans = MATH_SPAN.findall(prose)
+    prose = MATH_SPAN.sub(" ", prose)
+    images = IMAGE_PATH.findall(prose)
+    numbers = re.findall(r"\d+(?:\.\d+)?", IMAGE_PATH.sub(" ", prose))
+    return code, sorted(math_spans), images, sorted(numbers)
+
+
+@pytest.mark.parametrize("locale", ["ur", "vi"])
+def test_the_draft_translations_are_complete_and_keep_formulas_numbers_code_and_images(
+    bank: dict[str, Any], locale: str
+) -> None:
+    from babel.messages.pofile import read_po
+
+    with open(BANK_DIR / "locales" / f"{locale}.po", "rb") as f:
+        catalog = read_po(f)
+    sources = string_paths(bank)
+    entries = {m.context: m for m in catalog if m.id}
+    assert set(entries) == set(sources)
+    for path, source in sources.items():
+        m = entries[path]
+        translated = m.string if isinstance(m.string, str) else ""
+        assert m.id == source, f"{path}: stale msgid"
+        assert translated, f"{path}: not translated"
+        if translated == source:  # only a number with a unit that every locale keeps, e.g. "224 KiB" or "16"
+            assert re.fullmatch(r"\d+(\.\d+)?( (KiB|MiB|GiB|ms))?", source), f"{path}: not translated"
+        # Drafts until an independent reviewer back-translates them: fuzzy, with a draft: comment, no reviewed:.
+        assert m.fuzzy and any(c.startswith("draft:") for c in m.user_comments), path
+        assert not any(c.startswith("reviewed:") for c in m.user_comments), path
+        assert kept_parts(translated) == kept_parts(source), path
+    if locale == "ur":  # right-to-left Arabic script, apart from kept terms, units and formulas
+        prose = " ".join(MATH_SPAN.sub(" ", CODE_BLOCK.sub(" ", str(m.string))) for m in entries.values())
+        arabic = len(re.findall(r"[\u0600-\u06ff]", prose))
+        latin = len(re.findall(r"[A-Za-z]", prose))
+        assert arabic > 4 * latin

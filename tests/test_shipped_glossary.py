@@ -1,0 +1,188 @@
+"""The shipped bank's glossary, errata and draft records: each translation uses the glossary or says why not."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+import yaml
+
+from moe_lms.model import Bank
+from moe_lms.po import PoEntry, read_po
+
+from .conftest import SHIPPED_BANK_DIR
+
+LOCALES = ("ur", "vi")
+GLOSSARY = yaml.safe_load((SHIPPED_BANK_DIR / "glossary.yaml").read_text(encoding="utf-8"))["terms"]
+
+
+def entries(locale: str) -> dict[str, PoEntry]:
+    text = (SHIPPED_BANK_DIR / "locales" / f"{locale}.po").read_text(encoding="utf-8")
+    return {e.context: e for e in read_po(text).entries if e.context is not None and not e.obsolete}
+
+
+def notes(entry: PoEntry, kind: str) -> list[str]:
+    """The text of the translator comments of one kind (`errata`, `errata-suggested`, `draft`, `reviewed`)."""
+    out = []
+    for raw in entry.comments:
+        body = raw.removeprefix("#").strip()
+        if body.startswith(f"{kind}:"):
+            out.append(body.removeprefix(f"{kind}:").strip())
+    return out
+
+
+def mentions(source: str, form: str) -> bool:
+    """The convention's match: case-insensitive, on word boundaries, an English plural (-s/-es) included."""
+    return re.search(rf"(?<!\w){re.escape(form)}(?:s|es)?(?!\w)", source, re.IGNORECASE) is not None
+
+
+def renderings(term: dict, locale: str, form: str) -> list[str]:  # type: ignore[type-arg]
+    rule = term[locale]
+    if rule == "keep":
+        return [form]
+    return [rule["use"], *rule.get("also", [])]
+
+
+def glossary_misses(source: str, translation: str, locale: str) -> list[str]:
+    text = unicodedata.normalize("NFC", translation).casefold()
+    misses = []
+    for term in GLOSSARY:
+        for form in term["source"]:
+            if mentions(source, form) and not any(
+                unicodedata.normalize("NFC", r).casefold() in text for r in renderings(term, locale, form)
+            ):
+                misses.append(form)
+    return misses
+
+
+def test_the_glossary_has_every_required_term_with_a_rendering_per_locale() -> None:
+    forms = {form for term in GLOSSARY for form in term["source"]}
+    required = {
+        "expert", "expert parallelism", "router", "gate", "token", "all-to-all", "dispatch", "combine",
+        "capacity factor", "load balancing", "GPU", "gradient", "weight", "attention head", "top-k",
+        "straggler", "latency", "throughput", "MoE", "feed-forward", "parameter",
+    }  # fmt: skip
+    assert required <= forms
+    for term in GLOSSARY:
+        for locale in LOCALES:
+            rule = term[locale]
+            assert rule == "keep" or (isinstance(rule, dict) and rule["use"]), (term["source"], locale)
+
+
+def test_every_technical_term_of_the_bank_is_in_the_glossary(shipped_bank: Bank) -> None:
+    # A lecturer's list of the bank's jargon; each must be covered by some glossary form.
+    jargon = ["MoE", "expert", "router", "token", "all-to-all", "GPU", "FLOPs", "top-k", "gradient", "padding",
+              "capacity factor", "straggler", "latency", "hidden state", "feed-forward", "all-reduce"]  # fmt: skip
+    forms = {form.casefold() for term in GLOSSARY for form in term["source"]}
+    assert {j.casefold() for j in jargon} <= forms
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_every_translation_uses_the_glossary_or_carries_an_erratum(locale: str) -> None:
+    misses = {}
+    for path, e in entries(locale).items():
+        if not e.msgstr or notes(e, "errata"):
+            continue
+        missed = glossary_misses(e.msgid, e.msgstr, locale)
+        if missed:
+            misses[path] = missed
+    assert misses == {}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_each_errata_suggestion_itself_uses_the_glossary(locale: str) -> None:
+    for path, e in entries(locale).items():
+        for suggested in notes(e, "errata-suggested"):
+            assert glossary_misses(e.msgid, suggested, locale) == [], (locale, path)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_errata_only_on_reviewed_seed_strings_with_one_suggestion_each(locale: str) -> None:
+    for path, e in entries(locale).items():
+        if notes(e, "errata"):
+            assert not e.fuzzy, (locale, path)
+            assert len(notes(e, "errata-suggested")) == 1, (locale, path)
+
+
+def test_errata_md_lists_exactly_the_po_errata() -> None:
+    table = (SHIPPED_BANK_DIR / "ERRATA.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] in LOCALES:
+            rows[(cells[0], cells[1].strip("`"))] = cells
+    expected = {(loc, path) for loc in LOCALES for path, e in entries(loc).items() if notes(e, "errata")}
+    assert set(rows) == expected
+    for (locale, path), (_, _, seed, _, suggested) in rows.items():
+        e = entries(locale)[path]
+        assert seed == e.msgstr and suggested == notes(e, "errata-suggested")[0], (locale, path)
+
+
+# The questions the seed documents left in English: all their text, like every explanation and the feedback
+# messages, was drafted by the project and then reviewed; everything else is the owner's seed text.
+DRAFTED_QUESTIONS = ("capacity-padding", "top2-dispatch-combine", "straggler-expert")
+REVIEW_NOTE = "independent back-translation pass 2026-12-01; "
+
+
+def is_seed(path: str) -> bool:
+    if path in ("title", "intro"):
+        return True
+    question, _, rest = path.partition("/")
+    return question not in DRAFTED_QUESTIONS and (rest == "stem" or rest.endswith("/text"))
+
+
+def reviewed(locale: str) -> dict[str, PoEntry]:
+    return {path: e for path, e in entries(locale).items() if notes(e, "reviewed")}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_no_drafts_are_left_and_every_former_draft_records_its_review(locale: str) -> None:
+    for path, e in entries(locale).items():
+        assert not e.fuzzy and notes(e, "draft") == [], (locale, path)
+        if is_seed(path):
+            assert notes(e, "reviewed") == [], (locale, path)  # the owner's text: errata only, never a review note
+        else:
+            [note] = notes(e, "reviewed")
+            assert note.startswith(REVIEW_NOTE) and len(note) > len(REVIEW_NOTE), (locale, path)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_the_po_header_says_the_file_was_reviewed_how_when_and_how_many_entries(locale: str) -> None:
+    text = (SHIPPED_BANK_DIR / "locales" / f"{locale}.po").read_text(encoding="utf-8")
+    header = " ".join(line.removeprefix("#").strip() for line in text.split('msgid ""')[0].splitlines())
+    assert f"Reviewed 2026-12-01: all {len(reviewed(locale))} entries that were drafts" in header
+    assert "back to English without reading the source" in header and "REVIEW.md" in header
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_review_md_holds_a_back_translation_and_verdict_for_every_reviewed_entry(locale: str) -> None:
+    review = (SHIPPED_BANK_DIR / "REVIEW.md").read_text(encoding="utf-8")
+    section = review.split(f"## {'Urdu' if locale == 'ur' else 'Vietnamese'} (`locales/{locale}.po`)")[1]
+    section = section.split("\n## ")[0]
+    for path in reviewed(locale):
+        entry = section.split(f"### `{path}`\n")[1].split("\n### ")[0]
+        assert "- Back-translation (of the draft): " in entry and "- Verdict: " in entry, (locale, path)
+        if notes(entries(locale)[path], "reviewed")[0].removeprefix(REVIEW_NOTE).startswith("fixed:"):
+            assert "- Changed: " in entry, (locale, path)
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_known_ambiguities_are_gone_from_the_reviewed_translations(locale: str) -> None:
+    ambiguous = {"vi": ["lớp học được", "mã thông báo", "trọng lượng", "độ dốc", "một lớp bình thường"],
+                 "ur": ["ماہر حساب", "توجہ کے سربراہ", "تدریجی", "ہم آہنگی", "سبھی سے تمام",
+                        "ماہرین کا حساب", "ماہر کا حساب", "ترسیلات"]}[locale]  # fmt: skip
+    for path, e in reviewed(locale).items():
+        assert [a for a in ambiguous if a in e.msgstr] == [], (locale, path)
+
+
+def test_numbers_survive_translation() -> None:
+    for locale in LOCALES:
+        for path, e in reviewed(locale).items():
+            assert e.msgstr, (locale, path)
+            assert sorted(re.findall(r"\d+", e.msgid)) == sorted(re.findall(r"\d+", e.msgstr)), (locale, path)
+
+
+def test_glossary_sits_beside_the_bank() -> None:
+    assert Path(SHIPPED_BANK_DIR / "glossary.yaml").is_file()
