@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from moe_lms.model import Bank, Translation, strings
+from moe_lms.model import XML_ILLEGAL, Bank, Translation, strings
 
 ids = st.text(alphabet=string.ascii_lowercase + string.digits + "-", max_size=10).map(lambda s: "x" + s)
 
@@ -23,7 +23,7 @@ texts = (
         max_size=40,
     )
     .map(lambda s: __import__("unicodedata").normalize("NFC", s))
-    .filter(lambda s: s.strip() != "")
+    .filter(lambda s: s.strip() != "" and not XML_ILLEGAL.search(s))  # U+FFFE/U+FFFF are Cn, not Cc
 )
 
 

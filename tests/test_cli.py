@@ -278,3 +278,14 @@ def test_todo_explanations_as_importers_write_them_are_flagged_by_check(bank_cop
     strict = CliRunner().invoke(main, ["check", "--strict", str(bank_copy)])
     assert strict.exit_code == 1
     assert expected.replace("warning", "error") + " (--strict)" in strict.stderr
+
+
+def test_check_names_a_title_made_only_of_an_empty_tag_which_every_export_would_refuse(bank_copy: Path) -> None:
+    yaml_path = bank_copy / "bank.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    yaml_path.write_text(text.replace("title: 'Expert parallelism for MoE serving: a quiz'", "title: <P>"))
+    code, output = run("check", str(bank_copy))
+    assert code == 1
+    assert "bank.yaml:2:8: error: the bank title renders to no text at all" in output
+    code, output = run("export", "--format", "moodle", "--locale", "en", "-o", "-", str(bank_copy))
+    assert code == 1 and "renders to no text at all" in output

@@ -107,3 +107,18 @@ def test_written_catalogs_are_deterministic_and_name_their_language() -> None:
     assert b"Generated-By" not in first
     assert b'"Language: ur\\n"' in first
     assert first.startswith(b"# Urdu translations of the moe-lms question bank demo.")
+
+
+def test_written_catalogs_never_flag_bank_text_as_a_python_format_string() -> None:
+    # Babel guesses the flags from the msgid: LaTeX braces look like str.format fields and "95% of" like a
+    # %-placeholder. Bank text is never a format string; with the flag, Poedit and msgfmt -c would demand the
+    # translation keep those "placeholders" and reject a correct one.
+    entries = [
+        po.CatalogEntry("q/stem", r"$\frac{T \cdot k}{E}$ per expert", r"$\frac{T \cdot k}{E}$ فی ماہر", fuzzy=True),
+        po.CatalogEntry("q/explanation", "95% of the characters", "95% حروف"),
+        po.CatalogEntry("old/stem", "{x} is gone", "{x} ختم", obsolete=True),
+    ]
+    text = po.write_catalog(entries, locale="ur", project="demo").decode()
+    assert "python-brace-format" not in text
+    assert "python-format" not in text
+    assert '#, fuzzy\nmsgctxt "q/stem"' in text

@@ -132,3 +132,14 @@ def test_link_titles_with_quotes_and_angle_brackets_stay_one_attribute() -> None
             '<a href="https://x.org" title="a &quot;q&quot; &lt;b&gt; &amp; \'s" rel="noopener noreferrer">t</a>'
         ), markdown
         assert text.plain_text(markdown) == "t"
+
+
+def test_a_text_that_renders_only_empty_tags_shows_nothing_but_an_image_or_a_formula_is_something() -> None:
+    from moe_lms.text import renders_blank
+
+    assert renders_blank(text.render_inline("<P>"))  # an allowed tag with no text: "<p></p>"
+    assert renders_blank(text.render_block("<!-- a note -->"))
+    assert renders_blank("")
+    assert not renders_blank(text.render_inline("<b>bold</b>"))
+    assert not renders_blank('<img src="media/a.png" alt="">')
+    assert not renders_blank("<math><mn>2</mn></math>")

@@ -612,11 +612,11 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
     """Text that renders to nothing once sanitised (only a comment), in the source or in a
     translation: every export refuses it, so ``moe-lms check`` names it first. Slower than loading (every text is
     rendered), so only ``check`` runs it."""
-    from .text import render_block, render_inline
+    from .text import render_block, render_inline, renders_blank
 
     def renders_to_nothing(path: str, text: str) -> bool:
         inline = path == "title" or path.endswith("/text")
-        return not (render_inline(text) if inline else render_block(text))
+        return renders_blank(render_inline(text) if inline else render_block(text))
 
     problems: list[Problem] = []
     yaml_file = directory / BANK_FILE

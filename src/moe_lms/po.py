@@ -460,11 +460,13 @@ def write_catalog(
         if e.obsolete:
             from babel.messages.catalog import Message
 
-            catalog.obsolete[(e.msgid, e.context)] = Message(
+            message = catalog.obsolete[(e.msgid, e.context)] = Message(
                 e.msgid, e.msgstr, flags=flags, context=e.context, previous_id=previous_id
             )
         else:
-            catalog.add(e.msgid, e.msgstr, flags=flags, context=e.context, previous_id=previous_id)
+            message = catalog.add(e.msgid, e.msgstr, flags=flags, context=e.context, previous_id=previous_id)
+        # Babel guesses these from the msgid (LaTeX braces, "95% of"); bank text is never a format string.
+        message.flags -= {"python-format", "python-brace-format"}
     buf = io.BytesIO()
     write_po(buf, catalog, width=0, include_previous=True, sort_output=False, omit_header=False)
     if not any(e.comments for e in entries):

@@ -204,6 +204,15 @@ def visible_text(rendered: str) -> str:
 
 
 _TAG = re.compile(r"<[^>]*>")
+_CONTENT_ELEMENT = re.compile(r"<(?:img|math)\b")
+
+
+def renders_blank(rendered: str) -> bool:
+    """Whether rendered HTML shows a learner nothing: no text (``<p></p>`` from a bank text "<P>" counts as nothing,
+    as does a lone comment) and no image or formula. Every export refuses such text and ``check`` names it."""
+    if _TAG.sub("", rendered).strip():  # (the common case: some text between the tags)
+        return False
+    return not _CONTENT_ELEMENT.search(rendered)
 
 
 def visible_length(markdown: str, *, inline: bool = False) -> int:

@@ -45,7 +45,7 @@ from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text
 from ..problems import Problem, ProblemsFound, Severity
-from ..text import render_block, render_inline, visible_text
+from ..text import render_block, render_inline, renders_blank, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
@@ -341,7 +341,7 @@ class _Texts:
                     "language at the first </span>, so it cannot go in a multilang export (use <em>, <strong> or "
                     "<bdi> instead)"
                 )
-            if not rendered:
+            if renders_blank(rendered):
                 raise _Unwritable(f"{_label(what, choice)} ({view.locale}) renders to no text at all")
             rendered_texts.append(rendered)
         if render is render_inline:
@@ -396,7 +396,7 @@ class _Texts:
 
     def _localized(self, i: int, what: str, resolved: Resolved, rendered: str, choice: str | None = None) -> str:
         """Rendered text as locale ``i`` shows it: marked when it fell back, direction set when right-to-left."""
-        if not rendered:
+        if renders_blank(rendered):
             raise _Unwritable(f"{_label(what, choice)} ({self.views[i].locale}) renders to no text at all")
         if resolved.lang != self._langs[i]:
             return self._fallback[i] + rendered + "</div>"
@@ -414,7 +414,7 @@ class _Texts:
             titles = [view.title for view in self.views]
             rendered = [render_inline(title.text) for title in titles]
             for view, text in zip(self.views, rendered, strict=True):
-                if not text or "<span" in text:
+                if renders_blank(text) or "<span" in text:
                     raise _Unwritable(f"the bank title ({view.locale}) renders to no text or holds a <span>")
             marked = [
                 self._marked(i, title, [text])[0] for i, (title, text) in enumerate(zip(titles, rendered, strict=True))
