@@ -77,7 +77,7 @@ def test_progress_is_drawn_when_stderr_is_a_terminal(
     bank_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], shows: str
 ) -> None:
     screen = io.StringIO()
-    monkeypatch.setattr(common, "err", Console(file=screen, force_terminal=True, width=100))
+    monkeypatch.setitem(common.err.__dict__, "rich", Console(file=screen, force_terminal=True, width=100))
     argv = [arg.replace("{tmp}", str(tmp_path)) for arg in args]
     result = CliRunner().invoke(main, [argv[0], str(bank_dir), *argv[1:]])
     assert result.exit_code == 0, result.output
@@ -100,7 +100,7 @@ def test_import_shows_what_it_reads_on_a_terminal(tmp_path: Path, monkeypatch: p
     exported = CliRunner().invoke(main, ["export", "--format", "moodle", "-o", str(tmp_path / "m.xml")])
     assert exported.exit_code == 0
     screen = io.StringIO()
-    monkeypatch.setattr(common, "err", Console(file=screen, force_terminal=True, width=100))
+    monkeypatch.setitem(common.err.__dict__, "rich", Console(file=screen, force_terminal=True, width=100))
     result = CliRunner().invoke(main, ["import", "moodle", str(tmp_path / "m.xml"), "-o", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     assert "reading" in screen.getvalue() and "writing the bank into" in screen.getvalue()

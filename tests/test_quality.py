@@ -170,8 +170,11 @@ PLANTED = [
     ("ur", "glossary-miss/stem", 'glossary: "expert parallelism" should be "ماہرین کی متوازیت" (or "ماہر متوازیت")'),
     ("ur", "numbers/choices/a/text", "parity: number 8 is missing"),
     ("ur", "code/choices/a/text", "parity: code span `all_to_all` is missing"),
-    ("ur", "scripts/stem", "script: mostly in Latin script: 0 of 23 letters are in Arabic script, "
-     "which ur is written in"),
+    (
+        "ur",
+        "scripts/stem",
+        "script: mostly in Latin script: 0 of 23 letters are in Arabic script, which ur is written in",
+    ),
     ("vi", "scripts/stem", "untranslated: the translation is the source text"),
 ]
 
@@ -303,7 +306,7 @@ def test_translations_update_writes_glossary_comments_and_keeps_every_other_comm
         'msgctxt "glossary-miss/choices/b/text"\n'
     ) in updated
     assert '#. glossary: GPU → keep as is\nmsgctxt "code/stem"\n' in updated
-    assert '#. glossary' not in updated.split('msgctxt "numbers/stem"')[0].split('msgctxt "glossary-miss/choices/b/')[1]
+    assert "#. glossary" not in updated.split('msgctxt "numbers/stem"')[0].split('msgctxt "glossary-miss/choices/b/')[1]
     assert "#. glossary: GPU → keep as is" in (planted / "locales" / "vi.po").read_text(encoding="utf-8")
     assert run("check", str(planted))[0] == 0  # what update writes, check reads
 

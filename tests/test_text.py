@@ -50,6 +50,7 @@ def test_plain_text_strips_markup() -> None:
 @example(" a leading space")
 @example("a trailing space ")
 @example("two  spaces")
+@example("\ufeff a byte-order mark first")
 def test_plain_text_fast_path_renders_exactly_as_markdown_it(s: str) -> None:
     slow_block = text._render_markdown(s, False)
     slow_inline = text._render_markdown(s, True)
@@ -143,3 +144,9 @@ def test_a_text_that_renders_only_empty_tags_shows_nothing_but_an_image_or_a_for
     assert not renders_blank(text.render_inline("<b>bold</b>"))
     assert not renders_blank('<img src="media/a.png" alt="">')
     assert not renders_blank("<math><mn>2</mn></math>")
+
+
+def test_a_character_reference_in_raw_html_to_a_character_no_export_carries_becomes_a_replacement_character() -> None:
+    # html5ever decodes "&#11" (U+000B) in raw HTML; CommonMark makes the same reference outside raw HTML U+FFFD.
+    assert text.render_block("<b>\n&#11") == "<b>\n\ufffd</b>"
+    assert text.render_block("a &#11; b") == "<p>a \ufffd b</p>"

@@ -9,15 +9,18 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
-import lxml.html
 import nh3
-from markdown_it import MarkdownIt
-from markdown_it.common.html_re import HTML_TAG_RE, attribute
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
+
+from .model import XML_ILLEGAL
+
+if TYPE_CHECKING:  # markdown-it is imported when a text first needs it (see _markdown)
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
 
 ALLOWED_TAGS = frozenset(
     {
@@ -42,14 +45,24 @@ INLINE_TAGS = frozenset(
     {"br", "strong", "em", "b", "i", "u", "s", "sub", "sup", "code", "kbd", "a", "span", "img", "bdi", "bdo"}
 )
 
-_md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
-_MAX_NESTING = int(_md.options.maxNesting)
+
+@cache
+def _markdown() -> MarkdownIt:
+    """The Markdown parser, made when a text first needs it: text without Markdown syntax never does (see
+    render_block), and importing markdown-it is a fifth of a small command's start-up."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
+    md.add_render_rule("html_inline", _html_inline)
+    md.add_render_rule("html_block", _html_block)
+    return md
+
 
 # Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
 # (the hot path of large banks). A property test checks both paths agree.
 _MARKDOWN_CHARACTERS = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]")
 _LIST_NUMBER = re.compile(r"\d+[.)]")
-_START_MARKS = frozenset("-+=>")
+_START_MARKS = frozenset("-+=>\ufeff")  # (markdown-it drops a byte-order mark that starts inline text)
 
 
 def _renders_as_itself(markdown: str) -> bool:
@@ -67,6 +80,11 @@ def _renders_as_itself(markdown: str) -> bool:
         or (first.isdecimal() and _LIST_NUMBER.match(markdown))
         or markdown[-1:].isspace()
     )
+
+
+# Public for exporters that write text into XML themselves: such text is itself as inline HTML, and the one
+# paragraph <p>text</p> as block HTML, with nothing to escape.
+renders_as_itself = _renders_as_itself
 
 
 # Built once: nh3.clean with keyword arguments converts the allow-lists on every call, four times the cost.
@@ -87,8 +105,13 @@ _inline_cleaner = nh3.Cleaner(
 
 
 def sanitize(fragment: str) -> str:
-    """Allow-list HTML sanitising (nh3, i.e. ammonia)."""
-    return _cleaner.clean(fragment)
+    """Allow-list HTML sanitising (nh3, i.e. ammonia).
+
+    A character reference in raw HTML can name a character no export may carry (``&#11`` is U+000B): the HTML
+    parser decodes it, so it becomes U+FFFD here, as CommonMark already makes it outside raw HTML.
+    """
+    clean = _cleaner.clean(fragment)
+    return XML_ILLEGAL.sub("\ufffd", clean) if XML_ILLEGAL.search(clean) else clean
 
 
 # -- raw HTML in Markdown: markup the sanitiser keeps, or text the author wrote --------------------------------
@@ -98,7 +121,13 @@ def sanitize(fragment: str) -> str:
 # tag stays markup only when the sanitiser keeps it (an allowed tag whose every attribute is allowed or a name=value
 # pair the sanitiser can drop without losing words); any other tag is shown as the text it is. Comments stay
 # comments (hidden on purpose; `check` names a text that is nothing else).
-_TAG_PARTS = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:" + attribute + r")*)\s*/?>")
+@cache
+def _tag_parts() -> re.Pattern[str]:
+    from markdown_it.common.html_re import attribute
+
+    return re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)((?:" + attribute + r")*)\s*/?>")
+
+
 # One attribute of a tag (CommonMark's, as markdown-it-py reads it): its name, and "=" when it has a value.
 _ATTRIBUTE = re.compile(r"""\s+([a-zA-Z_:][a-zA-Z0-9:._-]*)(?:\s*(=)\s*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?""")
 
@@ -106,7 +135,7 @@ _ATTRIBUTE = re.compile(r"""\s+([a-zA-Z_:][a-zA-Z0-9:._-]*)(?:\s*(=)\s*(?:[^"'=<
 def _is_markup(tag: str) -> bool:
     if tag.startswith("<!--"):
         return True
-    parts = _TAG_PARTS.fullmatch(tag)
+    parts = _tag_parts().fullmatch(tag)
     if parts is None:  # a processing instruction, a declaration, CDATA: none is HTML a learner sees
         return False
     name = parts.group(2).lower()
@@ -121,6 +150,8 @@ def _is_markup(tag: str) -> bool:
 def _raw_html(content: str) -> tuple[str, bool]:
     """Raw HTML from Markdown, with every tag that is not markup the sanitiser keeps escaped as text; and whether
     any markup is left."""
+    from markdown_it.common.html_re import HTML_TAG_RE
+
     kept = False
 
     def tag(match: re.Match[str]) -> str:
@@ -142,13 +173,10 @@ def _html_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: 
     return content if kept else f"<p>{content.strip()}</p>\n"  # no markup left: a paragraph of text
 
 
-_md.add_render_rule("html_inline", _html_inline)
-_md.add_render_rule("html_block", _html_block)
-
-
 def _too_deep(tokens: Sequence[Token]) -> bool:
     """Whether Markdown nesting reached markdown-it's limit, past which it silently drops the rest of the text."""
-    return any(t.nesting == 1 and t.level >= _MAX_NESTING - 1 for t in tokens)
+    limit = int(_markdown().options.maxNesting)
+    return any(t.nesting == 1 and t.level >= limit - 1 for t in tokens)
 
 
 def render_block(markdown: str) -> str:
@@ -169,13 +197,14 @@ def render_inline(markdown: str) -> str:
 # source text of every string that fell back once per locale, a whole locale apart, so the cache is large.
 @lru_cache(maxsize=65536)
 def _render_markdown(markdown: str, inline: bool) -> str:
+    md = _markdown()
     env: EnvType = {}
     if inline:
-        return _inline_cleaner.clean(_md.renderer.render(_md.parseInline(markdown, env), _md.options, env)).strip()
-    tokens = _md.parse(markdown, env)
+        return _inline_cleaner.clean(md.renderer.render(md.parseInline(markdown, env), md.options, env)).strip()
+    tokens = md.parse(markdown, env)
     if _too_deep(tokens):  # nested deeper than any real text: keep every word, as text
         return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
-    return sanitize(_md.renderer.render(tokens, _md.options, env)).strip()
+    return sanitize(md.renderer.render(tokens, md.options, env)).strip()
 
 
 # "<" that would open a tag (or a comment, a declaration, an end tag) in a plain-text place that an LMS shows as
@@ -195,6 +224,8 @@ def visible_text(rendered: str) -> str:
     "‹" rather than turning into live markup where an LMS shows a plain-text field as HTML.
     """
     if "<" in rendered:
+        import lxml.html
+
         rendered = lxml.html.fragment_fromstring(rendered, create_parent="span").text_content()
     elif "&" in rendered:
         rendered = html.unescape(rendered)

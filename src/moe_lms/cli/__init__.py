@@ -16,30 +16,44 @@ import click
 from .. import __version__
 from ..files import OutputError, remove_temporary_files_on_signals
 
-# command name -> "module:attribute" in this package
+# command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
 _COMMANDS = {
-    "check": "bank:check",
-    "schema": "bank:schema",
-    "translations": "bank:translations",
-    "export": "export:export",
-    "build": "export:build",
-    "validate": "interchange:validate",
-    "import": "interchange:import_",
-    "push": "canvas:push",
-    "schemas": "schemas:schemas_group",
+    "check": ("bank:check", "Validate a bank and its translations; print translation coverage per locale."),
+    "schema": ("bank:schema", "Print the JSON Schema of bank.yaml, for editors."),
+    "translations": ("bank:translations", "Keep the PO files of a bank in step with its source text."),
+    "export": ("export:export", "Export a bank to a file an LMS imports."),
+    "build": (
+        "export:build",
+        "Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and "
+        "HTML, one Moodle file with every locale, and a README saying which file to take and how to import it.",
+    ),
+    "validate": (
+        "interchange:validate",
+        "Check a QTI 2.1 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package or a Moodle XML file "
+        "before an LMS sees it.",
+    ),
+    "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
+    "push": ("canvas:push", "Send a bank straight into an LMS."),
+    "schemas": ("schemas:schemas_group", "The official XML Schemas validate checks QTI packages against."),
 }
 
 
 class _LazyGroup(click.Group):
-    """A group that imports a command's module only when the command is used (or help lists it)."""
+    """A group that imports a command's module only when the command is used."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of --help, from the summaries above: importing every command (pydantic, lxml, rich,
+        requests ...) only to list them cost several times what --help itself does."""
+        listed = click.Group(commands=[click.Command(name, help=summary) for name, (_, summary) in _COMMANDS.items()])
+        listed.format_commands(ctx, formatter)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in _COMMANDS:
             return None
-        module, attribute = _COMMANDS[cmd_name].split(":")
+        module, attribute = _COMMANDS[cmd_name][0].split(":")
         command = getattr(import_module(f"{__name__}.{module}"), attribute)
         assert isinstance(command, click.Command)
         return command

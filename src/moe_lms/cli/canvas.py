@@ -212,7 +212,7 @@ def push_canvas(
             _canvas_summary(client)
             return
         if err.is_terminal and the_plan.writes:
-            with Progress(console=err, transient=True) as bar:
+            with Progress(console=err.rich, transient=True) as bar:
                 task = bar.add_task("pushing", total=the_plan.writes)
                 pusher.on_write = lambda: bar.advance(task)
                 outcome = pusher.apply(the_plan)

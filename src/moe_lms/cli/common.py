@@ -2,25 +2,72 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
-from typing import BinaryIO, NoReturn, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 
 import click
-from rich.console import Console
 
 from .. import loader
 from ..model import Bank
 from ..problems import Problem, Severity
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 SHIPPED_BANK_ID = "moe-expert-parallelism"
 
-out = Console(highlight=False, soft_wrap=True, emoji=False)  # ("ur.po:100:" is a line, not 💯)
-err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+# What rich would change in a plain line: a tab, a control code it strips.
+_NOT_PLAIN = re.compile(r"[\t\x07\x08\x0b\x0c\r]")
+
+
+class LazyConsole:
+    """A rich Console made when first needed. Most commands print a few plain lines, written here exactly as rich
+    writes them outside a terminal; importing rich would be a sixth of a small command's start-up."""
+
+    def __init__(self, *, stderr: bool = False) -> None:
+        self._stderr = stderr
+
+    @cached_property
+    def rich(self) -> Console:
+        from rich.console import Console
+
+        return Console(
+            stderr=self._stderr, highlight=False, soft_wrap=True, emoji=False
+        )  # ("ur.po:100:" is a line, not 💯)
+
+    @property
+    def _file(self) -> TextIO:
+        return sys.stderr if self._stderr else sys.stdout  # looked up each time, as rich does
+
+    @property
+    def is_terminal(self) -> bool:
+        if "rich" in self.__dict__ or {"TTY_COMPATIBLE", "FORCE_COLOR", "FORCE_TERMINAL"} & os.environ.keys():
+            return self.rich.is_terminal
+        isatty = getattr(self._file, "isatty", None)
+        try:
+            return isatty is not None and isatty() and self.rich.is_terminal
+        except ValueError:  # a closed file
+            return False
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        text = objects[0] if len(objects) == 1 else None
+        plain = options == {"markup": False} and isinstance(text, str) and not _NOT_PLAIN.search(text)
+        if plain and not self.is_terminal:
+            self._file.write(f"{text}\n")
+            self._file.flush()
+        else:
+            self.rich.print(*objects, **options)
+
+
+out = LazyConsole()
+err = LazyConsole(stderr=True)
 
 
 def shipped_bank_dir() -> Path:
@@ -100,7 +147,7 @@ def progress(what: str, total: int | None = None, *, unit: str = "") -> Iterator
     elif unit == "bytes":
         columns.append(FileSizeColumn())
     columns.append(TimeElapsedColumn())
-    with Progress(*columns, console=err, transient=True) as bar:
+    with Progress(*columns, console=err.rich, transient=True) as bar:
         task = bar.add_task(what, total=total)
 
         def advance(n: int) -> None:

@@ -146,10 +146,15 @@ def answer_fractions(question: Question) -> tuple[str, ...]:
     Single-answer and true/false: 100 for the key, 0 otherwise. Multiple-answer: the correct choices share 100
     and the wrong ones share -100 (so ticking everything scores 0), all from Moodle's grade list.
     """
-    if question.kind is not Kind.MULTIPLE:
-        return tuple("100" if c.correct else "0" for c in question.choices)
-    correct = sum(1 for c in question.choices if c.correct)
-    wrong = len(question.choices) - correct
+    return _fractions(question.kind, tuple(c.correct for c in question.choices))
+
+
+def _fractions(kind: Kind, key: tuple[bool, ...]) -> tuple[str, ...]:
+    """:func:`answer_fractions` of a question of this kind whose choices are correct or not as ``key`` says."""
+    if kind is not Kind.MULTIPLE:
+        return tuple("100" if correct else "0" for correct in key)
+    correct = sum(key)
+    wrong = len(key) - correct
     plus = grade_shares(correct)
     if plus is None:
         raise ValueError(f"{correct} correct choices cannot share 100% using Moodle's grade list (at most 20 can)")
@@ -157,7 +162,7 @@ def answer_fractions(question: Question) -> tuple[str, ...]:
     if minus is None:  # more than 20 wrong choices: the smallest penalty each
         minus = ("5",) * wrong
     plus_iter, minus_iter = iter(plus), iter(minus)
-    return tuple(next(plus_iter) if c.correct else "-" + next(minus_iter) for c in question.choices)
+    return tuple(next(plus_iter) if is_correct else "-" + next(minus_iter) for is_correct in key)
 
 
 def unwrap(fragment: str) -> tuple[str | None, str] | None:
@@ -625,33 +630,39 @@ def _structure_problems(bank: Bank) -> tuple[dict[str, tuple[str, ...]], list[Pr
     seen: set[str] = set()
     for q in bank.questions:
         where = f"question {q.id!r}"
-
-        def problem(message: str, where: str = where) -> None:
-            problems.append(Problem("bank.yaml", None, message, where))
-
         if q.id in seen:
-            problem("the id is used twice; Moodle silently drops the second question's idnumber")
+            message = "the id is used twice; Moodle silently drops the second question's idnumber"
+            problems.append(Problem("bank.yaml", None, message, where))
         seen.add(q.id)
-        if len(q.choices) < 2:
-            problem(f"has {len(q.choices)} choice(s); Moodle aborts the import mid-file below 2")
-            continue
-        try:
-            values = answer_fractions(q)
-        except ValueError as exc:
-            problem(str(exc))
-            continue
-        numbers = [Decimal(v) for v in values]
-        if not all(on_grade_list(n) for n in numbers):
-            problem(f"fractions {', '.join(values)} are not all on Moodle's grade list")
-        if q.kind is Kind.MULTIPLE:
-            if abs(sum((n for n in numbers if n > 0), Decimal(0)) - 100) > Decimal("0.5"):
-                problem("the fractions of the correct choices do not add up to 100%")
-        elif sum(1 for n in numbers if n == 100) != 1:
-            problem(
-                "a single-answer question needs exactly one correct choice; Moodle would import it silently unusable"
-            )
-        fractions[q.id] = values
+        values, messages = _grading(q.kind, tuple(c.correct for c in q.choices))
+        problems += [Problem("bank.yaml", None, message, where) for message in messages]
+        if values is not None:
+            fractions[q.id] = values
     return fractions, problems
+
+
+@cache
+def _grading(kind: Kind, key: tuple[bool, ...]) -> tuple[tuple[str, ...] | None, tuple[str, ...]]:
+    """The fractions of a question with this answer key (None if Moodle cannot grade it), and what Moodle would
+    import wrongly. It depends on the kind and the key alone, so a bank's questions share a few results."""
+    if len(key) < 2:
+        return None, (f"has {len(key)} choice(s); Moodle aborts the import mid-file below 2",)
+    try:
+        values = _fractions(kind, key)
+    except ValueError as exc:
+        return None, (str(exc),)
+    problems = []
+    numbers = [Decimal(v) for v in values]
+    if not all(on_grade_list(n) for n in numbers):
+        problems.append(f"fractions {', '.join(values)} are not all on Moodle's grade list")
+    if kind is Kind.MULTIPLE:
+        if abs(sum((n for n in numbers if n > 0), Decimal(0)) - 100) > Decimal("0.5"):
+            problems.append("the fractions of the correct choices do not add up to 100%")
+    elif sum(1 for n in numbers if n == 100) != 1:
+        problems.append(
+            "a single-answer question needs exactly one correct choice; Moodle would import it silently unusable"
+        )
+    return values, tuple(problems)
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:

@@ -19,30 +19,28 @@ import html
 import itertools
 import posixpath
 import re
-import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from typing import IO, TYPE_CHECKING, BinaryIO
+from typing import BinaryIO, NamedTuple, Protocol
 
 import lxml.html
 from lxml import etree
 from pydantic import ValidationError
 
 from .. import __version__
+from ..bulk import gc_paused
 from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
 from ..schemas import Schemas
-from ..text import plain_text, render_block, render_inline, visible_text
+from ..skeleton import Skeleton, inner, raw, slot
+from ..text import plain_text, render_block, render_inline, renders_as_itself, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
-from ..zipsafe import MAX_FILES, SafeZip, UnsafePackage, Unseekable, entry_info, resolve_href
+from ..zipout import ZipStream
+from ..zipsafe import MAX_FILES, SafeZip, UnsafePackage, resolve_href
 from . import ExportOptions, Format
-
-if TYPE_CHECKING:
-    from lxml.etree._serializer import _IncrementalFileWriter
 
 # --- names ---------------------------------------------------------------------------------------------------
 
@@ -278,7 +276,10 @@ def _title(markdown: str, limit: int = 256) -> str:
 
 def _stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
-    rendered = render_block(markdown)
+    return _rendered_title(render_block(markdown), limit)
+
+
+def _rendered_title(rendered: str, limit: int = 80) -> str:
     simple = _ONE_PARAGRAPH.match(rendered)
     return _shorten(visible_text(simple.group(1) if simple else rendered), limit)  # plain text: never a tag
 
@@ -288,11 +289,15 @@ def _content(
 ) -> None:
     """Fill ``element`` with one resolved string; say its language and direction where they differ from the
     context (fallbacks stay visible as source-language text), or always when ``always``."""
-    if always or resolved.lang != context_lang:
-        element.set("class", f"moe-{_direction(resolved.lang)}")
-        if resolved.lang != context_lang:
-            element.set(XML_LANG, resolved.lang)
+    _mark_language(element, resolved.lang, context_lang, always=always)
     append_html(element, render(resolved.text))
+
+
+def _mark_language(element: etree._Element, lang: str, context_lang: str, *, always: bool) -> None:
+    if always or lang != context_lang:
+        element.set("class", f"moe-{_direction(lang)}")
+        if lang != context_lang:
+            element.set(XML_LANG, lang)
 
 
 def _expression(parent: etree._Element, tag: str, **attrib: str) -> etree._Element:
@@ -351,18 +356,18 @@ def _choice_feedback(parent: etree._Element, multiple: bool) -> None:
     _add_to_feedback(chosen, "")
 
 
-def _response_processing(item: etree._Element, q: Question) -> None:
+def _response_processing(item: etree._Element, kind: Kind, choice_ids: Sequence[str]) -> None:
     """Scoring, then one condition per choice setting FEEDBACK: choosing an answer scores it and shows that
     choice's explanation and the general one (``match_correct`` would set SCORE only, and no feedback shows)."""
-    multiple = q.kind is Kind.MULTIPLE
+    multiple = kind is Kind.MULTIPLE
     processing = _sub(item, "responseProcessing")
     processing.append(_copy(_template("scoring-multiple" if multiple else "scoring-single")))
-    for c in q.choices:
+    for choice_id in choice_ids:
         condition = _copy(_template("choice-multiple" if multiple else "choice-single"))
         chosen = condition[0]
         test_value = chosen[0][0] if multiple else chosen[0][1]
-        test_value.text = c.id
-        chosen[1][0][1].text = c.id  # setOutcomeValue / multiple / baseValue
+        test_value.text = choice_id
+        chosen[1][0][1].text = choice_id  # setOutcomeValue / multiple / baseValue
         processing.append(condition)
 
 
@@ -373,8 +378,7 @@ def _copy(element: etree._Element) -> etree._Element:
 
 @cache
 def _template(name: str) -> etree._Element:
-    """Parts items share, built once and deep-copied (in C) into each item: much cheaper than rebuilding them
-    element by element for every item of a large bank."""
+    """Parts items share, built once and deep-copied (in C) into each item."""
     holder = etree.Element(_q("holder"), nsmap={None: QTI})
     if name == "SCORE":
         _outcome(holder, "SCORE", "single", "float", "0")
@@ -396,64 +400,228 @@ def _outcome(item: etree._Element, identifier: str, cardinality: str, base_type:
         _sub(_sub(declaration, "defaultValue"), "value", text=default)
 
 
-def _feedback(item: etree._Element, identifier: str, resolved: Resolved, item_lang: str) -> None:
-    modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
-    modal.set("identifier", identifier)
-    _content(_sub(modal, "div"), resolved, item_lang, render_block, always=True)
+# --- items: one description of their shape, used element by element or as a skeleton -------------------------
 
 
-def build_item(question: Question, view: LocalizedView) -> etree._Element:
-    """One question in one locale as an ``assessmentItem``."""
-    q = question
-    lang = view.info.lang
+class _Shape(NamedTuple):
+    """What the elements of an item depend on; items of one shape differ only in their text."""
+
+    kind: Kind
+    choices: int
+    correct: int
+
+
+# An item's values, by position: these, then the choice ids, the correct choices' ids, the mapped value of each
+# choice (multiple-answer), and its contents: the prompt, each choice, each choice's feedback, the general one.
+_IDENTIFIER, _TITLE, _LANG, _BODY_CLASS, _SHUFFLE, _MAX_CHOICES, _POINTS = range(7)
+_FIXED = 7
+
+# Builds the element holding one content of an item: (parent, tag, attributes, index among the item's contents).
+ContentMaker = Callable[[etree._Element, str, dict[str, str], int], None]
+
+
+def _item_element(shape: _Shape, values: Sequence[str], content: ContentMaker) -> etree._Element:
+    """An ``assessmentItem`` of ``shape`` with ``values`` (see _IDENTIFIER): real text, or skeleton markers."""
+    n, k = shape.choices, shape.correct
+    ids = values[_FIXED : _FIXED + n]
+    correct_ids = values[_FIXED + n : _FIXED + n + k]
+    mapped = values[_FIXED + n + k : _FIXED + 2 * n + k]
     item = etree.Element(_q("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
     item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
-    item.set("identifier", item_identifier(q.id, view.locale))
-    item.set("title", _stem_title(view.stem(q).text))
+    item.set("identifier", values[_IDENTIFIER])
+    item.set("title", values[_TITLE])
     item.set("adaptive", "false")
     item.set("timeDependent", "false")
-    item.set(XML_LANG, lang)
+    item.set(XML_LANG, values[_LANG])
     item.set("toolName", TOOL_NAME)
     item.set("toolVersion", __version__)
 
-    multiple = q.kind is Kind.MULTIPLE
+    multiple = shape.kind is Kind.MULTIPLE
     response = _sub(item, "responseDeclaration", {"identifier": "RESPONSE"})
     response.set("cardinality", "multiple" if multiple else "single")
     response.set("baseType", "identifier")
     correct = _sub(response, "correctResponse")
-    for c in q.correct_choices:
-        _sub(correct, "value", text=c.id)
+    for choice_id in correct_ids:
+        _sub(correct, "value", text=choice_id)
     if multiple:
-        right, wrong = len(q.correct_choices), len(q.choices) - len(q.correct_choices)
-        mapping = _sub(response, "mapping", {"lowerBound": "0", "upperBound": _num(q.points), "defaultValue": "0"})
-        for c in q.choices:
-            value = q.points / right if c.correct else -q.points / wrong
-            _sub(mapping, "mapEntry", {"mapKey": c.id, "mappedValue": _num(value)})
+        mapping = _sub(response, "mapping", {"lowerBound": "0", "upperBound": values[_POINTS], "defaultValue": "0"})
+        for choice_id, value in zip(ids, mapped, strict=True):
+            _sub(mapping, "mapEntry", {"mapKey": choice_id, "mappedValue": value})
     item.append(_copy(_template("SCORE")))
-    _outcome(item, "MAXSCORE", "single", "float", _num(q.points))
+    _outcome(item, "MAXSCORE", "single", "float", values[_POINTS])
     item.append(_copy(_template("FEEDBACK")))
     item.append(_copy(_template("stylesheet")))
 
-    body = _sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
+    body = _sub(item, "itemBody", {"class": values[_BODY_CLASS]})
     interaction = _sub(body, "choiceInteraction", {"responseIdentifier": "RESPONSE"})
-    interaction.set("shuffle", "true" if q.shuffle else "false")
-    interaction.set("maxChoices", str(len(q.choices)) if multiple else "1")
-    if q.kind is Kind.TRUE_FALSE:
+    interaction.set("shuffle", values[_SHUFFLE])
+    interaction.set("maxChoices", values[_MAX_CHOICES])
+    if shape.kind is Kind.TRUE_FALSE:
         interaction.set("class", TRUE_FALSE_CLASS)
-    _content(_sub(interaction, "prompt"), view.stem(q), lang, render_block, always=False)
-    for c in q.choices:
-        choice = _sub(interaction, "simpleChoice", {"identifier": c.id})
-        _content(choice, view.choice_text(q, c), lang, render_inline, always=False)
+    content(interaction, "prompt", {}, 0)
+    for j, choice_id in enumerate(ids):
+        content(interaction, "simpleChoice", {"identifier": choice_id}, 1 + j)
 
-    _response_processing(item, q)
-    for c in q.choices:
-        _feedback(item, c.id, view.choice_explanation(q, c), lang)
-    _feedback(item, GENERAL_FEEDBACK, view.explanation(q), lang)
+    _response_processing(item, shape.kind, ids)
+    for j, choice_id in enumerate([*ids, GENERAL_FEEDBACK]):
+        modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
+        modal.set("identifier", choice_id)
+        content(modal, "div", {}, 1 + n + j)
     return item
+
+
+def _render(shape: _Shape, index: int) -> Callable[[str], str]:
+    """How content ``index`` is rendered: the choices inline, the prompt and the feedback as blocks."""
+    return render_inline if 1 <= index <= shape.choices else render_block
+
+
+def _always_marked(shape: _Shape, index: int) -> bool:
+    """Feedback always says its direction; the prompt and choices only when they fell back."""
+    return index > shape.choices
+
+
+def _item_text(q: Question, view: LocalizedView) -> tuple[_Shape, list[str], list[Resolved]]:
+    """One question in one locale: its shape, its values before the contents (no title yet), and its contents."""
+    texts = view.question_texts(q)  # stem, explanation, then each choice's text and explanation
+    ids = [c.id for c in q.choices]
+    correct_ids = [c.id for c in q.choices if c.correct]
+    points = _num(q.points)
+    if q.kind is Kind.MULTIPLE:
+        right, wrong = len(correct_ids), len(ids) - len(correct_ids)
+        mapped = [_num(q.points / right if c.correct else -q.points / wrong) for c in q.choices]
+        max_choices = str(len(ids))
+    else:
+        mapped = [""] * len(ids)
+        max_choices = "1"
+    info = view.info
+    values = [
+        item_identifier(q.id, view.locale),
+        "",
+        info.lang,
+        f"moe-lms moe-{info.direction}",
+        "true" if q.shuffle else "false",
+        max_choices,
+        points,
+        *ids,
+        *correct_ids,
+        *mapped,
+    ]
+    return _Shape(q.kind, len(ids), len(correct_ids)), values, [texts[0], *texts[2::2], *texts[3::2], texts[1]]
+
+
+def build_item(question: Question, view: LocalizedView) -> etree._Element:
+    """One question in one locale as an ``assessmentItem``, element by element (:class:`_Items` writes the same
+    bytes faster)."""
+    shape, values, contents = _item_text(question, view)
+    values[_TITLE] = _stem_title(contents[0].text)
+    lang = view.info.lang
+
+    def content(parent: etree._Element, tag: str, attributes: dict[str, str], index: int) -> None:
+        element = _sub(parent, tag, attributes)
+        _content(element, contents[index], lang, _render(shape, index), always=_always_marked(shape, index))
+
+    return _item_element(shape, values, content)
+
+
+# How a rendered content goes into its element (append_html's cases): nothing at all, bare text, one paragraph of
+# text, or markup (serialised element by element).
+_EMPTY, _BARE, _PARAGRAPH, _MARKUP = range(4)
+
+
+def _form(rendered: str) -> tuple[int, str]:
+    """The form of rendered HTML and what fills it: the text (unescaped) or, for markup, the HTML."""
+    if "<" not in rendered:
+        form, text = _BARE, rendered
+    else:
+        simple = _ONE_PARAGRAPH.match(rendered)
+        if simple is None:
+            return _MARKUP, rendered
+        form, text = _PARAGRAPH, simple.group(1)
+    if "&" in text:
+        text = html.unescape(text)
+    return (form, text) if text or form == _PARAGRAPH else (_EMPTY, "")
+
+
+def _markup(rendered: str) -> str:
+    """Rendered HTML as the serialised content of a QTI element (see :func:`append_html`)."""
+    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    append_html(holder, rendered)
+    return inner(holder)
+
+
+class _Items:
+    """Serialised items, the bytes :func:`build_item` gives, from one skeleton per shape, locale and form of the
+    contents (with their language): a handful for a whole bank, and several times faster."""
+
+    # Distinct skeletons kept; a bank whose items are more varied than that builds the rest as it goes.
+    LIMIT = 512
+
+    def __init__(self) -> None:
+        self._skeletons: dict[tuple[object, ...], Skeleton] = {}
+
+    def _skeleton(self, shape: _Shape, lang: str, forms: tuple[tuple[str, int], ...]) -> Skeleton:
+        base = _FIXED + 2 * shape.choices + shape.correct  # values before the contents
+
+        def content(parent: etree._Element, tag: str, attributes: dict[str, str], index: int) -> None:
+            element = _sub(parent, tag, attributes)
+            content_lang, form = forms[index]
+            _mark_language(element, content_lang, lang, always=_always_marked(shape, index))
+            if form == _BARE:
+                append_html(element, slot(base + index))
+            elif form == _PARAGRAPH:
+                append_html(element, f"<p>{slot(base + index)}</p>")
+            elif form == _MARKUP:
+                element.text = raw(base + index)
+
+        element = _item_element(shape, [slot(i) for i in range(base)], content)
+        # Every value before the contents but the title is an id, a number, a language tag or a constant.
+        return Skeleton.of(element, declaration=True, verbatim=set(range(base)) - {_TITLE})
+
+    def serialise(self, question: Question, view: LocalizedView) -> bytes:
+        shape, values, contents = _item_text(question, view)
+        lang = values[_LANG]
+        key: list[object] = [shape, lang]
+        for index, resolved in enumerate(contents):
+            text = resolved.text
+            inline = 1 <= index <= shape.choices
+            if text and renders_as_itself(text):  # nearly every text: it is its own HTML, nothing to render
+                form = _BARE if inline else _PARAGRAPH
+                if index == 0:
+                    values[_TITLE] = _shorten(text, 80)  # (what _stem_title gives for such text)
+            else:
+                rendered = render_inline(text) if inline else render_block(text)
+                form, text = _form(rendered)
+                if form == _MARKUP:
+                    text = _markup(rendered)
+                if index == 0:
+                    values[_TITLE] = _rendered_title(rendered)
+            values.append(text)
+            key += (resolved.lang, form)
+        found = tuple(key)
+        skeleton = self._skeletons.get(found)
+        if skeleton is None:
+            pairs = tuple(zip(key[2::2], key[3::2], strict=True))
+            skeleton = self._skeleton(shape, lang, pairs)  # type: ignore[arg-type]
+            if len(self._skeletons) < self.LIMIT:
+                self._skeletons[found] = skeleton
+        return skeleton.fill_bytes(values)
 
 
 def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     """The bank in one locale as an ``assessmentTest``: one part, one section, items in bank order."""
+
+    def references(section: etree._Element) -> None:
+        for q in bank.questions:
+            _sub(section, "assessmentItemRef", _item_reference(q, view))
+
+    return _test_element(bank, view, references)
+
+
+def _item_reference(q: Question, view: LocalizedView) -> dict[str, str]:
+    return {"identifier": item_identifier(q.id, view.locale), "href": f"../{item_path(q.id, view.locale)}"}
+
+
+def _test_element(bank: Bank, view: LocalizedView, references: Callable[[etree._Element], None]) -> etree._Element:
     test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
     test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     test.set("identifier", f"{bank.id}-{view.locale}")
@@ -472,130 +640,203 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
         rubric = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
         rubric.set(XML_LANG, intro.lang)
         append_html(rubric, render_block(intro.text))
-    for q in bank.questions:
-        _sub(
-            section,
-            "assessmentItemRef",
-            {
-                "identifier": item_identifier(q.id, view.locale),
-                "href": f"../{item_path(q.id, view.locale)}",
-            },
-        )
+    references(section)
     processing = _sub(test, "outcomeProcessing")
     for identifier in ("SCORE", "MAXSCORE"):
         _expression(_sub(_set_outcome(processing, identifier), "sum"), "testVariables", variableIdentifier=identifier)
     return test
 
 
+def _test_bytes(bank: Bank, view: LocalizedView) -> bytes:
+    """The bytes of :func:`build_test`, its item references (one per question) from a skeleton of one."""
+
+    def references(section: etree._Element) -> None:
+        if section.text is None and not len(section):
+            section.text = "\n"
+        _add_text(section, raw(0))
+
+    before, after = Skeleton.of(_test_element(bank, view, references), declaration=True).around([""], 0)
+    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    holder.text = ""  # so the reference is laid out as one among others
+    _sub(holder, "assessmentItemRef", {"identifier": slot(0), "href": slot(1)})
+    reference = Skeleton.inside(holder, verbatim={0, 1})  # ids and paths made of ids
+    parts = [before]
+    for q in bank.questions:
+        attributes = _item_reference(q, view)
+        parts.append(reference.fill((attributes["identifier"], attributes["href"])))
+    parts.append(after)
+    return "".join(parts).encode("utf-8")
+
+
+# --- the manifest ----------------------------------------------------------------------------------------------
+
+
+def _leaf(parent: etree._Element, namespace: str, tag: str, text: str = "", **attrib: str) -> etree._Element:
+    """A manifest element with text; an empty one keeps its end tag (``<file href="…"></file>``)."""
+    element = etree.SubElement(parent, f"{{{namespace}}}{tag}", attrib)
+    element.text = text
+    return element
+
+
+def _add_lom(
+    parent: etree._Element,
+    entry: str,
+    titles: Iterable[tuple[str, str]],
+    languages: Sequence[str],
+    keywords: Iterable[str] = (),
+    keyword_language: str = "",
+) -> None:
+    """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
+    words of the bank's source language whatever the locale: ``keyword_language``)."""
+    general = etree.SubElement(etree.SubElement(parent, f"{{{LOM}}}lom"), f"{{{LOM}}}general")
+    identifier = etree.SubElement(general, f"{{{LOM}}}identifier")
+    _leaf(identifier, LOM, "catalog", LOM_CATALOG)
+    _leaf(identifier, LOM, "entry", entry)
+    title = etree.SubElement(general, f"{{{LOM}}}title")
+    for lang, text in titles:
+        _leaf(title, LOM, "string", text, language=lang)
+    for language in languages:
+        _leaf(general, LOM, "language", language)
+    for keyword in keywords:
+        _leaf(etree.SubElement(general, f"{{{LOM}}}keyword"), LOM, "string", keyword, language=keyword_language)
+
+
+def _resource(
+    parent: etree._Element, identifier: str, kind: str, href: str, dependencies: Iterable[str]
+) -> etree._Element:
+    """A ``resource`` with its ``metadata`` element, returned for the caller to fill, then its file and dependencies."""
+    resource = etree.SubElement(parent, f"{{{CP}}}resource", {"identifier": identifier, "type": kind, "href": href})
+    resource.tail = "\n"
+    metadata = etree.SubElement(resource, f"{{{CP}}}metadata")
+    _leaf(resource, CP, "file", href=href)
+    for dependency in dependencies:
+        _leaf(resource, CP, "dependency", identifierref=dependency)
+    return metadata
+
+
+def _qti_metadata(parent: etree._Element) -> None:
+    metadata = etree.SubElement(parent, f"{{{QTI_MD}}}qtiMetadata")
+    _leaf(metadata, QTI_MD, "timeDependent", "false")
+    _leaf(metadata, QTI_MD, "interactionType", "choiceInteraction")
+    _leaf(metadata, QTI_MD, "feedbackType", "nonadaptive")
+    _leaf(metadata, QTI_MD, "solutionAvailable", "true")
+    _leaf(metadata, QTI_MD, "toolName", TOOL_NAME)
+    _leaf(metadata, QTI_MD, "toolVersion", __version__)
+
+
+class _Writable(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+
+
+def _manifest_holder() -> etree._Element:
+    return etree.Element(f"{{{CP}}}holder", nsmap=MANIFEST_NSMAP)
+
+
 class _ManifestWriter:
-    """Writes imsmanifest.xml incrementally, one resource at a time, so memory stays flat as banks grow."""
+    """Writes imsmanifest.xml incrementally, one resource at a time, so memory stays flat as banks grow; item
+    resources from one skeleton per number of tags."""
 
-    def __init__(self, xf: _IncrementalFileWriter) -> None:
-        self.xf = xf
+    def __init__(self, stream: _Writable) -> None:
+        self.stream = stream
+        self._items: dict[int, Skeleton] = {}
+        self._pending: list[str] = []
+        self._size = 0
 
-    def leaf(self, namespace: str, tag: str, text: str | None = None, **attrib: str) -> None:
-        with self.xf.element(f"{{{namespace}}}{tag}", attrib):
-            if text is not None:
-                self.xf.write(text)
+    def write(self, text: str) -> None:
+        """Text of the manifest, written on in pieces of about 64 KiB (as deflated, the same bytes)."""
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size > 65536:
+            self.flush()
 
-    def lom(
-        self,
-        entry: str,
-        titles: list[tuple[str, str]],
-        languages: Sequence[str],
-        keywords: tuple[str, ...] = (),
-        keyword_language: str = "",
-    ) -> None:
-        """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
-        words of the bank's source language whatever the locale: ``keyword_language``)."""
-        with self.xf.element(f"{{{LOM}}}lom"), self.xf.element(f"{{{LOM}}}general"):
-            with self.xf.element(f"{{{LOM}}}identifier"):
-                self.leaf(LOM, "catalog", LOM_CATALOG)
-                self.leaf(LOM, "entry", entry)
-            with self.xf.element(f"{{{LOM}}}title"):
-                for lang, text in titles:
-                    self.leaf(LOM, "string", text, language=lang)
-            for language in languages:
-                self.leaf(LOM, "language", language)
-            for keyword in keywords:
-                with self.xf.element(f"{{{LOM}}}keyword"):
-                    self.leaf(LOM, "string", keyword, language=keyword_language)
+    def flush(self) -> None:
+        self.stream.write("".join(self._pending).encode("utf-8"))
+        self._pending, self._size = [], 0
 
-    @contextmanager
-    def resource(self, identifier: str, kind: str, href: str, dependencies: Iterable[str]) -> Iterator[None]:
-        """A ``resource`` whose metadata the caller writes inside the ``with`` block."""
-        with self.xf.element(f"{{{CP}}}resource", {"identifier": identifier, "type": kind, "href": href}):
-            with self.xf.element(f"{{{CP}}}metadata"):
-                yield
-            self.leaf(CP, "file", href=href)
-            for dependency in dependencies:
-                self.leaf(CP, "dependency", identifierref=dependency)
-        self.xf.write("\n")
-
-    def package_metadata(self, bank: Bank, views: dict[str, LocalizedView]) -> None:
-        """What the importer needs to rebuild the bank: its id, title per locale, source language and tags."""
-        with self.xf.element(f"{{{CP}}}metadata"):
-            self.leaf(CP, "schema", "QTIv2.1 Package")
-            self.leaf(CP, "schemaversion", "1.0.0")
-            titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
-            # The bank's source language first (the importer reads it as the source), then each the package holds.
-            source = locale_info(bank.source_locale).lang
-            languages = list(dict.fromkeys([source, *(v.info.lang for v in views.values())]))
-            self.lom(bank.id, titles, languages, bank.tags, source)
-        self.xf.write("\n")
+    def head_and_tail(self, bank: Bank, views: dict[str, LocalizedView]) -> tuple[str, str]:
+        """The manifest around its resources; the package metadata says what the importer needs to rebuild the
+        bank: its id, title per locale, source language and tags."""
+        root = {
+            "identifier": f"MANIFEST-{bank.id}",
+            SCHEMA_LOCATION: f"{CP} {CP_XSD_URL} {LOM} {LOM_XSD_URL} {QTI_MD} {QTI_MD_XSD_URL}",
+        }
+        manifest = etree.Element(f"{{{CP}}}manifest", root, nsmap=MANIFEST_NSMAP)
+        manifest.text = "\n"
+        metadata = etree.SubElement(manifest, f"{{{CP}}}metadata")
+        metadata.tail = "\n"
+        _leaf(metadata, CP, "schema", "QTIv2.1 Package")
+        _leaf(metadata, CP, "schemaversion", "1.0.0")
+        titles = [(v.title.lang, _title(v.title.text, limit=1000)) for v in views.values()]
+        # The bank's source language first (the importer reads it as the source), then each the package holds.
+        source = locale_info(bank.source_locale).lang
+        languages = list(dict.fromkeys([source, *(v.info.lang for v in views.values())]))
+        _add_lom(metadata, bank.id, titles, languages, bank.tags, source)
+        _leaf(manifest, CP, "organizations").tail = "\n"
+        resources = _leaf(manifest, CP, "resources", "\n" + raw(0))
+        resources.tail = "\n"
+        return Skeleton.of(manifest, declaration=True).around([""], 0)
 
     def test(self, bank: Bank, view: LocalizedView) -> None:
+        holder = _manifest_holder()
         items = (_item_resource_id(q.id, view.locale) for q in bank.questions)
         path = test_path(bank, view.locale)
-        with self.resource(f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items)):
-            title = view.title
-            self.lom(f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], [view.info.lang])
+        metadata = _resource(holder, f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items))
+        title = view.title
+        _add_lom(metadata, f"{bank.id}-{view.locale}", [(title.lang, _title(title.text, 1000))], [view.info.lang])
+        self.write(inner(holder))
+
+    def _item_skeleton(self, tags: int) -> Skeleton:
+        skeleton = self._items.get(tags)
+        if skeleton is None:
+            holder = _manifest_holder()
+            metadata = _resource(holder, slot(0), ITEM_TYPE, slot(1), [STYLE_ID])
+            keywords = [slot(7 + i) for i in range(tags)]
+            _add_lom(metadata, slot(2), [(slot(3), slot(4))], [slot(5)], keywords, slot(6))
+            _qti_metadata(metadata)
+            # Ids, paths made of ids and language tags, but the title (4).
+            skeleton = self._items[tags] = Skeleton.inside(holder, verbatim=set(range(7 + tags)) - {4})
+        return skeleton
 
     def item(self, q: Question, view: LocalizedView) -> None:
-        path = item_path(q.id, view.locale)
-        with self.resource(_item_resource_id(q.id, view.locale), ITEM_TYPE, path, [STYLE_ID]):
-            stem = view.stem(q)
-            self.lom(q.id, [(stem.lang, _stem_title(stem.text))], [view.info.lang], q.tags, view.source_info.lang)
-            with self.xf.element(f"{{{QTI_MD}}}qtiMetadata"):
-                self.leaf(QTI_MD, "timeDependent", "false")
-                self.leaf(QTI_MD, "interactionType", "choiceInteraction")
-                self.leaf(QTI_MD, "feedbackType", "nonadaptive")
-                self.leaf(QTI_MD, "solutionAvailable", "true")
-                self.leaf(QTI_MD, "toolName", TOOL_NAME)
-                self.leaf(QTI_MD, "toolVersion", __version__)
+        stem = view.stem(q)
+        values = [
+            _item_resource_id(q.id, view.locale),
+            item_path(q.id, view.locale),
+            q.id,
+            stem.lang,
+            _shorten(stem.text, 80) if renders_as_itself(stem.text) else _stem_title(stem.text),
+            view.info.lang,
+            view.source_info.lang,  # tags are words of the bank's source language
+            *q.tags,
+        ]
+        self.write(self._item_skeleton(len(q.tags)).fill(values))
 
     def stylesheet(self) -> None:
-        with self.xf.element(f"{{{CP}}}resource", {"identifier": STYLE_ID, "type": "webcontent", "href": STYLESHEET}):
-            self.leaf(CP, "file", href=STYLESHEET)
-        self.xf.write("\n")
+        holder = _manifest_holder()
+        resource = etree.SubElement(
+            holder, f"{{{CP}}}resource", {"identifier": STYLE_ID, "type": "webcontent", "href": STYLESHEET}
+        )
+        resource.tail = "\n"
+        _leaf(resource, CP, "file", href=STYLESHEET)
+        self.write(inner(holder))
 
 
 def _item_resource_id(question_id: str, locale: str) -> str:
     return f"ITEM-{item_identifier(question_id, locale)}"
 
 
-def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
+def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable) -> None:
     """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each."""
-    root = {
-        "identifier": f"MANIFEST-{bank.id}",
-        SCHEMA_LOCATION: f"{CP} {CP_XSD_URL} {LOM} {LOM_XSD_URL} {QTI_MD} {QTI_MD_XSD_URL}",
-    }
-    with etree.xmlfile(stream, encoding="UTF-8") as xf:
-        xf.write_declaration()
-        with xf.element(f"{{{CP}}}manifest", root, nsmap=MANIFEST_NSMAP):
-            xf.write("\n")
-            writer = _ManifestWriter(xf)
-            writer.package_metadata(bank, views)
-            writer.leaf(CP, "organizations")
-            xf.write("\n")
-            with xf.element(f"{{{CP}}}resources"):
-                xf.write("\n")
-                for view in views.values():
-                    writer.test(bank, view)
-                    for q in bank.questions:
-                        writer.item(q, view)
-                writer.stylesheet()
-            xf.write("\n")
+    writer = _ManifestWriter(stream)
+    head, tail = writer.head_and_tail(bank, views)
+    writer.write(head)
+    for view in views.values():
+        writer.test(bank, view)
+        for q in bank.questions:
+            writer.item(q, view)
+    writer.stylesheet()
+    writer.write(tail)
+    writer.flush()
 
 
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:
@@ -634,27 +875,22 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
-    with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
-
-        def put(name: str, data: bytes) -> None:
-            with package.open(entry_info(name), "w") as entry:
-                entry.write(data)
-
-        with package.open(entry_info(MANIFEST), "w") as entry:
+    items = _Items()
+    package = ZipStream(out)  # entries sorted by name, fixed timestamps and permissions, no seeking
+    with gc_paused():  # (nothing here makes cycles; the collector would only rescan the bank, again and again)
+        with package.open(MANIFEST) as entry:
             _write_manifest(bank, views, entry)
         for q, loc in _in_name_order(bank, views):
             name = item_path(q.id, loc)
             try:
-                item = build_item(q, views[loc])
+                data = items.serialise(q, views[loc])
             except ValueError as exc:  # characters XML cannot carry, reached through HTML entities
                 raise ProblemsFound([Problem(name, None, str(exc), f"question {q.id!r}")]) from None
-            put(name, etree.tostring(item, xml_declaration=True, encoding="UTF-8"))
-        put(STYLESHEET, STYLESHEET_CSS)
+            package.add(name, data)
+        package.add(STYLESHEET, STYLESHEET_CSS)
         for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
-            put(
-                test_path(bank, loc),
-                etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8"),
-            )
+            package.add(test_path(bank, loc), _test_bytes(bank, views[loc]))
+        package.close()
 
 
 FORMAT = Format(

@@ -1,0 +1,44 @@
+"""Issue 13, target 5: start-up. CPU time of small commands on the shipped bank, median of many runs.
+
+    python bench/startup.py [--runs 15]
+
+Each command runs in a fresh process, as a user runs it; its CPU time (user + system, getrusage of the child)
+is nearly all interpreter start and imports. ``python -c pass`` is the floor no command can go under.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from versus import _tool, cpu_of
+
+SHIPPED = Path(__file__).resolve().parents[1] / "question_bank" / "moe-expert-parallelism"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    moe_lms = _tool("moe-lms")
+    commands = [
+        ("python -c pass (the floor)", [sys.executable, "-c", "pass"], None),
+        ("moe-lms --help", [moe_lms, "--help"], 0.1),
+        ("moe-lms export --format moodle", [moe_lms, "export", "--format", "moodle", str(SHIPPED), "-o", "m.xml"], 0.2),
+        ("moe-lms export --format qti21", [moe_lms, "export", "--format", "qti21", str(SHIPPED), "-o", "q.zip"], None),
+        ("moe-lms check", [moe_lms, "check", str(SHIPPED)], None),
+    ]
+    print(f"CPU seconds, median of {args.runs} runs (min, max), shipped bank ({SHIPPED.name})\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, command, target in commands:
+            runs = [cpu_of(command, Path(tmp)) for _ in range(args.runs)]
+            median = statistics.median(runs)
+            verdict = f"   target <= {target} s: {'met' if median <= target else 'NOT met'}" if target else ""
+            print(f"{label:<34} {median:6.3f}  ({min(runs):.3f}, {max(runs):.3f}){verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""moe-lms beside text2qti on the same generated bank, in one run: the CPU time of each command, end to end.
+
+Used by qti_bench.py and moodle_bench.py (issue 13, targets 1 and 2). The bank is bench/bankgen.py's, in one
+locale (English), 4 choices per question, an explanation on the question and on every choice; text2qti gets the
+same questions, explanations included, in its Markdown format (pip install -e '.[bench]').
+
+Each run is a fresh process, as a user runs the command: ``moe-lms export --format F BANK -o OUT`` (reads
+bank.yaml, checks it, writes the file) and ``text2qti quiz.md`` (reads its Markdown, writes its QTI 1.2 zip).
+Its CPU time (user + system, from getrusage of the child) counts the interpreter, the imports, the reading and
+the writing; the runs of the two tools alternate, and the median of each is reported, so a shared machine's
+noise falls on both alike. Beside it, the export alone: a process that has read the bank times only the
+export into memory (``time.process_time``), the figure the speed work on the writers moves.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def cpu_of(command: list[str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one command run to completion in a fresh process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _tool(name: str) -> str:
+    """The console script beside this interpreter (the venv's), else on PATH."""
+    beside = Path(sys.executable).with_name(name)
+    return str(beside) if beside.exists() else name
+
+
+def prepare(directory: Path, questions: int) -> tuple[Path, Path]:
+    """The bank directory and text2qti's quiz of the same questions."""
+    from bankgen import write_bank
+    from moe_lms.loader import load_bank
+    from moe_lms.model import Kind
+
+    bank_dir = write_bank(directory / "bank", questions, ())
+    bank = load_bank(bank_dir)
+
+    def one_line(text: str) -> str:
+        return " ".join(text.split())
+
+    lines = [f"Quiz title: {one_line(bank.title)}", ""]
+    for number, q in enumerate(bank.questions, start=1):
+        lines += [f"Title: {q.id}", f"Points: {q.points:g}", f"{number}.  {one_line(q.stem)}"]
+        lines.append(f"... {one_line(q.explanation)}")
+        for letter, c in zip("abcdefghijklmnopqrstuvwxyz", q.choices, strict=False):
+            if q.kind is Kind.MULTIPLE:
+                marker = "[*]" if c.correct else "[ ]"
+            else:
+                marker = f"*{letter})" if c.correct else f"{letter}) "
+            lines.append(f"{marker} {one_line(c.text)}")
+            lines.append(f"... {one_line(c.explanation)}")
+        lines.append("")
+    quiz = directory / "quiz.md"
+    quiz.write_text("\n".join(lines), encoding="utf-8")
+    return bank_dir, quiz
+
+
+def export_alone(bank_dir: Path, format_name: str) -> float:
+    """CPU seconds of the export alone, the bank already read (median of three, in a fresh process)."""
+    program = (
+        "import json, sys, time\n"
+        "from pathlib import Path\n"
+        "from moe_lms.formats import ExportOptions, get\n"
+        "from moe_lms.loader import load_bank\n"
+        f"bank = load_bank(Path({str(bank_dir)!r}))\n"
+        f"fmt, options = get({format_name!r}), ExportOptions.for_bank(bank)\n"
+        "runs = []\n"
+        "for _ in range(3):\n"
+        "    start = time.process_time()\n"
+        "    fmt.dump(bank, options)\n"
+        "    runs.append(time.process_time() - start)\n"
+        "print(json.dumps(sorted(runs)[1]))\n"
+    )
+    return float(json.loads(subprocess.run([sys.executable, "-c", program], check=True, capture_output=True).stdout))
+
+
+def compare(format_name: str, sizes: list[int], runs: int, target: float) -> None:
+    """Print, per bank size, both tools' median CPU seconds and their ratio."""
+    moe_lms, text2qti = _tool("moe-lms"), _tool("text2qti")
+    print(
+        f"moe-lms export --format {format_name} beside text2qti, same generated bank (1 locale, 4 choices, "
+        f"explanations on every choice); CPU seconds per command, median of {runs} alternating runs\n"
+    )
+    header = f"{'questions':>10} {'moe-lms':>8} {'text2qti':>9} {'ratio':>7} {'export alone':>13} {'ratio':>7}"
+    print(header)
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            bank_dir, quiz = prepare(folder, size)
+            ours: list[float] = []
+            theirs: list[float] = []
+            for _ in range(runs):
+                ours.append(cpu_of([moe_lms, "export", "--format", format_name, str(bank_dir), "-o", "out"], folder))
+                theirs.append(cpu_of([text2qti, str(quiz)], folder))
+            alone = export_alone(bank_dir, format_name)
+        mine, peer = statistics.median(ours), statistics.median(theirs)
+        print(
+            f"{size:>10,} {mine:>8.2f} {peer:>9.2f} {peer / mine:>6.1f}x {alone:>13.2f} {peer / alone:>6.1f}x"
+            + (f"   (target >= {target:g}x end to end)" if size == 10_000 else "")
+        )
+        sys.stdout.flush()
+
+
+def main(format_name: str, target: float, description: str) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--runs", type=int, default=3, help="runs of each tool per size (median reported)")
+    parser.add_argument("--sizes", default="1000,10000", help="bank sizes, comma-separated")
+    parser.add_argument("--large", action="store_true", help="also 100,000 questions (text2qti: minutes per run)")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")] + ([100_000] if args.large else [])
+    compare(format_name, sizes, args.runs, target)

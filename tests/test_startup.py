@@ -1,0 +1,101 @@
+"""Start-up: a command imports only what it needs (issue 13: `--help` and a small export must be instant), and what
+was made lazy for that behaves exactly as before."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from moe_lms import __version__
+from moe_lms.cli import _COMMANDS, main
+from moe_lms.cli.common import LazyConsole
+
+from .conftest import SHIPPED_BANK_DIR
+
+# Imported by a command that needs them; never by --help, nor by an export of a bank without Markdown syntax.
+HEAVY = {"rich", "markdown_it", "yaml", "requests", "importlib.metadata"}
+HELP_NEVER = HEAVY | {"pydantic", "lxml", "babel", "yaml_rs", "nh3", "moe_lms.model"}
+
+
+def modules_after(tmp_path: Path, *args: str) -> set[str]:
+    """The modules a fresh interpreter has imported once ``moe-lms ARGS`` has run (in ``tmp_path``)."""
+    report = tmp_path / "modules.json"
+    program = (
+        "import json, sys\n"
+        "from moe_lms.cli import main\n"
+        "try:\n"
+        f"    main({list(args)!r}, prog_name='moe-lms')\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        f"json.dump(sorted(sys.modules), open({str(report)!r}, 'w'))\n"
+    )
+    subprocess.run([sys.executable, "-c", program], cwd=tmp_path, check=True, capture_output=True)
+    return set(json.loads(report.read_text()))
+
+
+def test_help_imports_no_command_and_nothing_heavy(tmp_path: Path) -> None:
+    imported = modules_after(tmp_path, "--help")
+    assert imported & HELP_NEVER == set()
+    assert not {m for m in imported if m.startswith("moe_lms.") and m != "moe_lms.cli"} - {"moe_lms.files"}
+
+
+def test_exporting_the_shipped_bank_to_moodle_imports_nothing_it_does_not_use(tmp_path: Path) -> None:
+    imported = modules_after(tmp_path, "export", "--format", "moodle", str(SHIPPED_BANK_DIR), "-o", "out.xml")
+    assert (tmp_path / "out.xml").stat().st_size > 0
+    assert imported & (HEAVY - {"importlib.metadata"}) == set()  # (pydantic itself imports importlib.metadata)
+    assert not any(m.startswith(("moe_lms.formats.qti21", "moe_lms.lms", "moe_lms.cli.canvas")) for m in imported)
+
+
+def test_the_command_list_of_help_is_each_command_s_own_summary() -> None:
+    context = click.Context(main)
+    for name, (_, summary) in _COMMANDS.items():
+        command = main.get_command(context, name)
+        assert command is not None and command.help is not None
+        assert " ".join(command.help.split("\n\n")[0].split()) == summary
+
+
+def test_help_lists_every_command_as_click_lists_them() -> None:
+    runner = CliRunner()
+    listed = runner.invoke(main, ["--help"], terminal_width=60).output.split("Commands:\n")[1]
+    real = click.Group(commands=[main.get_command(click.Context(main), n) for n in _COMMANDS])  # type: ignore[misc]
+    formatter = click.HelpFormatter(width=60)
+    real.format_commands(click.Context(real), formatter)
+    assert listed == formatter.getvalue().split("Commands:\n")[1]
+
+
+def test_the_version_is_the_one_the_package_is_installed_with() -> None:
+    assert importlib.metadata.version("moe-lms") == __version__
+
+
+pieces = st.text(st.characters(codec="utf-8")) | st.sampled_from([":", " ", "\t", "\r", "\n", ":smile:", "[b]x[/b]"])
+
+
+@given(st.lists(pieces).map("".join))
+def test_plain_lines_are_written_exactly_as_rich_writes_them(text: str) -> None:
+    expected = io.StringIO()
+    Console(file=expected, highlight=False, soft_wrap=True, emoji=False).print(text, markup=False)
+    written = io.StringIO()
+    stdout, sys.stdout = sys.stdout, written
+    try:
+        LazyConsole().print(text, markup=False)
+    finally:
+        sys.stdout = stdout
+    assert written.getvalue() == expected.getvalue()
+
+
+def test_anything_but_a_plain_line_goes_to_rich(capsys: pytest.CaptureFixture[str]) -> None:
+    console = LazyConsole()
+    console.print("[bold]ok[/bold]")
+    assert capsys.readouterr().out == "ok\n"
+    assert "rich" in console.__dict__
