@@ -36,12 +36,13 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from typing import Protocol
 from urllib.parse import quote
 
 import requests
 
-from .canvas_client import CanvasClient, CanvasError, NotFound, origin
+from .canvas_client import RATE_LIMIT_BODY, CanvasClient, CanvasError, NotFound, origin
 from .canvas_shapes import CourseFile, Folder, PreAttachment
 
 ROOT_FOLDER = "moe-lms"
@@ -216,6 +217,18 @@ class CourseFiles:
                 ids[name] = listed[name].id
         return {s.file.sha256: file_url(self.course, ids[s.file.stored_name], self.base_url) for s in the_plan.steps}
 
+    def _unthrottled(self, send: Callable[[], requests.Response]) -> requests.Response:
+        """``send()``'s answer, sent again after a pause while Canvas's rate limit refuses it (a throttled request
+        was never run, so repeating it is safe even for the upload and its one-time confirm)."""
+        client = self.client
+        for throttles in range(client.MAX_THROTTLES):
+            response = send()
+            if response.status_code != 403 or RATE_LIMIT_BODY not in response.text:
+                return response
+            client.stats.add(throttled=1)
+            client.budget.throttled(client.backoff(min(throttles, 6)))
+        return response
+
     def _arrived(self, f: ImageFile) -> str | None:
         found = self.listing().get(f.stored_name)
         return found.id if found is not None and found.size in (None, len(f.data)) else None
@@ -254,13 +267,15 @@ class CourseFiles:
             if origin(upload_url) is None:
                 raise CanvasError(f"Canvas named an upload URL for {name} that is not an http(s) address")
             try:
-                response = client.post_file(
-                    upload_url, dict(pre.upload_params), pre.file_param or "file", name, f.data, f.content_type
+                fields, part = dict(pre.upload_params), pre.file_param or "file"
+                response = self._unthrottled(
+                    partial(client.post_file, upload_url, fields, part, name, f.data, f.content_type)
                 )
                 if 300 <= response.status_code < 400 and "Location" in response.headers:
                     confirm = client.join(upload_url, response.headers["Location"])
                     # create_success is Canvas's own URL and takes the token; a store elsewhere does not get it.
-                    response = client.send_once("GET", confirm, authorised=client.same_origin(confirm))
+                    authorised = client.same_origin(confirm)
+                    response = self._unthrottled(partial(client.send_once, "GET", confirm, authorised=authorised))
                 if response.status_code < 300:
                     # Stored. Its id comes from the folder's listing, read once for all uploads: the answer of a
                     # store on another origin is not taken for Canvas's word on the id.
