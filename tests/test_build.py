@@ -158,6 +158,22 @@ def test_a_shelf_holds_several_banks_and_its_readme_lists_them_all(bank_dir: Pat
     assert build(other, out, "--check").exit_code == 0
 
 
+def test_the_readme_speaks_of_every_file_on_the_shelf_whichever_bank_was_built_last(
+    bank_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "exporters"
+    # A bank in one language has no all-languages Moodle file; the sample bank has one.
+    one_language = tmp_path / "one-language"
+    bank = sample_bank()
+    save_bank(bank.model_copy(update={"id": "one-language", "target_locales": (), "translations": {}}), one_language)
+    assert build(bank_dir, out).exit_code == 0
+    assert build(one_language, out).exit_code == 0
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "For the all-languages file, first switch on the filter once" in readme
+    assert build(bank_dir, out, "--check").exit_code == 0
+    assert build(one_language, out, "--check").exit_code == 0
+
+
 def test_a_folder_of_the_users_files_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
     """The issue's case: build BANK --out docs, where docs holds the user's README and notes named like the bank."""
     demo = second_bank(tmp_path, "demo")

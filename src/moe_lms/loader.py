@@ -23,7 +23,20 @@ from pydantic import ValidationError
 from . import po
 from .bulk import gc_paused
 from .files import write_atomic
-from .model import XML_ILLEGAL, Bank, Choice, Feedback, Question, Translation, clean_text, strings
+from .model import (
+    XML_ILLEGAL,
+    Bank,
+    Choice,
+    Feedback,
+    MediaItem,
+    Question,
+    Translation,
+    bank_strings,
+    clean_text,
+    question_sources,
+    question_strings,
+    strings,
+)
 from .problems import Problem, ProblemsFound, Severity
 from .translations import PackedCatalog, StringIndex
 
@@ -615,7 +628,85 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         problems.extend(found)
         if catalog:
             translations[locale] = catalog
-    return bank.model_copy(update={"translations": translations}), problems
+    bank = bank.model_copy(update={"translations": translations})
+    media, found = rich_content_problems(directory, bank)
+    problems.extend(found)
+    return bank.model_copy(update={"media": media}) if media else bank, problems
+
+
+def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:
+    """The bank's strings that may hold math or an image (the paths of the others are never built)."""
+    for path, text in bank_strings(bank):
+        if "$" in text or "![" in text:
+            yield path, text
+    for q in bank.questions:
+        if any("$" in text or "![" in text for text in question_sources(q)):
+            for path, text in question_strings(q):
+                if "$" in text or "![" in text:
+                    yield path, text
+
+
+def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaItem], list[Problem]]:
+    """Load the images the bank's text (source and translations) refers to, and check every formula and image:
+    each problem with its file, line and question (see moe_lms.media and moe_lms.rich)."""
+    from . import media as media_module
+    from .rich import formula_problem
+
+    loaded: dict[str, MediaItem] = {}
+    refused: dict[str, str] = {}
+    max_bytes = bank.media_max_kib * 1024
+
+    def problems_of(text: str) -> list[str]:
+        found = []
+        if "$" in text:
+            formula = formula_problem(text)
+            if formula is not None:
+                found.append(formula)
+        for ref in media_module.image_references(text):
+            if not ref.alt.strip():
+                found.append(f"image {ref.path!r} has no alt text: say what it shows (for screen readers)")
+            try:
+                key = media_module.bank_relative(ref.path)
+            except media_module.MediaError as exc:
+                found.append(str(exc))
+                continue
+            if key not in loaded and key not in refused:
+                try:
+                    loaded[key] = media_module.read_media(directory, key, max_bytes)
+                except media_module.MediaError as exc:
+                    refused[key] = str(exc)
+            if key in refused:
+                found.append(refused[key])
+        return found
+
+    problems: list[Problem] = []
+    yaml_file = directory / BANK_FILE
+    lines: _YamlLines | None = None
+    numbers: dict[str, int] = {}
+    for path, source in _rich_strings(bank):
+        for message in problems_of(source):
+            if lines is None:
+                lines, numbers = _YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}
+            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            problems.append(
+                Problem(_display(yaml_file), line, f"{_describe(path)}: {message}", _path_where(path), column)
+            )
+    for locale, catalog in bank.translations.items():
+        po_file = directory / LOCALES_DIR / f"{locale}.po"
+        if isinstance(catalog, PackedCatalog):  # (a large bank: one scan of the packed text, not every entry)
+            rich = [catalog.index.string(o)[0] for o in catalog.ordinals_holding(b"$", b"![")]
+            translated = ((path, catalog[path].text) for path in rich)
+        else:
+            translated = ((path, t.text) for path, t in catalog.items())
+        for path, text in translated:
+            if not text or ("$" not in text and "![" not in text):
+                continue
+            for message in problems_of(text):
+                where = f"the {locale} translation of {_describe(path)}"
+                problems.append(
+                    Problem(_display(po_file), _po_line(po_file, path), f"{where}: {message}", _path_where(path))
+                )
+    return loaded, problems
 
 
 def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
@@ -760,6 +851,12 @@ def save_bank(
         write_atomic(
             path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True
         )
+        written.append(path)
+    for item in bank.media.values():  # images (an imported file's embedded ones), each where its text says
+        from .media import bank_relative
+
+        path = directory / bank_relative(item.path)
+        write_atomic(path, item.data, parents=True)
         written.append(path)
     return written
 

@@ -169,6 +169,24 @@ class Translation(NamedTuple):
     draft: bool = False  # needs review (PO ``fuzzy``)
 
 
+class MediaItem(NamedTuple):
+    """An image of the bank, read once by the loader (moe_lms.media) and shared by every writer.
+
+    ``path`` is bank-relative (``media/diagram.svg``) and is also the name it is referenced by in text;
+    ``sha256`` (hex) says whether an uploaded copy is still current.
+    """
+
+    path: str
+    data: bytes
+    media_type: str
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        """The file name, without folders (what Moodle's file areas and packages call it)."""
+        return self.path.rsplit("/", 1)[-1]
+
+
 class Bank(Frozen):
     id: Identifier
     title: Markdown
@@ -178,7 +196,12 @@ class Bank(Frozen):
     tags: tuple[Identifier, ...] = ()
     feedback: Feedback = Feedback()
     questions: tuple[Question, ...]
+    media_max_kib: StrictInt = Field(
+        default=1024, gt=0, le=65536, description="The largest image file the bank may carry, in KiB."
+    )
     translations: SkipJsonSchema[dict[LocaleTag, Mapping[str, Translation]]] = Field(default_factory=dict, exclude=True)
+    # Images the bank's text (source and translations) refers to, by bank-relative path; filled by the loader.
+    media: SkipJsonSchema[dict[str, MediaItem]] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="after")
     def _ids_and_locales(self) -> Bank:

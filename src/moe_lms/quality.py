@@ -75,7 +75,8 @@ class Finding:
 class SpanKind(StrEnum):
     CODE = "code span"
     MATH = "math"
-    LINK = "link"  # a link's or an image's URL, an autolink, a bare URL
+    IMAGE = "image"  # a bank image, by file name: a translation may show its own localised copy (media/ur/x.svg)
+    LINK = "link"  # a link's or a remote image's URL, an autolink, a bare URL
     HTML = "HTML tag"
     STRONG = "strong emphasis"
     EMPHASIS = "emphasis"
@@ -170,6 +171,13 @@ RULES: tuple[Rule, ...] = (
         lambda m: _tag_key(m) if m.group("name") else None,
         _blank,
         "<",
+    ),
+    Rule(
+        SpanKind.IMAGE,
+        re.compile(rf"!\[(?P<text>(?:[^\[\]\\]|\\.)*)\]\(\s*<?(?P<path>media/[^\s()<>]*?)>?{_LINK_TITLE}\s*\)"),
+        lambda m: m.group("path").rsplit("/", 1)[-1],
+        _group("text"),  # the alt text is prose: translated like any other
+        "[",
     ),
     Rule(
         SpanKind.LINK,
@@ -330,6 +338,8 @@ def _shown(kind: SpanKind, key: str) -> str:
         return f"math ${key}$"
     if kind is SpanKind.LINK:
         return f'link to "{key}"'
+    if kind is SpanKind.IMAGE:
+        return f"image {key}"
     return f"{kind} <{key}>"
 
 

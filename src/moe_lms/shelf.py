@@ -13,8 +13,10 @@ overwrites a file it did not write.
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Callable, Collection, Iterator, Mapping
+import re
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import BinaryIO
@@ -22,7 +24,7 @@ from typing import BinaryIO
 from . import formats
 from .formats import ExportOptions
 from .locales import Status, coverage, locale_info
-from .model import Bank
+from .model import Bank, strings
 
 README = "README.md"
 MANIFEST = ".moe-lms-shelf.json"
@@ -90,16 +92,34 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
         for kind in SHELF:
             if kind.format_name in skipped:
                 continue
+            if kind.format_name == "canvas" and bank.media:
+                continue  # images cannot be uploaded to Canvas yet (formats.canvas.refuse_images): no payload
             fmt = formats.get(kind.format_name)
             # The page of one locale lists every locale, so it links its siblings (see formats.html).
             others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()
-            options = ExportOptions((locale, *others), include_drafts=include_drafts)
+            # A GIFT file cannot carry images: the shelf's leaves them out (the other files carry them).
+            drop = kind.format_name == "gift" and bool(bank.media)
+            options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop)
             items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
-    if "moodle" not in skipped and len(bank.locales) > 1:
+    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with code blocks gets
+    # its per-locale Moodle files only.
+    if "moodle" not in skipped and len(bank.locales) > 1 and not has_code_blocks(bank):
         moodle = formats.get("moodle")
         options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
         items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
     return Plan(bank, tuple(items), skipped)
+
+
+_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
+
+
+def has_code_blocks(bank: Bank) -> bool:
+    """Whether any text of the bank (source or translation) holds a fenced code block."""
+    texts = itertools.chain(
+        (source for _path, source in strings(bank)),
+        (t.text for catalog in bank.translations.values() for t in catalog.values()),
+    )
+    return any(("```" in text or "~~~" in text) and _FENCE.search(text) for text in texts)
 
 
 def writers(
@@ -242,13 +262,33 @@ def readme(shelf: Plan, others: Mapping[str, Record] | None = None) -> str:
         ]
         for bank_id in sorted(sections):
             lines += [sections[bank_id].rstrip("\n"), ""]
-    lines += _which_platform(shelf)
-    lines += _instructions(shelf)
+    held = _Held.of(shelf, others.values())
+    lines += _which_platform(held)
+    lines += _instructions(held)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _which_platform(shelf: Plan) -> list[str]:
-    present = {item.format_name for item in shelf.items}
+@dataclass(frozen=True)
+class _Held:
+    """What the whole shelf holds, whichever bank is being built: its guide speaks of every file on it."""
+
+    formats: frozenset[str]
+    multilang: bool  # a Moodle file with every language
+
+    @classmethod
+    def of(cls, shelf: Plan, others: Iterable[Record]) -> _Held:
+        present = {item.format_name for item in shelf.items}
+        multilang = shelf.file("moodle", None) is not None
+        kinds = [kind.format_name for kind in SHELF if kind.format_name not in shelf.skipped]
+        suffixes = {name: formats.get(name).suffix for name in kinds}
+        for name in (f for r in others for f in r.files):
+            present.update(kind for kind, suffix in suffixes.items() if name.endswith(suffix))
+            multilang = multilang or name.endswith(f".{MULTILANG}{suffixes.get('moodle', '.moodle.xml')}")
+        return cls(frozenset(present), multilang)
+
+
+def _which_platform(held: _Held) -> list[str]:
+    present = held.formats
     lines = ["## Which platform takes which file", ""]
     if "cc11" in present:
         lines.append(
@@ -268,8 +308,8 @@ def _which_platform(shelf: Plan) -> list[str]:
     return [*lines, ""]
 
 
-def _instructions(shelf: Plan) -> list[str]:
-    present = {item.format_name for item in shelf.items}
+def _instructions(held: _Held) -> list[str]:
+    present = held.formats
     lines: list[str] = []
     if "moodle" in present or "gift" in present:
         lines += [
@@ -295,7 +335,7 @@ def _instructions(shelf: Plan) -> list[str]:
             + ("; Moodle XML keeps them." if "moodle" in present else "."),
             "",
         ]
-        if shelf.file("moodle", None):
+        if held.multilang:
             lines += [
                 "For the all-languages file, first switch on the filter once: **Site administration → Plugins → "
                 "Filters → Manage filters → Multi-language content: On**, applied to *Content and headings*.",

@@ -52,6 +52,10 @@ def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str
     help="Output file, or - for stdout; default <bank-id>[.<locale>]<suffix> in the current folder.",
 )  # fmt: skip
 @click.option("--parents", is_flag=True, help="Create the output file's folder when it does not exist.")
+@click.option(
+    "--drop-images", is_flag=True,
+    help="gift: leave images out, with a warning for each (GIFT cannot carry them); else such a bank is refused.",
+)  # fmt: skip
 def export(
     format_name: str,
     bank_dir: Path | None,
@@ -60,9 +64,14 @@ def export(
     multilang: bool,
     output: Path | None,
     parents: bool,
+    drop_images: bool,
 ) -> None:
     """Export a bank to a file an LMS imports."""
     fmt = formats.get(format_name)
+    if drop_images and fmt.name != "gift":
+        raise click.UsageError(
+            f"--drop-images is for --format gift only (the other formats carry images), not {fmt.name}"
+        )
     if multilang and fmt.name != "moodle":
         raise click.UsageError(f"--multilang is for --format moodle only (Moodle's multilang filter), not {fmt.name}")
     if fmt.one_locale_per_file and len(locales) > 1:
@@ -73,9 +82,15 @@ def export(
     if fmt.one_locale_per_file and not locales:
         locales = (bank.source_locale,)
     try:
-        options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts, multilang=multilang)
+        options = formats.ExportOptions.for_bank(
+            bank, locales, include_drafts=include_drafts, multilang=multilang, drop_images=drop_images
+        )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if drop_images:
+        from ..formats.gift import image_problems
+
+        print_problems(image_problems(bank, options))
     target = output or Path(default_filename(bank.id, locales, fmt.suffix))
     try:
         if str(target) == "-":

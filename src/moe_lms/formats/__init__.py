@@ -20,6 +20,7 @@ class ExportOptions:
     locales: tuple[str, ...]  # which of the bank's locales to export, in this order
     include_drafts: bool = False
     multilang: bool = False  # Moodle: one question carrying every locale
+    drop_images: bool = False  # GIFT: leave images out (a GIFT file cannot carry them) instead of refusing
 
     @classmethod
     def for_bank(cls, bank: Bank, locales: tuple[str, ...] = (), **kwargs: bool) -> ExportOptions:

@@ -29,9 +29,10 @@ from functools import partial
 from typing import Any, BinaryIO, Literal
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
-from ..model import Bank, Kind, Question
+from ..media import image_references
+from ..model import Bank, Kind, MediaItem, Question
 from ..problems import Problem, ProblemsFound
-from ..text import plain_text, render_block, render_inline
+from ..rich import Profile, plain_text, render_block, render_inline, rendering
 from . import ExportOptions, Format
 
 Engine = Literal["classic", "new-quizzes"]
@@ -233,23 +234,56 @@ def _new_quizzes_item(view: LocalizedView, q: Question, position: int) -> Desire
     return DesiredQuestion(q.id, fp, {"item": {**item, "position": position}})
 
 
+# The URL of an image in Canvas (a course file), given its bank media item: the hook of the file upload.
+ImageUrl = Callable[[MediaItem], str]
+
+
+def refuse_images(view: LocalizedView) -> None:
+    """ProblemsFound naming each question with an image, while images cannot be uploaded to Canvas yet."""
+    problems = []
+    for q in view.bank.questions if view.bank.media else ():
+        for resolved in view.question_texts(q):
+            for reference in image_references(resolved.text):
+                message = (
+                    f"shows image {reference.path!r}; moe-lms cannot upload images to Canvas yet: export QTI 2.1 "
+                    "or a Common Cartridge (they package images) and import that into Canvas"
+                )
+                problems.append(Problem("bank.yaml", None, message, f"question {q.id!r}"))
+    if problems:
+        raise ProblemsFound(problems)
+
+
 class QuizStream:
     """One locale's quiz as ``engine`` wants it, its questions made one at a time: an export streams them, a push
     keeps them (desired_quiz). The quiz itself (``quiz()``) comes after the questions, whose digest it carries."""
 
-    def __init__(self, bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> None:
+    def __init__(
+        self,
+        bank: Bank,
+        locale: str,
+        engine: Engine,
+        *,
+        include_drafts: bool = False,
+        image_url: ImageUrl | None = None,
+    ) -> None:
         self.bank, self.locale, self.engine = bank, locale, engine
         self.view = resolve(bank, locale, include_drafts=include_drafts)
         self.limits = _Limits(bank, locale)
         self._made: list[tuple[str, str]] | None = None
+        # Math as \(…\) / \[…\], which Canvas's math rendering (MathJax) reads; images at the URL ``image_url``
+        # gives each (the course file it was uploaded to), and refused without one.
+        self.profile = Profile(math="tex", image_url=image_url, media=bank.media)
+        if image_url is None:
+            refuse_images(self.view)
 
     def questions(self) -> Iterator[DesiredQuestion]:
         made: list[tuple[str, str]] = []
         for position, q in enumerate(self.bank.questions, start=1):
-            if self.engine == "classic":
-                desired = _classic_question(self.view, q, self.limits)
-            else:
-                desired = _new_quizzes_item(self.view, q, position)
+            with rendering(self.profile):
+                if self.engine == "classic":
+                    desired = _classic_question(self.view, q, self.limits)
+                else:
+                    desired = _new_quizzes_item(self.view, q, position)
             made.append((desired.key, desired.fingerprint))
             yield desired
         self._made = made
@@ -260,7 +294,8 @@ class QuizStream:
             raise RuntimeError("QuizStream.quiz() before its questions were all made")
         if self.limits.problems:
             raise ProblemsFound(self.limits.problems)
-        view, intro = self.view, "" if self.view.intro is None else _block(self.view.intro)
+        with rendering(self.profile):
+            view, intro = self.view, "" if self.view.intro is None else _block(self.view.intro)
         fields: dict[str, Any]
         if self.engine == "classic":
             fields = {

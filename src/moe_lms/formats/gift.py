@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from ..locales import LocalizedView, Resolved, resolve
+from ..media import image_references
 from ..model import Bank, Kind, Question
-from ..problems import Problem, ProblemsFound
-from ..text import plain_text, render_block, render_inline
+from ..problems import Problem, ProblemsFound, Severity
+from ..rich import Profile, plain_text, render_block, render_inline, rendering
 from . import ExportOptions, Format
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
@@ -133,14 +134,46 @@ def question_lines(view: LocalizedView, question: Question) -> Iterator[str]:
     yield "}"
 
 
+def image_problems(bank: Bank, options: ExportOptions) -> list[Problem]:
+    """The images a GIFT export cannot carry, one problem per image and question: errors, or warnings that each
+    is dropped when ``options.drop_images``."""
+    view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
+    problems = []
+    for question in bank.questions if bank.media else ():
+        for resolved in view.question_texts(question):
+            for reference in image_references(resolved.text):
+                if options.drop_images:
+                    message = f"image {reference.path!r} is left out (--drop-images): a GIFT file cannot carry images"
+                    severity = Severity.WARNING
+                else:
+                    message = (
+                        f"shows image {reference.path!r}, which a GIFT file cannot carry: export Moodle XML "
+                        "(--format moodle embeds images), or pass --drop-images to leave images out"
+                    )
+                    severity = Severity.ERROR
+                problems.append(
+                    Problem(_file_of(bank, view.locale), None, message, f"question {question.id!r}", severity=severity)
+                )
+    return problems
+
+
+def _file_of(bank: Bank, locale: str) -> str:
+    return "bank.yaml" if locale == bank.source_locale else f"locales/{locale}.po"
+
+
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    """One locale per file: the first of ``options.locales``."""
+    """One locale per file: the first of ``options.locales``. Math is ``\\(…\\)`` (Moodle's MathJax filter),
+    escaped like any GIFT text; a question with an image is refused unless ``options.drop_images``."""
+    errors = [p for p in image_problems(bank, options) if p.severity is Severity.ERROR]
+    if errors:
+        raise ProblemsFound(errors)
     view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
     out.write(f"// {bank.id} ({view.locale}), exported by moe-lms as Moodle GIFT\n\n".encode())
     out.write(f"$CATEGORY: {category(view)}\n".encode())
-    for question in bank.questions:
-        out.write(b"\n")
-        out.write("".join(line + "\n" for line in question_lines(view, question)).encode())
+    with rendering(Profile(math="tex", drop_images=True)):
+        for question in bank.questions:
+            out.write(b"\n")
+            out.write("".join(line + "\n" for line in question_lines(view, question)).encode())
 
 
 FORMAT = Format(

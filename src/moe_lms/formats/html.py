@@ -26,12 +26,13 @@ from lxml.html import HtmlElement
 from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
-from ..model import Bank, Kind, Question
-from ..text import plain_text, render_block, render_inline
+from ..model import Bank, Kind, MediaItem, Question
+from ..rich import Profile, code_style, plain_text, render_block, render_inline, rendering
 from . import ExportOptions, Format
 
 _ASSETS = resources.files(__package__) / "html_assets"
-STYLE = (_ASSETS / "quiz.css").read_text(encoding="utf-8")
+# The page's stylesheet, then the highlighted code's (class-based: the CSP refuses style attributes).
+STYLE = (_ASSETS / "quiz.css").read_text(encoding="utf-8") + code_style() + "\n"
 SCRIPT = (_ASSETS / "quiz.js").read_text(encoding="utf-8")
 
 
@@ -153,10 +154,10 @@ def _csp_hash(source: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-# Nothing may be fetched: no fonts, scripts or styles from anywhere; only the inline script and style, by hash.
-# Images a bank links to still load (they are the author's content).
+# Nothing may be fetched: no fonts, scripts, styles or images from anywhere; only the inline script and style, by
+# hash, and the bank's images, which the page carries as data: URIs.
 CONTENT_SECURITY_POLICY = (
-    f"default-src 'none'; script-src {_csp_hash(SCRIPT)}; style-src {_csp_hash(STYLE)}; img-src * data:; "
+    f"default-src 'none'; script-src {_csp_hash(SCRIPT)}; style-src {_csp_hash(STYLE)}; img-src data:; "
     "base-uri 'none'; form-action 'none'"
 )
 
@@ -402,8 +403,18 @@ class _Page:
 def stream(
     bank: Bank, locale: str, out: BinaryIO, *, include_drafts: bool = False, siblings: Sequence[str] = ()
 ) -> None:
-    """Write the page for ``locale``; ``siblings`` (locales, current one included) get a language switcher."""
-    _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
+    """Write the page for ``locale``; ``siblings`` (locales, current one included) get a language switcher.
+
+    Math becomes MathML (Chromium, Firefox and Safari render it natively), images data: URIs, code highlighted;
+    formulas and code stay left-to-right on a right-to-left page."""
+    profile = Profile(math="mathml", image_url=data_uri, media=bank.media, highlight="classes", ltr=True)
+    with rendering(profile):
+        _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
+
+
+def data_uri(item: MediaItem) -> str:
+    """An image inside the page itself (base64), so the page stays one self-contained file."""
+    return f"data:{item.media_type};base64,{base64.b64encode(item.data).decode('ascii')}"
 
 
 def render(bank: Bank, locale: str, *, include_drafts: bool = False, siblings: Sequence[str] = ()) -> bytes:

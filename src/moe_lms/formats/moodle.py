@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import html
 import re
 import unicodedata
@@ -43,12 +44,14 @@ from pydantic import ValidationError
 
 from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, Question, Translation, clean_text
+from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, MediaItem, Question, Translation, clean_text
 from ..problems import Problem, ProblemsFound, Severity
-from ..text import render_block, render_inline, renders_blank, visible_text
+from ..rich import Profile, markdown_from_rich_html, render_block, render_inline, rendering
+from ..text import renders_blank, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
+from .moodle_files import MEDIA_FOLDER, attach_files, bank_html, missing_files, plugin_url, read_files
 
 # Moodle's grade list (question_bank::fraction_options), in percent as Moodle writes it. Its importer refuses a
 # fraction further than 0.001 percent from every entry, and then stops the whole import.
@@ -507,6 +510,7 @@ def _category(bank: Bank, texts: _Texts) -> etree._Element:
         _text_element(element, "info", info, format="html")
     except ValueError:
         raise _not_xml("the bank title or intro", path + info) from None
+    attach_files(element, bank.media)
     etree.SubElement(element, "idnumber").text = idnumber
     return element
 
@@ -604,6 +608,8 @@ class _Questions:
             raise _not_xml(*_bad_slot(q, values)) from None
         for position, fraction in zip(template.answers, fractions, strict=True):
             nodes[position].set("fraction", fraction)
+        if self.bank.media:
+            attach_files(element, self.bank.media)
         return element
 
 
@@ -673,7 +679,11 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     locales = sorted(options.locales, key=bank.locales.index)  # source first, so the importer finds it first
     views = [resolve(bank, locale, include_drafts=options.include_drafts) for locale in locales]
     groups = [_Texts(views)] if options.multilang and len(views) > 1 else [_Texts([v]) for v in views]
-    with gc_paused(), etree.xmlfile(out, encoding="UTF-8") as xf:
+    # Math as \(…\) and \[…\] for Moodle's MathJax filter; images embedded where they appear (moodle_files).
+    # Code is highlighted with <span>s, which a multilang text cannot hold: there it stays plain.
+    multilang = len(groups) == 1 and groups[0].multilang
+    profile = Profile(math="tex", image_url=plugin_url, media=bank.media, highlight="none" if multilang else "inline")
+    with gc_paused(), rendering(profile), etree.xmlfile(out, encoding="UTF-8") as xf:
         xf.write_declaration()
         with xf.element("quiz"):
             xf.write("\n")
@@ -776,6 +786,8 @@ def check_moodle_xml(data: bytes, *, file: str = "<moodle xml>") -> list[Problem
         for text in q.iter("text"):
             for message in _multilang_problems(text.text or ""):
                 add(message, text.sourceline, Severity.WARNING)
+            for message in missing_files(text):
+                add(message, text.sourceline)
     return problems
 
 
@@ -903,6 +915,7 @@ class _Importer:
         self.skipped: list[Skipped] = []
         self.categories: list[_Category] = []
         self.questions: list[_RawQuestion] = []
+        self.files: dict[str, bytes] = {}  # embedded images by file-area path (moodle_files)
 
     def warn(self, line: int | None, message: str, where: str | None = None) -> None:
         self.problems.append(Problem(self.file, line, message, where, severity=Severity.WARNING))
@@ -917,6 +930,9 @@ class _Importer:
                 continue
             qtype = q.get("type") or ""
             name = " ".join((q.findtext("name/text") or "").split())
+            if q.find(".//file") is not None:
+                for holder in q.iter():
+                    self.files.update(read_files(holder))
             if qtype == "category":
                 category = self._category(q)
                 self.categories.append(category)
@@ -1037,7 +1053,9 @@ class _Importer:
             unwrapped = unwrap(fragment) if lang is None else None
             if unwrapped is not None:
                 lang, fragment = unwrapped
-            markdown = markdown_from_html(fragment, inline=inline, tidy=not ours)
+            markdown = markdown_from_rich_html(  # \(…\) back to $…$, @@PLUGINFILE@@/ back to media/
+                bank_html(fragment), lambda f: markdown_from_html(f, inline=inline, tidy=not ours)
+            )
             if markdown:
                 pieces[loc] = _Piece(markdown, lang is None or _same_language(lang, loc))
         return pieces
@@ -1182,6 +1200,23 @@ class _Importer:
             self.warn(raw.line, f"no explanation for {', '.join(placeholders)}; wrote {NO_EXPLANATION!r}", where)
         return question
 
+    def _media(self, questions: list[Question]) -> dict[str, MediaItem]:
+        """The embedded images the imported text refers to, as bank media (``media/<file-area path>``)."""
+        if not self.files:
+            return {}
+        from ..media import MEDIA_TYPES, sniff
+
+        media: dict[str, MediaItem] = {}
+        for area_path, data in sorted(self.files.items()):
+            kind = sniff(data)
+            suffix = "." + area_path.rsplit(".", 1)[-1].lower() if "." in area_path else ""
+            if kind is None or MEDIA_TYPES.get(suffix) != kind:
+                self.warn(None, f"embedded file {area_path!r} is no PNG, JPEG, GIF, WebP or SVG image; skipped")
+                continue
+            path = MEDIA_FOLDER + area_path
+            media[path] = MediaItem(path, data, kind, hashlib.sha256(data).hexdigest())
+        return media
+
     def _translate(
         self, question: Question, source: _Occurrence, target: _Occurrence, catalog: dict[str, Translation]
     ) -> None:
@@ -1225,6 +1260,7 @@ class _Importer:
         }
         if source in intros:
             values["intro"] = intros[source].markdown
+        values["media"] = self._media(questions)
         source_feedback = {w: p.markdown for w, p in feedback.get(source, {}).items()}
         if source_feedback:  # left unset when the file has none, so a merge keeps the bank's own
             values["feedback"] = Feedback(**source_feedback)

@@ -31,11 +31,23 @@ from pydantic import ValidationError
 from .. import __version__
 from ..bulk import gc_paused
 from ..locales import LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, Question, Translation
+from ..media import bank_texts, image_references, media_of, packaged_media
+from ..model import ID_MAX_LENGTH, XML_ILLEGAL, Bank, Kind, MediaItem, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
+from ..rich import (
+    MATHML_NS,
+    TEX_ANNOTATION,
+    Profile,
+    markdown_from_rich_html,
+    mathml,
+    plain_text,
+    render_block,
+    render_inline,
+    rendering,
+)
 from ..schemas import Schemas
 from ..skeleton import Skeleton, inner, raw, slot
-from ..text import plain_text, render_block, render_inline, renders_as_itself, visible_text
+from ..text import renders_as_itself, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
 from ..zipout import ZipStream
@@ -176,6 +188,13 @@ def _convert(source: etree._Element, parent: etree._Element) -> None:
     if not tag:  # a comment or processing instruction: keep only the text after it
         _add_text(parent, source.tail)
         return
+    if tag == "math":  # rich.mathml's own formula: made again from its LaTeX, in the MathML namespace
+        annotation = source.find(".//annotation")
+        latex = annotation.text if annotation is not None and annotation.text else ""
+        formula = etree.fromstring(mathml(latex, display=source.get("display") == "block"))
+        formula.tail = source.tail
+        parent.append(formula)
+        return
     classes = []
     if tag in _AS_SPAN:
         classes.append(_AS_SPAN[tag])
@@ -195,6 +214,9 @@ def _convert(source: etree._Element, parent: etree._Element) -> None:
     direction = source.get("dir")
     if direction in ("rtl", "ltr"):
         classes.append(f"moe-{direction}")
+    language = source.get("class") or ""
+    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (rich.py)
+        classes.append(language)
     if classes:
         element.set("class", " ".join(classes))
     element.text = source.text
@@ -222,7 +244,10 @@ def append_html(parent: etree._Element, fragment: str) -> None:
 
 
 def _html_of(container: etree._Element) -> str:
-    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`."""
+    """The content of a QTI element as plain HTML (for Markdown conversion), undoing :func:`append_html`.
+    A MathML formula becomes its LaTeX between \\( \\) or \\[ \\] (see rich.markdown_from_rich_html)."""
+    if container.find(f".//{{{MATHML_NS}}}math") is not None:
+        container = _tex_for_math(container)
     holder = etree.Element("div")
     holder.text = container.text
     for child in container:
@@ -234,6 +259,26 @@ def _html_of(container: etree._Element) -> str:
     # XML syntax with explicit end tags: the HTML serialiser drops optional ones (</li>), which reparses differently.
     parts.extend(etree.tostring(child, encoding="unicode") for child in holder)
     return "".join(parts).strip()
+
+
+def _tex_for_math(container: etree._Element) -> etree._Element:
+    """A copy of ``container`` with each MathML formula replaced by its LaTeX (the annotation moe-lms writes; else
+    the formula's text)."""
+    clone = copy.deepcopy(container)
+    for formula in list(clone.iter(f"{{{MATHML_NS}}}math")):
+        annotation = formula.find(f".//{{{MATHML_NS}}}annotation[@encoding='{TEX_ANNOTATION}']")
+        latex = annotation.text if annotation is not None and annotation.text else "".join(formula.itertext())
+        display = formula.get("display") == "block"
+        text = (f"\\[{latex}\\]" if display else f"\\({latex}\\)") + (formula.tail or "")
+        parent = formula.getparent()
+        assert parent is not None
+        previous = formula.getprevious()
+        parent.remove(formula)  # (lxml moves the tail with the element)
+        if previous is not None:
+            previous.tail = (previous.tail or "") + text
+        else:
+            parent.text = (parent.text or "") + text
+    return clone
 
 
 def _plain_copy(element: etree._Element) -> etree._Element:
@@ -251,6 +296,8 @@ def _plain_copy(element: etree._Element) -> etree._Element:
     for cls in classes:
         if cls in ("moe-rtl", "moe-ltr"):
             copy.set("dir", cls[4:])
+        elif cls.startswith("language-") and tag == "code":
+            copy.set("class", cls)
     copy.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
     for child in element:
         if isinstance(child.tag, str):
@@ -275,7 +322,10 @@ def _title(markdown: str, limit: int = 256) -> str:
 
 
 def _stem_title(markdown: str, limit: int = 80) -> str:
-    """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title."""
+    """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title. (With math
+    or an image: the text with its formulas' LaTeX and images' alt text.)"""
+    if "$" in markdown or "![" in markdown:
+        return _shorten(plain_text(markdown), limit)
     return _rendered_title(render_block(markdown), limit)
 
 
@@ -584,7 +634,7 @@ class _Items:
         for index, resolved in enumerate(contents):
             text = resolved.text
             inline = 1 <= index <= shape.choices
-            if text and renders_as_itself(text):  # nearly every text: it is its own HTML, nothing to render
+            if text and renders_as_itself(text) and "$" not in text:  # nearly every text: its own HTML
                 form = _BARE if inline else _PARAGRAPH
                 if index == 0:
                     values[_TITLE] = _shorten(text, 80)  # (what _stem_title gives for such text)
@@ -594,7 +644,7 @@ class _Items:
                 if form == _MARKUP:
                     text = _markup(rendered)
                 if index == 0:
-                    values[_TITLE] = _rendered_title(rendered)
+                    values[_TITLE] = _stem_title(resolved.text)
             values.append(text)
             key += (resolved.lang, form)
         found = tuple(key)
@@ -702,13 +752,21 @@ def _add_lom(
 
 
 def _resource(
-    parent: etree._Element, identifier: str, kind: str, href: str, dependencies: Iterable[str]
+    parent: etree._Element,
+    identifier: str,
+    kind: str,
+    href: str,
+    dependencies: Iterable[str],
+    files: Iterable[str] = (),
 ) -> etree._Element:
-    """A ``resource`` with its ``metadata`` element, returned for the caller to fill, then its file and dependencies."""
+    """A ``resource`` with its ``metadata`` element, returned for the caller to fill, then its file (and the images
+    it shows, ``files``) and dependencies."""
     resource = etree.SubElement(parent, f"{{{CP}}}resource", {"identifier": identifier, "type": kind, "href": href})
     resource.tail = "\n"
     metadata = etree.SubElement(resource, f"{{{CP}}}metadata")
     _leaf(resource, CP, "file", href=href)
+    for file in files:
+        _leaf(resource, CP, "file", href=file)
     for dependency in dependencies:
         _leaf(resource, CP, "dependency", identifierref=dependency)
     return metadata
@@ -799,6 +857,17 @@ class _ManifestWriter:
 
     def item(self, q: Question, view: LocalizedView) -> None:
         stem = view.stem(q)
+        files = item_media(view, q)
+        if files:  # (rare: an item showing images lists them as its files; built whole, not from the skeleton)
+            holder = _manifest_holder()
+            metadata = _resource(
+                holder, _item_resource_id(q.id, view.locale), ITEM_TYPE, item_path(q.id, view.locale), [STYLE_ID], files
+            )
+            title = _stem_title(stem.text)
+            _add_lom(metadata, q.id, [(stem.lang, title)], [view.info.lang], q.tags, view.source_info.lang)
+            _qti_metadata(metadata)
+            self.write(inner(holder))
+            return
         values = [
             _item_resource_id(q.id, view.locale),
             item_path(q.id, view.locale),
@@ -819,6 +888,32 @@ class _ManifestWriter:
         resource.tail = "\n"
         _leaf(resource, CP, "file", href=STYLESHEET)
         self.write(inner(holder))
+
+
+def item_media(view: LocalizedView, q: Question) -> list[str]:
+    """The package paths of the images a question's item shows in this locale (its stem, choices, feedback)."""
+    if not view.bank.media:  # (the common case: a bank without images)
+        return []
+    found: dict[str, None] = {}
+    for resolved in view.question_texts(q):
+        for reference in image_references(resolved.text):
+            item = media_of(view.bank, reference.path)
+            if item is not None:
+                found[item.path] = None
+    return sorted(found)
+
+
+def _package_url(item: MediaItem) -> str:
+    """An image's URL from an item (items/ is one folder down from the package root, where media/ is)."""
+    return f"../{item.path}"
+
+
+_IMAGE_FROM_ITEM = re.compile(r'(<img\b[^>]*\bsrc=")\.\./')
+
+
+def _bank_paths(fragment: str) -> str:
+    """An item's image URLs (``../media/x.png``) as the bank writes them (``media/x.png``)."""
+    return _IMAGE_FROM_ITEM.sub(r"\1", fragment) if "../" in fragment else fragment
 
 
 def _item_resource_id(question_id: str, locale: str) -> str:
@@ -877,7 +972,10 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     _check_text(bank, views)
     items = _Items()
     package = ZipStream(out)  # entries sorted by name, fixed timestamps and permissions, no seeking
-    with gc_paused():  # (nothing here makes cycles; the collector would only rescan the bank, again and again)
+    # Math as MathML 2 (with its LaTeX as an annotation), images packaged under media/, code plain (no style
+    # attribute in QTI's XHTML).
+    profile = Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none")
+    with gc_paused(), rendering(profile):  # (gc: nothing here makes cycles; the collector would only rescan)
         with package.open(MANIFEST) as entry:
             _write_manifest(bank, views, entry)
         for q, loc in _in_name_order(bank, views):
@@ -887,6 +985,10 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
             except ValueError as exc:  # characters XML cannot carry, reached through HTML entities
                 raise ProblemsFound([Problem(name, None, str(exc), f"question {q.id!r}")]) from None
             package.add(name, data)
+        if bank.media:
+            shown = {path for view in views.values() for q in bank.questions for path in item_media(view, q)}
+            for path in sorted(shown):
+                package.add(path, bank.media[path].data)
         package.add(STYLESHEET, STYLESHEET_CSS)
         for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
             package.add(test_path(bank, loc), _test_bytes(bank, views[loc]))
@@ -1029,6 +1131,19 @@ def _check_item(root: etree._Element, report: _Report) -> None:
             )
 
 
+def _check_references(root: etree._Element, path: str, package: SafeZip, report: _Report) -> None:
+    """Every image an item or test shows (``img src``, ``object data``) is a file of the package."""
+    for element in root.iter(_q("img"), _q("object")):
+        href = element.get("src") if element.tag == _q("img") else element.get("data")
+        if not href or href.startswith("data:"):
+            continue
+        target = resolve_href(path, href)
+        if target is None:
+            report.add(element, f"{href!r} is not a file of the package (remote or leaving it)", Severity.WARNING)
+        elif target not in package.infos:
+            report.add(element, f"{href!r} refers to {target!r}, which is not in the package")
+
+
 def _check_test(root: etree._Element, path: str, items: set[str], report: _Report) -> None:
     seen: set[str] = set()
     for element in root.iter(_q("testPart"), _q("assessmentSection"), _q("assessmentItemRef")):
@@ -1126,6 +1241,7 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
             continue
         if schemas is not None:
             _xsd(schemas.qti(), root, report)
+        _check_references(root, path, package, report)
         if root.tag == _q("assessmentItem"):
             identifier = root.get("identifier", "")
             report.where = f"item {identifier!r}"
@@ -1187,7 +1303,7 @@ class _Text:
 
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_html(self.html, inline=self.inline)
+        return markdown_from_rich_html(_bank_paths(self.html), lambda f: markdown_from_html(f, inline=self.inline))
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -1560,6 +1676,8 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
         if intro is not None and test.intro is not None and _same_lang(test.intro.lang, lang):
             catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
 
+    texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
+    raw["media"] = packaged_media(package.read, "", texts, name, problems)
     if any(p.severity is Severity.ERROR for p in problems):
         raise ProblemsFound(problems)
     try:

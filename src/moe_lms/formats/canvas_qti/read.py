@@ -81,7 +81,7 @@ def read_package(data: bytes, *, name: str = "quiz.zip") -> tuple[Bank, list[Pro
     for path in metas:
         if path in package.infos:
             _apply_meta(package, path, name, found)
-    return build_bank(found, name)
+    return build_bank(found, name, package)
 
 
 def load(data: bytes, *, name: str = "quiz.zip") -> Bank:

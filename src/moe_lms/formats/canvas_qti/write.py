@@ -23,18 +23,32 @@ What Canvas reads, and where (instructure/canvas-lms):
 
 from __future__ import annotations
 
+import re
 import zipfile
 from typing import IO, BinaryIO
 
 from lxml import etree
 
 from ...locales import LocalizedView, resolve
+from ...media import shown_media
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
-from ...text import plain_text, render_block
+from ...rich import plain_text, render_block, rendering
 from ...zipsafe import Unseekable, entry_info
 from .. import ExportOptions
-from ..qti12 import Flavour, build_item, document, metadata, num, put, q, serialise, wrapped_html
+from ..qti12 import (
+    Flavour,
+    build_item,
+    document,
+    metadata,
+    num,
+    put,
+    q,
+    rich_profile,
+    serialise,
+    web_resource_path,
+    wrapped_html,
+)
 
 CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 IMSMD = "http://www.imsglobal.org/xsd/imsmd_v1p2"
@@ -95,7 +109,16 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
             resources, CP, "resource", identifier=f"{ident}-meta", type=LOR, href=meta_path(bank, locale)
         )
         _el(meta_resource, CP, "file", href=meta_path(bank, locale))
+    for image in shown_media(views.values()):  # as Canvas exports course files: webcontent under web_resources/
+        path = web_resource_path(image)
+        resource = _el(resources, CP, "resource", identifier=media_resource(image.path), type="webcontent", href=path)
+        _el(resource, CP, "file", href=path)
     return root
+
+
+def media_resource(path: str) -> str:
+    """The resource identifier of a bank image (an XML NCName made from its bank path)."""
+    return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
 
 
 def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
@@ -150,7 +173,10 @@ def build_meta(bank: Bank, view: LocalizedView) -> etree._Element:
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
-    with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
+    with (
+        rendering(rich_profile(bank.media)),
+        zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package,
+    ):
         with package.open(entry_info(MANIFEST), "w") as entry:
             entry.write(serialise(build_manifest(bank, views)))
         try:
@@ -159,5 +185,8 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
                     write_assessment(bank, view, entry)
                 with package.open(entry_info(meta_path(bank, loc)), "w") as entry:
                     entry.write(serialise(build_meta(bank, view)))
+            for image in shown_media(views.values()):
+                with package.open(entry_info(web_resource_path(image)), "w") as entry:
+                    entry.write(image.data)
         except ValueError as exc:  # characters XML cannot carry, from a translation
             raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None

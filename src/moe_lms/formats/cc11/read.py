@@ -74,7 +74,7 @@ def read_package(data: bytes, *, name: str = "cartridge.imscc") -> tuple[Bank, l
             )
             continue
         read_qti_file(package, path, name, default, found)
-    return build_bank(found, name)
+    return build_bank(found, name, package)
 
 
 def load(data: bytes, *, name: str = "cartridge.imscc") -> Bank:

@@ -10,13 +10,16 @@ gives points), and feedback for each choice.
 
 from __future__ import annotations
 
+import html
+import re
+
 from lxml import etree
 
 from ...problems import Problem, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from ..qti12 import KIND_OF_TYPE, feedback_ident, item_metadata, number, q
+from ..qti12 import KIND_OF_TYPE, WEB_RESOURCES, feedback_ident, item_metadata, number, q
 from .write import BANK_TYPE, CP, MANIFEST
 
 XSD_ERRORS_SHOWN = 20
@@ -162,4 +165,18 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
                 problems.append(Problem(file, item.sourceline, f"item ident {ident!r} is used twice in the file"))
             seen.add(ident)
             check_item(item, file, problems, cartridge=cartridge)
+        _check_images(root, package, file, problems)
     return problems
+
+
+_IMAGE_SRC = re.compile(r'<img\b[^>]*\bsrc="(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)/([^"]+)"')
+
+
+def _check_images(root: etree._Element, package: SafeZip, file: str, problems: list[Problem]) -> None:
+    """Every image the HTML of a QTI file shows from the package ($IMS-CC-FILEBASE$/…) is in web_resources/."""
+    for mattext in root.iter(q("mattext")):
+        for href in _IMAGE_SRC.findall(mattext.text or ""):
+            path = resolve_href(f"{WEB_RESOURCES}/x", html.unescape(href))
+            if path is None or path not in package.infos:
+                message = f"an image refers to {href!r}, which is not in the package's {WEB_RESOURCES}/ folder"
+                problems.append(Problem(file, mattext.sourceline, message))

@@ -16,18 +16,32 @@ Schoology (their *Import Common Cartridge* course tools).
 
 from __future__ import annotations
 
+import re
 import zipfile
 from typing import IO, BinaryIO
 
 from lxml import etree
 
 from ...locales import LocalizedView, locale_info, resolve
+from ...media import shown_media
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
-from ...text import plain_text, render_block
+from ...rich import plain_text, render_block, rendering
 from ...zipsafe import Unseekable, entry_info
 from .. import ExportOptions
-from ..qti12 import QTI, Flavour, build_item, document, material, metadata, put, q, serialise
+from ..qti12 import (
+    QTI,
+    Flavour,
+    build_item,
+    document,
+    material,
+    metadata,
+    put,
+    q,
+    rich_profile,
+    serialise,
+    web_resource_path,
+)
 
 CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 LOM_MANIFEST = "http://ltsc.ieee.org/xsd/imsccv1p1/LOM/manifest"
@@ -103,12 +117,25 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
         entry = _cp(top, "item", {"identifier": f"ITEM-{locale}", "identifierref": quiz_resource(locale)})
         _cp(entry, "title", text=_title(view.title.text))
     resources = _cp(root, "resources")
+    images = shown_media(views.values())
     for locale in views:
         resource = _cp(resources, "resource", {"identifier": quiz_resource(locale), "type": ASSESSMENT_TYPE})
         _cp(resource, "file", {"href": quiz_path(locale)})
+        for image in images:
+            _cp(resource, "dependency", {"identifierref": media_resource(image.path)})
     resource = _cp(resources, "resource", {"identifier": BANK_RESOURCE, "type": BANK_TYPE})
     _cp(resource, "file", {"href": BANK_PATH})
+    for image in images:  # each image a webcontent resource, as the CC 1.1 profile carries files
+        path = web_resource_path(image)
+        resource = _cp(resources, "resource", {"identifier": media_resource(image.path), "type": "webcontent"})
+        resource.set("href", path)
+        _cp(resource, "file", {"href": path})
     return root
+
+
+def media_resource(path: str) -> str:
+    """The resource identifier of a bank image (an XML NCName made from its bank path)."""
+    return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
 
 
 def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
@@ -148,7 +175,10 @@ def write_bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the cartridge for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
-    with zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package:
+    with (
+        rendering(rich_profile(bank.media)),
+        zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package,
+    ):
         with package.open(entry_info(MANIFEST), "w") as entry:
             entry.write(serialise(build_manifest(bank, views)))
         try:
@@ -157,5 +187,8 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
                     write_assessment(bank, view, entry)
             with package.open(entry_info(BANK_PATH), "w") as entry:
                 write_bank(bank, views, entry)
+            for image in shown_media(views.values()):
+                with package.open(entry_info(web_resource_path(image)), "w") as entry:
+                    entry.write(image.data)
         except ValueError as exc:  # characters XML cannot carry, from a translation
             raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None

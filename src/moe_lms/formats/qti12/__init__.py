@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -41,9 +41,9 @@ from typing import IO, TYPE_CHECKING
 from lxml import etree
 
 from ...locales import LocalizedView, Resolved, locale_info
-from ...model import ID_MAX_LENGTH, Kind, Question
+from ...model import ID_MAX_LENGTH, Kind, MediaItem, Question
 from ...problems import Problem, Severity
-from ...text import plain_text, render_block, render_inline
+from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
 from ...unrender import markdown_from_html
 
 if TYPE_CHECKING:
@@ -123,6 +123,27 @@ def wrapped_html(resolved: Resolved, render: Callable[[str], str]) -> str:
     """A string as HTML in a ``div`` that names its language and direction (what LMSs render from)."""
     info = locale_info(resolved.lang.replace("-", "_"))
     return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}">{render(resolved.text)}</div>'
+
+
+# Images travel as Canvas and Common Cartridge carry them: files under web_resources/, referred to from HTML as
+# $IMS-CC-FILEBASE$/<path> (Canvas's exporter: lib/cc/cc_helper.rb WEB_CONTENT_TOKEN and WEB_RESOURCES_FOLDER;
+# Moodle's CC importer resolves the token to the web_resources folder too).
+WEB_RESOURCES = "web_resources"
+FILEBASE = "$IMS-CC-FILEBASE$"
+
+
+def web_resource_path(item: MediaItem) -> str:
+    """Where a bank image sits in a cartridge or Canvas package: ``web_resources/media/x.png``."""
+    return f"{WEB_RESOURCES}/{item.path}"
+
+
+def filebase_url(item: MediaItem) -> str:
+    return f"{FILEBASE}/{item.path}"
+
+
+def rich_profile(media: Mapping[str, MediaItem]) -> Profile:
+    """Math as \\(…\\) / \\[…\\] (MathJax in Canvas and Moodle), images from web_resources/."""
+    return Profile(math="tex", image_url=filebase_url, media=media)
 
 
 def material(parent: etree._Element, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:
@@ -264,7 +285,14 @@ class Text:
     ours: bool = False  # in our language wrapper: HTML text.py wrote, matched as it is (others' is tidied first)
 
     def markdown(self) -> str:
-        return markdown_from_html(self.html, inline=self.inline, tidy=not self.ours) or plain_text(self.html)
+        fragment = _FILEBASE_SRC.sub(r"\1", self.html) if "IMS-CC-FILEBASE" in self.html else self.html
+        return markdown_from_rich_html(
+            fragment, lambda f: markdown_from_html(f, inline=self.inline, tidy=not self.ours) or plain_text(f)
+        )
+
+
+# An image in a cartridge or Canvas package, as the bank refers to it: $IMS-CC-FILEBASE$/media/x.png -> media/x.png.
+_FILEBASE_SRC = re.compile(r'(<img\b[^>]*\bsrc=")(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)/')
 
 
 def text_of(mattexts: list[etree._Element], inherited: str | None, *, inline: bool) -> Text:

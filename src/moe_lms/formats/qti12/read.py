@@ -17,12 +17,13 @@ from lxml import etree
 from pydantic import ValidationError
 
 from ...locales import locale_info
+from ...media import bank_texts, packaged_media
 from ...model import Bank, Question, Translation
 from ...problems import Problem, ProblemsFound, Severity
 from ...text import plain_text
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage
-from . import ParsedItem, Text, locale_of, parse_item, q, slug, text_of
+from . import WEB_RESOURCES, ParsedItem, Text, locale_of, parse_item, q, slug, text_of
 
 MANIFEST = "imsmanifest.xml"
 
@@ -119,8 +120,9 @@ def _same_lang(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.replace("_", "-").lower() == b.replace("_", "-").lower()
 
 
-def build_bank(found: Found, name: str) -> tuple[Bank, list[Problem]]:
-    """The bank of what a package holds; raises ProblemsFound with every error, else returns it with warnings."""
+def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple[Bank, list[Problem]]:
+    """The bank of what a package holds; raises ProblemsFound with every error, else returns it with warnings.
+    Images its text shows are read from ``package``'s web_resources/ folder."""
     problems = found.problems
     order = [i for a in found.assessments for i in a.items if i in found.items] + list(found.items)
     groups: dict[str, dict[str, ParsedItem]] = {}
@@ -183,6 +185,9 @@ def build_bank(found: Found, name: str) -> tuple[Bank, list[Problem]]:
             catalog["title"] = Translation(text=_plain_markdown(quiz_title), source=title)
         if intro and quiz.intro is not None and _same_lang(quiz.intro.lang, lang):
             catalog["intro"] = Translation(text=quiz.intro.markdown(), source=intro)
+    if package is not None:
+        texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
+        raw["media"] = packaged_media(package.read, f"{WEB_RESOURCES}/", texts, name, problems)
     if any(p.severity is Severity.ERROR for p in problems):
         raise ProblemsFound(problems)
     if not questions:

@@ -1,0 +1,391 @@
+"""Rich content — math, local images and code — rendered once into what each format needs.
+
+Bank text writes math as ``$…$`` (inline) and ``$$…$$`` (display; a literal dollar is ``\\$``), images as
+``![alt](media/file.svg)`` and code as fenced blocks with a language. :mod:`moe_lms.text` renders and sanitises
+ordinary Markdown; text with any of these goes through the renderer here, which parses math with
+mdit-py-plugins' dollarmath, sanitises the rest with the same allow-list, and only then puts in what it made
+itself (MathML from latex2mathml, Pygments' highlighted code, images as the format wants them), so nothing an
+author wrote bypasses the sanitiser.
+
+A writer says what it needs with :func:`rendering` around its work (a :class:`Profile`): math as MathML (QTI,
+the HTML page) or as ``\\(…\\)`` / ``\\[…\\]`` (Moodle's MathJax filter, Canvas, Common Cartridge), images
+as a URL made from each :class:`~moe_lms.model.MediaItem` (``@@PLUGINFILE@@/name``, a package path, a data URI)
+and code highlighted or plain. Outside any ``rendering`` block, math is ``\\(…\\)`` and images keep their path.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any, Literal
+
+from lxml import etree
+
+from . import text
+from .model import MediaItem
+
+if TYPE_CHECKING:  # markdown-it is imported when a text first needs it, as in text.py
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+MATHML_NS = "http://www.w3.org/1998/Math/MathML"
+TEX_ANNOTATION = "application/x-tex"
+MathStyle = Literal["mathml", "tex"]
+
+# Text that may hold math, an image or a fenced code block; anything else is ordinary Markdown for text.py.
+_RICH = re.compile(r"\$|!\[|```|~~~")
+
+
+class FormulaError(ValueError):
+    """A formula that does not parse; the message says what is wrong."""
+
+
+@dataclass(frozen=True, eq=False)  # (hashed by identity: renderings are cached per profile)
+class Profile:
+    """What one format needs rich content to become."""
+
+    math: MathStyle = "tex"
+    # The URL of an image in the output (None: keep the path written in the bank).
+    image_url: Callable[[MediaItem], str] | None = None
+    media: Mapping[str, MediaItem] = field(default_factory=dict)
+    # Code through Pygments: "inline" styles (Moodle, Canvas), "classes" for a page that carries CODE_STYLE
+    # (the HTML page, whose CSP refuses style attributes), "none" for a plain <pre><code> (QTI: no style in XHTML).
+    highlight: Literal["inline", "classes", "none"] = "inline"
+    ltr: bool = False  # mark formulas and code dir="ltr" (the HTML page, whose text may be right-to-left)
+    drop_images: bool = False  # leave images out (GIFT --drop-images: a GIFT file cannot carry them)
+
+
+_DEFAULT = Profile()
+_profile: ContextVar[Profile] = ContextVar("moe_lms_rich_profile", default=_DEFAULT)
+
+
+@contextmanager
+def rendering(profile: Profile) -> Iterator[Profile]:
+    """Render rich content for one format while the block runs (writers wrap their dump in it)."""
+    token = _profile.set(profile)
+    try:
+        yield profile
+    finally:
+        _profile.reset(token)
+
+
+def has_rich(markdown: str) -> bool:
+    return _RICH.search(markdown) is not None
+
+
+def render_block(markdown: str) -> str:
+    """:func:`text.render_block`, with math, images and code as the current profile wants them."""
+    if not has_rich(markdown):
+        return text.render_block(markdown)
+    return _render(markdown, False, _profile.get())
+
+
+def render_inline(markdown: str) -> str:
+    """:func:`text.render_inline`, with math, images and code as the current profile wants them."""
+    if not has_rich(markdown):
+        return text.render_inline(markdown)
+    return _render(markdown, True, _profile.get())
+
+
+def plain_text(markdown: str) -> str:
+    """The text a learner reads, without markup; math stays as its LaTeX between dollars, an image as its alt."""
+    if "$" not in markdown and "![" not in markdown:
+        return text.plain_text(markdown)
+    tokens = _markdown().parseInline(markdown)
+    parts: list[str] = []
+    for block in tokens:
+        for token in block.children or ():
+            if token.type in ("math_inline", "math_inline_double"):
+                parts.append(f"{token.markup}{token.content}{token.markup}")
+            elif token.type in ("image", "text", "code_inline"):
+                parts.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                parts.append(" ")
+    return text._TAG_OPENER.sub("\u2039", "".join(parts))  # (never a tag, as text.visible_text)
+
+
+# -- the renderer ----------------------------------------------------------------------------------------------
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    """text.py's parser plus dollarmath, with our rules for math, images and fences and text.py's for raw HTML
+    (markup the sanitiser keeps, else shown as text); made when a rich text first needs it."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+    md = (
+        MarkdownIt("commonmark", {"html": True, "typographer": False})
+        .enable("table")
+        .enable("strikethrough")
+        # $5 and $6 stays money: no space inside the dollars, no digit right after the closing one.
+        .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
+    )
+    md.add_render_rule("html_inline", text._html_inline)
+    md.add_render_rule("html_block", text._html_block)
+    for name, rule in _RULES.items():
+        md.add_render_rule(name, _method(rule))
+    return md
+
+
+def _method(rule: Callable[..., str]) -> Callable[..., str]:
+    """A rule as markdown-it calls one added with add_render_rule (bound, so with the renderer first)."""
+    return lambda _renderer, tokens, idx, options, env: rule(tokens, idx, options, env)
+
+
+# Placeholders survive the sanitiser as text (private-use characters), then become what we made ourselves.
+_HOLE = "\ue000{}\ue001"
+_HOLE_RE = re.compile("\ue000(\\d+)\ue001")
+
+
+class _Holes:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def put(self, markup: str) -> str:
+        self.parts.append(markup)
+        return _HOLE.format(len(self.parts) - 1)
+
+    def fill(self, sanitised: str) -> str:
+        return _HOLE_RE.sub(lambda m: self.parts[int(m.group(1))], sanitised)
+
+
+def _render(markdown: str, inline: bool, profile: Profile) -> str:
+    return _render_cached(markdown, inline, profile)
+
+
+@lru_cache(maxsize=4096)
+def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
+    holes = _Holes()
+    env: dict[str, Any] = {"holes": holes, "profile": profile}
+    # As text._render_markdown does, with the same raw-HTML rules and cleaners; then the holes are filled.
+    md = _markdown()
+    if inline:
+        rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
+        return holes.fill(text._inline_cleaner.clean(rendered).strip())
+    tokens = md.parse(markdown, env)
+    if text._too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
+        return text.render_block(markdown)
+    return holes.fill(text.sanitize(md.renderer.render(tokens, md.options, env)).strip())
+
+
+def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
+    def rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
+        profile: Profile = env["profile"]
+        source = tokens[idx].content.strip()
+        if profile.math == "mathml":
+            made = env["holes"].put(mathml(source, display=display, ltr=profile.ltr))
+        else:
+            made = html.escape(f"\\[{source}\\]" if display else f"\\({source}\\)", quote=False)
+        return f"<p>{made}</p>\n" if block else made
+
+    return rule
+
+
+def _image_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
+    token = tokens[idx]
+    profile: Profile = env["profile"]
+    if profile.drop_images:
+        return ""
+    src = str(token.attrs.get("src", ""))
+    alt = "".join(child.content for child in token.children or ()) or token.content
+    item = _media_item(profile, src)
+    url = profile.image_url(item) if item is not None and profile.image_url is not None else src
+    made = f'<img src="{html.escape(url)}" alt="{html.escape(alt)}">'
+    if item is not None and profile.image_url is not None:
+        return str(env["holes"].put(made))
+    return made
+
+
+def _media_item(profile: Profile, src: str) -> MediaItem | None:
+    from .media import MediaError, bank_relative
+
+    try:
+        return profile.media.get(bank_relative(src))
+    except MediaError:
+        return None
+
+
+def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
+    token = tokens[idx]
+    profile: Profile = env["profile"]
+    language = token.info.strip().split(" ")[0] if token.info else ""
+    return str(env["holes"].put(code_block(token.content, language, highlight=profile.highlight, ltr=profile.ltr)))
+
+
+def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
+    """A code block: Pygments with inline styles or classes (deterministic) where the format takes them."""
+    direction = ' dir="ltr"' if ltr else ""
+    if highlight != "none" and language:
+        from pygments import highlight as pygmentize
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import get_lexer_by_name
+        from pygments.util import ClassNotFound
+
+        try:
+            lexer = get_lexer_by_name(language)
+        except ClassNotFound:
+            lexer = None
+        if lexer is not None:
+            inline = highlight == "inline"
+            formatter = HtmlFormatter(noclasses=inline, nowrap=True, style=CODE_THEME)
+            body = pygmentize(code, lexer, formatter)
+            style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
+            name = html.escape(language)
+            return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
+    body = html.escape(code, quote=False)  # (as markdown-it renders a fence, trailing newline and all)
+    name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
+    return f"<pre{direction}><code{name}>{body}</code></pre>"
+
+
+_RULES: dict[str, Callable[..., str]] = {
+    "math_inline": _math_rule(display=False),
+    "math_inline_double": _math_rule(display=True),
+    "math_block": _math_rule(display=True, block=True),
+    "math_block_label": _math_rule(display=True, block=True),
+    "image": _image_rule,
+    "fence": _fence_rule,
+}
+
+
+CODE_THEME = "default"
+
+
+def code_style() -> str:
+    """The stylesheet for code highlighted with classes (Pygments' theme, scoped to ``pre.code``)."""
+    from pygments.formatters import HtmlFormatter
+
+    return str(HtmlFormatter(style=CODE_THEME).get_style_defs("pre.code"))
+
+
+# -- math ------------------------------------------------------------------------------------------------------
+
+# MathML elements and how many children each needs: latex2mathml leaves one out where the LaTeX lacks an argument.
+_ARITY = {"mfrac": 2, "msup": 2, "msub": 2, "mroot": 2, "munder": 2, "mover": 2, "msubsup": 3, "munderover": 3}
+
+
+def check_formula(source: str) -> None:
+    """Raise FormulaError when ``source`` is not LaTeX math latex2mathml understands fully."""
+    _mathml_element(source, display=False)
+
+
+def _mathml_element(source: str, *, display: bool) -> etree._Element:
+    return _mathml_cached(source, display)
+
+
+@lru_cache(maxsize=4096)
+def _mathml_cached(source: str, display: bool) -> etree._Element:
+    from latex2mathml.converter import convert
+
+    if not source.strip():
+        raise FormulaError("the formula is empty")
+    depth = 0
+    for match in re.finditer(r"\\.|[{}]", source):
+        if match.group() == "{":
+            depth += 1
+        elif match.group() == "}":
+            depth -= 1
+            if depth < 0:
+                raise FormulaError(f"unbalanced '}}' in ${source}$")
+    if depth:
+        raise FormulaError(f"unbalanced '{{' in ${source}$ ({depth} not closed)")
+    try:
+        converted = convert(source, display="block" if display else "inline")
+    except Exception as exc:  # latex2mathml raises many kinds (its own, IndexError, KeyError …)
+        raise FormulaError(f"${source}$ does not parse: {exc.__class__.__name__} {exc}".rstrip()) from None
+    root = etree.fromstring(converted.encode("utf-8"))
+    for element in root.iter():
+        local = etree.QName(element).localname
+        if local in ("mi", "mo", "mtext") and element.text and re.match(r"\\[A-Za-z]+", element.text):
+            raise FormulaError(f"${source}$ uses {element.text}, which is not a LaTeX math command moe-lms knows")
+        wanted = _ARITY.get(local)
+        if wanted is not None and len(element) != wanted:
+            raise FormulaError(f"${source}$ does not parse: a command lacks an argument")
+    return root
+
+
+def mathml(source: str, *, display: bool, ltr: bool = False) -> str:
+    """A formula as MathML 2: the presentation markup and, in <semantics>, the LaTeX it came from."""
+    converted = _mathml_element(source, display=display)
+    math = etree.Element(f"{{{MATHML_NS}}}math", nsmap={None: MATHML_NS})
+    math.set("display", "block" if display else "inline")
+    if ltr:
+        math.set("dir", "ltr")
+    semantics = etree.SubElement(math, f"{{{MATHML_NS}}}semantics")
+    children = list(converted)
+    if len(children) == 1 and etree.QName(children[0]).localname == "mrow":
+        semantics.append(_copy(children[0]))
+    else:
+        row = etree.SubElement(semantics, f"{{{MATHML_NS}}}mrow")
+        for child in children:
+            row.append(_copy(child))
+    annotation = etree.SubElement(semantics, f"{{{MATHML_NS}}}annotation", encoding=TEX_ANNOTATION)
+    annotation.text = source
+    return etree.tostring(math, encoding="unicode")
+
+
+def _copy(element: etree._Element) -> etree._Element:
+    import copy
+
+    return copy.deepcopy(element)
+
+
+def formulas(markdown: str) -> Iterator[tuple[str, bool]]:
+    """Every formula in a Markdown text as (LaTeX, display)."""
+    if "$" not in markdown:
+        return
+    for token in _markdown().parse(markdown):
+        if token.type in ("math_block", "math_block_label"):
+            yield token.content.strip(), True
+        for child in token.children or ():
+            if child.type in ("math_inline", "math_inline_double"):
+                yield child.content.strip(), child.type == "math_inline_double"
+
+
+def formula_problem(markdown: str) -> str | None:
+    """What is wrong with the first formula of a text that does not parse, or None."""
+    for source, _display in formulas(markdown):
+        try:
+            check_formula(source)
+        except FormulaError as exc:
+            return str(exc)
+    return None
+
+
+# \(…\) and \[…\] as moe-lms writes them for MathJax (and as Moodle and Canvas users type them).
+_TEX_INLINE = re.compile(r"\\\((.+?)\\\)", re.S)
+_TEX_DISPLAY = re.compile(r"\\\[(.+?)\\\]", re.S)
+_CODE = re.compile(r'<pre\b[^>]*><code class="language-([\w+#.-]+)">(.*?)</code></pre>', re.S)
+_HOLE_WORD = re.compile(r"MoeLmsRich(\d+)x")
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def markdown_from_rich_html(fragment: str, to_markdown: Callable[[str], str]) -> str:
+    """The Markdown of imported HTML whose math is ``\\(…\\)`` / ``\\[…\\]`` and whose code blocks are
+    moe-lms's highlighted ones: those become ``$…$`` / ``$$…$$`` and fenced blocks again, the rest goes through
+    ``to_markdown`` (unrender.markdown_from_html), with any literal dollar escaped once the text holds math."""
+    if "\\(" not in fragment and "\\[" not in fragment and 'code class="language-' not in fragment:
+        return to_markdown(fragment)
+    pieces: list[str] = []
+
+    def hole(piece: str) -> str:
+        pieces.append(piece)
+        return f"MoeLmsRich{len(pieces) - 1}x"
+
+    def code(match: re.Match[str]) -> str:
+        body = html.unescape(_TAGS.sub("", match.group(2))).removesuffix("\n")
+        return "<p>" + hole(f"```{match.group(1)}\n{body}\n```") + "</p>"
+
+    fragment = _CODE.sub(code, fragment)
+    math = len(pieces)
+    fragment = _TEX_DISPLAY.sub(lambda m: hole("$$" + html.unescape(m.group(1)).strip() + "$$"), fragment)
+    fragment = _TEX_INLINE.sub(lambda m: hole("$" + html.unescape(m.group(1)).strip() + "$"), fragment)
+    markdown = to_markdown(fragment)
+    if len(pieces) > math:
+        markdown = markdown.replace("$", "\\$")
+    return _HOLE_WORD.sub(lambda m: pieces[int(m.group(1))], markdown)
