@@ -6,12 +6,19 @@ to create_success, confirmed once; a 201 with the attachment), both engines, and
 
 from __future__ import annotations
 
+import io
+import json
 import re
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from click.testing import CliRunner
 
+from moe_lms.cli import main
 from moe_lms.formats import ExportOptions
 from moe_lms.formats.canvas import ENGINES, Engine, desired_quizzes
 from moe_lms.formats.canvas_media import image_ref, refs, resolve
@@ -19,10 +26,12 @@ from moe_lms.lms.canvas import Action, Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, CanvasError, RetryPolicy
 from moe_lms.lms.canvas_files import FileAction, ImageFile, file_url, from_media, plan_files
 from moe_lms.lms.canvas_shapes import CourseFile
-from moe_lms.model import Bank, Question
+from moe_lms.model import Bank, MediaItem, Question
 from tests.canvas_helpers import make_bank
-from tests.canvas_images import png, shown_urls, with_images
 from tests.canvas_server import TOKEN, Canvas, CanvasServer, Faults, Request
+from tests.conftest import SHIPPED_BANK_DIR
+from tests.rich_support import png as rich_png
+from tests.rich_support import write_rich_bank
 
 FAST = RetryPolicy(attempts=10, base_delay=0.001, max_delay=0.02, drain_rate=10_000.0)
 MODES = ("redirect", "created")
@@ -38,6 +47,27 @@ def image_bank(questions: int = 6) -> Bank:
     shown = {"q0001": "media/dispatch.png", "q0002": "media/dispatch.png", "q0003": "media/combine.png"}
     qs = tuple(_show(q, shown[q.id]) if q.id in shown else q for q in bank.questions)
     return bank.model_copy(update={"questions": qs, "translations": {"vi": {}}})
+
+
+def png(seed: int, size: int = 64) -> bytes:
+    """A small real PNG (one grey row), different per seed."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return len(data).to_bytes(4, "big") + kind + data + zlib.crc32(kind + data).to_bytes(4, "big")
+
+    header = size.to_bytes(4, "big") + (1).to_bytes(4, "big") + bytes([8, 0, 0, 0, 0])
+    row = b"\x00" + bytes([seed % 256]) * size
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(row)) + chunk(b"IEND", b"")
+
+
+def shown_urls(html: str) -> list[str]:
+    return re.findall(r'<img src="([^"]+)"', html)
+
+
+def with_media(bank: Bank, files: dict[str, ImageFile]) -> Bank:
+    """``bank`` with the images its loader would have read (bank path -> image)."""
+    media = {path: MediaItem(path, f.data, f.content_type, f.sha256) for path, f in files.items()}
+    return bank.model_copy(update={"media": media})
 
 
 DISPATCH = ImageFile.of("dispatch.png", png(1), "image/png")
@@ -56,8 +86,10 @@ def push(
     bank = bank or image_bank()
     client = CanvasClient(app.base_url, TOKEN, retry=FAST, seed=3)
     pusher = Pusher(client, "1", engine)
-    desired = [with_images(d, files) for d in desired_quizzes(bank, ExportOptions.for_bank(bank, ()), engine)]
-    the_plan = pusher.plan(desired, bank.locales, prune=False, publish=False, files=list(files.values()))
+    bank = with_media(bank, files)
+    options = ExportOptions.for_bank(bank, ())
+    desired = list(desired_quizzes(bank, options, engine, image_url=image_ref))
+    the_plan = pusher.plan(desired, bank.locales, prune=False, publish=False, files=from_media(bank.media.values()))
     return the_plan, None if dry_run else pusher.apply(the_plan), client
 
 
@@ -192,7 +224,9 @@ def test_a_dry_run_plans_the_uploads_and_uploads_nothing(app: Canvas, engine: En
 def test_the_fingerprint_of_a_question_is_that_of_its_image_bytes_not_of_canvas_ids() -> None:
     bank = image_bank()
     files = {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE}
-    desired = with_images(next(iter(desired_quizzes(bank, ExportOptions.for_bank(bank, ("en",)), "classic"))), files)
+    bank = with_media(image_bank(), files)
+    options = ExportOptions.for_bank(bank, ("en",))
+    desired = next(iter(desired_quizzes(bank, options, "classic", image_url=image_ref)))
     q1 = desired.questions[0]
     assert refs(q1.body) == {DISPATCH.sha256}
     assert image_ref(DISPATCH) in q1.body["question"]["question_text"]
@@ -227,10 +261,8 @@ def test_a_folder_of_more_than_a_page_of_files_is_read_to_the_end() -> None:
 def test_an_image_the_push_was_not_given_is_an_error_before_anything_is_sent(app: Canvas) -> None:
     client = CanvasClient(app.base_url, TOKEN, retry=FAST)
     bank = image_bank()
-    desired = [
-        with_images(d, {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE})
-        for d in desired_quizzes(bank, ExportOptions.for_bank(bank, ()), "classic")
-    ]
+    bank = with_media(bank, {"media/dispatch.png": DISPATCH, "media/combine.png": COMBINE})
+    desired = list(desired_quizzes(bank, ExportOptions.for_bank(bank, ()), "classic", image_url=image_ref))
     with pytest.raises(CanvasError, match="1 image"):
         Pusher(client, "1", "classic").plan(desired, bank.locales, prune=False, publish=False, files=[DISPATCH])
     assert app.log == []
@@ -441,3 +473,83 @@ def test_the_printed_plan_lists_each_image_to_upload(app: Canvas, capsys: pytest
     assert f"+ file {redrawn.stored_name} ({len(redrawn.data)} bytes)" in printed
     assert DISPATCH.stored_name not in printed
     assert f"{the_plan.writes} write request(s) planned" in printed
+
+
+# -- the command, with a bank whose images the loader reads -------------------------------------------------------
+
+
+def run(app: Canvas, *args: str) -> tuple[int, str]:
+    argv = ["push", "canvas", "--base-url", app.base_url, "--course", "1", "--retry-delay", "0.001", *args]
+    result = CliRunner().invoke(main, argv, env={"CANVAS_TOKEN": TOKEN})
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_push_canvas_plans_uploads_then_re_runs_without_a_write(app: Canvas, engine: Engine, tmp_path: Path) -> None:
+    bank_dir = write_rich_bank(tmp_path / "rich")
+    code, output = run(app, str(bank_dir), "--engine", engine, "--dry-run")
+    assert code == 0, output
+    assert "images in moe-lms/rich: 2 to upload, 0 already there" in output
+    assert re.search(r"\+ file [0-9a-f]{16}-dispatch\.svg \(\d+ bytes\)", output)
+    assert re.search(r"\+ file [0-9a-f]{16}-bar\.png \(\d+ bytes\)", output)
+    assert app.writes() == []
+    code, output = run(app, str(bank_dir), "--engine", engine)
+    assert code == 0, output
+    assert "images: 2 uploaded" in output
+    assert sorted(name.split("-", 1)[1] for name in app.uploads) == ["bar.png", "dispatch.svg"]
+    assert all(e.authorised is False for e in app.log if e.path.startswith("/files_api/"))
+    # every locale's question shows the course files, none the bank's own path
+    stored = json.dumps([app.course().quizzes, app.course().questions, app.course().items])
+    assert "media/" not in stored and "moe-file:" not in stored
+    ids = sorted(str(f["id"]) for f in app.course().visible_files())
+    for file_id in ids:
+        assert f"/courses/1/files/{file_id}/preview" in stored
+    before = len(app.log)
+    code, output = run(app, str(bank_dir), "--engine", engine)
+    assert code == 0 and "0 write request(s) planned" in output, output
+    assert "images in moe-lms/rich: 0 to upload, 2 already there" in output
+    assert [e for e in app.log[before:] if e.write] == []
+
+
+def test_push_canvas_uploads_a_changed_image_again_and_updates_the_question_showing_it(
+    app: Canvas, tmp_path: Path
+) -> None:
+    bank_dir = write_rich_bank(tmp_path / "rich")
+    assert run(app, str(bank_dir))[0] == 0
+    (bank_dir / "media" / "bar.png").write_bytes(rich_png(rgb=(0, 90, 200)))
+    code, output = run(app, str(bank_dir))
+    assert code == 0, output
+    assert "images in moe-lms/rich: 1 to upload, 1 already there" in output
+    assert "~ capacity (content changed)" in output
+    assert "images: 1 uploaded; questions: 0 created, 3 updated" in output  # in en, ur and vi
+    assert len(app.uploads) == 3
+
+
+def test_push_canvas_via_qti_sends_one_package_that_carries_its_images(app: Canvas, tmp_path: Path) -> None:
+    bank_dir = write_rich_bank(tmp_path / "rich")
+    code, output = run(app, str(bank_dir), "--via", "qti", "--locale", "en")
+    assert code == 0, output
+    assert not any(e.path == "/api/v1/courses/1/files" for e in app.log)  # no course-file upload of its own
+    (migration,) = app.course().migrations.values()
+    with zipfile.ZipFile(io.BytesIO(migration["_file"])) as package:
+        names = package.namelist()
+        assert "web_resources/media/bar.png" in names and "web_resources/media/dispatch.svg" in names
+        assert package.read("web_resources/media/bar.png") == (bank_dir / "media" / "bar.png").read_bytes()
+        manifest = package.read("imsmanifest.xml").decode()
+    assert 'type="webcontent"' in manifest and 'href="web_resources/media/bar.png"' in manifest
+    assert migration["workflow_state"] == "completed"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_second_shipped_bank_pushes_with_its_diagram_uploaded_once(app: Canvas, engine: Engine) -> None:
+    bank_dir = SHIPPED_BANK_DIR.parent / "moe-serving-arithmetic"
+    code, output = run(app, str(bank_dir), "--engine", engine)
+    assert code == 0, output
+    assert [name.split("-", 1)[1] for name in app.uploads] == ["dispatch-combine.svg"]
+    (diagram,) = app.course().visible_files()
+    stored = json.dumps([app.course().questions, app.course().items])
+    assert f"/courses/1/files/{diagram['id']}/preview" in stored and "moe-file:" not in stored
+    before = len(app.log)
+    code, output = run(app, str(bank_dir), "--engine", engine)
+    assert code == 0 and "0 write request(s) planned" in output, output
+    assert [e for e in app.log[before:] if e.write] == []

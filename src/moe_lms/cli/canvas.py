@@ -11,8 +11,9 @@ from rich.progress import Progress
 
 from .. import formats
 from ..formats import canvas as canvas_format
+from ..formats import canvas_media
 from ..lms import canvas as canvas_sync
-from ..lms import canvas_client
+from ..lms import canvas_client, canvas_files
 from ..locales import resolve
 from ..model import Bank
 from ..problems import ProblemsFound
@@ -195,10 +196,12 @@ def push_canvas(
             _push_via_qti(client, bank, options, course, engine_name, dry_run, poll)
             _canvas_summary(client)
             return
-        desired = list(canvas_format.desired_quizzes(bank, options, engine_name))
+        # Images are referred to by content (moe-file:<sha256>) and uploaded into the course's files by the push.
+        desired = list(canvas_format.desired_quizzes(bank, options, engine_name, image_url=canvas_media.image_ref))
+        images = canvas_files.from_media(bank.media.values())
         pusher = canvas_sync.Pusher(client, course, engine_name)
         try:
-            the_plan = pusher.plan(desired, bank.locales, prune=prune, publish=publish)
+            the_plan = pusher.plan(desired, bank.locales, prune=prune, publish=publish, files=images)
         except canvas_client.NotFound as exc:
             hint = " (is New Quizzes enabled there?)" if engine_name == "new-quizzes" else ""
             raise canvas_client.CanvasError(

@@ -313,18 +313,25 @@ class QuizStream:
         )
 
 
-def desired_quiz(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> DesiredQuiz:
-    """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses."""
-    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts)
+def desired_quiz(
+    bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False, image_url: ImageUrl | None = None
+) -> DesiredQuiz:
+    """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses.
+
+    ``image_url``: where an image points (a push gives ``canvas_media.image_ref``); without it, images are refused.
+    """
+    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_url)
     questions = tuple(stream.questions())
     return stream.quiz(questions)
 
 
-def desired_quizzes(bank: Bank, options: ExportOptions, engine: Engine) -> Iterator[DesiredQuiz]:
+def desired_quizzes(
+    bank: Bank, options: ExportOptions, engine: Engine, *, image_url: ImageUrl | None = None
+) -> Iterator[DesiredQuiz]:
     problems: list[Problem] = []
     for locale in options.locales:
         try:
-            yield desired_quiz(bank, locale, engine, include_drafts=options.include_drafts)
+            yield desired_quiz(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_url)
         except ProblemsFound as exc:
             problems.extend(exc.problems)
     if problems:
