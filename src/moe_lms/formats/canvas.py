@@ -239,14 +239,15 @@ ImageUrl = Callable[[MediaItem], str]
 
 
 def refuse_images(view: LocalizedView) -> None:
-    """ProblemsFound naming each question with an image, while images cannot be uploaded to Canvas yet."""
+    """ProblemsFound naming each question with an image: request bodies written without a push (the ``canvas``
+    export) cannot point at a course file, which only exists once ``push canvas`` uploaded it."""
     problems = []
     for q in view.bank.questions if view.bank.media else ():
         for resolved in view.question_texts(q):
             for reference in image_references(resolved.text):
                 message = (
-                    f"shows image {reference.path!r}; moe-lms cannot upload images to Canvas yet: export QTI 2.1 "
-                    "or a Common Cartridge (they package images) and import that into Canvas"
+                    f"shows image {reference.path!r}; the Canvas request bodies cannot point at a course file that "
+                    "is not uploaded yet: `push canvas` uploads the images, or export canvas-qti (it packages them)"
                 )
                 problems.append(Problem("bank.yaml", None, message, f"question {q.id!r}"))
     if problems:
