@@ -553,3 +553,28 @@ def test_the_second_shipped_bank_pushes_with_its_diagram_uploaded_once(app: Canv
     code, output = run(app, str(bank_dir), "--engine", engine)
     assert code == 0 and "0 write request(s) planned" in output, output
     assert [e for e in app.log[before:] if e.write] == []
+
+
+def test_the_test_server_refuses_a_second_confirm_with_a_bare_400_and_lists_only_confirmed_files() -> None:
+    import requests
+
+    canvas = Canvas(upload_mode="redirect")
+    with CanvasServer(canvas) as server:
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        body = {"name": "a.png", "size": 3, "content_type": "image/png", "parent_folder_path": "moe-lms/x"}
+        pre = requests.post(f"{server.url}/api/v1/courses/1/files", json=body, headers=auth, timeout=5).json()
+        stored = requests.post(
+            pre["upload_url"], data=pre["upload_params"], files={"file": ("a.png", b"abc")}, allow_redirects=False,
+            timeout=5,
+        )  # fmt: skip
+        assert stored.status_code == 302
+        folder = requests.get(f"{server.url}/api/v1/courses/1/folders/by_path/moe-lms/x", headers=auth, timeout=5)
+        listing = f"{server.url}/api/v1/folders/{folder.json()[-1]['id']}/files"
+        assert requests.get(listing, headers=auth, timeout=5).json() == []  # not confirmed: not listed
+        first = requests.get(stored.headers["Location"], headers=auth, timeout=5)
+        assert first.status_code == 200 and first.json()["display_name"] == "a.png"
+        second = requests.get(stored.headers["Location"], headers=auth, timeout=5)
+        assert second.status_code == 400 and second.content == b""
+        assert [f["display_name"] for f in requests.get(listing, headers=auth, timeout=5).json()] == ["a.png"]
+        missing = requests.get(f"{server.url}/api/v1/courses/1/folders/by_path/moe-lms/y", headers=auth, timeout=5)
+        assert missing.status_code == 404
