@@ -67,11 +67,11 @@ def test_canvas_gets_math_in_the_delimiters_it_renders(tmp_path: Path) -> None:
     assert r"\(160\)" in answer["answer_html"] and "$" not in answer["answer_html"]
 
 
-def test_canvas_refuses_images_until_they_can_be_uploaded(tmp_path: Path) -> None:
+def test_the_canvas_export_refuses_images_which_only_a_push_can_upload(tmp_path: Path) -> None:
     bank = load_bank(write_rich_bank(tmp_path))
     with pytest.raises(ProblemsFound) as caught:
         canvas.FORMAT.dump(bank, ExportOptions(locales=("en",)))
-    assert any("cannot upload images to Canvas yet" in str(p) for p in caught.value.problems)
+    assert any("`push canvas` uploads the images" in str(p) for p in caught.value.problems)
 
 
 def test_the_upload_hook_maps_each_image_to_its_course_file(tmp_path: Path) -> None:
