@@ -369,17 +369,30 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         slots.append(fill)
         return f"@@moe-slot-{len(slots) - 1}@@"
 
+    from .canvas_media import image_ref
+
     locales = []
     for locale in options.locales:
         entry: dict[str, Any] = {"locale": locale}
         for engine, name, items, path, item_path in _SECTIONS:
-            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts)
+            # An image is the reference a push sends before it knows the course file (canvas_media): the
+            # document's "images" say which bank file each reference stands for.
+            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
             entry[name] = {
                 items: slot(partial(_question_list, stream, item_path)),
                 "quiz": slot(partial(_quiz_request, stream, path)),
             }
         locales.append(entry)
-    frame = {"bank": bank.id, "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}", "locales": locales}
+    frame: dict[str, Any] = {
+        "bank": bank.id,
+        "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}",
+        "locales": locales,
+    }
+    if bank.media:  # (a bank without images keeps the document it always had)
+        frame["images"] = {
+            image_ref(item): {"path": item.path, "media_type": item.media_type, "bytes": len(item.data)}
+            for item in sorted(bank.media.values(), key=lambda item: item.path)
+        }
     text = json.dumps(frame, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     problems: list[Problem] = []
     position = 0
