@@ -4,7 +4,9 @@ It follows ../shared/reference/canvas-api.md, traps included: Bearer auth with C
 Rails nesting as well as JSON, ``Link`` pagination (10 per page unless asked), the rate-limit bucket with its
 headers and its plain-text 403, Classic Quizzes (PUT only, answers parsed the way Canvas parses them:
 ``answer_comments`` dropped, the first answer made correct when none has weight 100, a hash keyed from 1 is a 500),
-New Quizzes (PATCH only, string ids), content migrations with a pre-attachment upload and progress polling.
+New Quizzes (PATCH only, string ids), content migrations with a pre-attachment upload and progress polling, and
+course files: folders by path, the three-step upload (preflight, multipart POST without the token, then either a
+3XX to create_success that must be confirmed once or a 201 with the attachment), paginated folder listings.
 
 Faults on command (``Faults``): random 500s before any work, connections dropped *after* the work is stored, random
 throttling, added latency. The RNG is seeded.
@@ -276,6 +278,18 @@ class Course:
     items: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     migrations: dict[int, dict[str, Any]] = field(default_factory=dict)
     question_banks: dict[str, list[str]] = field(default_factory=dict)  # bank title -> item identifiers
+    folders: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> {id, name, full_name, parent_id}
+    files: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> attachment (with _data, _available)
+
+    def folder_by_path(self, full_name: str) -> dict[str, Any] | None:
+        return next((f for f in self.folders.values() if f["full_name"] == full_name), None)
+
+    def visible_files(self, folder_id: int | None = None) -> list[dict[str, Any]]:
+        """Files a listing shows: uploaded and confirmed (a pending or unconfirmed one is not listed)."""
+        return sorted(
+            (f for f in self.files.values() if f["_available"] and folder_id in (None, f["folder_id"])),
+            key=lambda f: f["id"],
+        )
 
     def classic_questions(self, quiz_id: int) -> list[dict[str, Any]]:
         return sorted(self.questions.get(quiz_id, {}).values(), key=lambda q: (q["position"], q["id"]))
@@ -373,6 +387,8 @@ class Canvas:
         self.next_link_loops = 0  # this many list answers say rel="next" is the page just read
         self.echo_authorization: Callable[[str], str] | None = None  # 400s echo the Authorization header, changed
         self.base_url = ""
+        self.pending_files: dict[str, dict[str, Any]] = {}  # upload key -> what the preflight asked for
+        self.uploads: list[str] = []  # names of the files uploaded, in order (a stored upload, confirmed or not)
         self.lock = threading.RLock()
         self.log: list[LogEntry] = []
         self._ids = itertools.count(1)
@@ -420,6 +436,9 @@ class Canvas:
             ("POST", c + r"/content_migrations", self.create_migration),
             ("GET", c + r"/content_migrations/(?P<migration>\d+)", self.show_migration),
             ("GET", c + r"/content_migrations/(?P<migration>\d+)/migration_issues", self.migration_issues),
+            ("POST", c + r"/files", self.file_preflight),
+            ("GET", c + r"/folders/by_path(?:/(?P<path>.*))?", self.folders_by_path),
+            ("GET", r"/api/v1/folders/(?P<folder>\d+)/files", self.folder_files),
             ("POST", r"/files_api/upload/(?P<key>[0-9a-f-]+)", self.upload),
             ("GET", r"/api/v1/files/(?P<file>\d+)/create_success", self.create_success),
             ("POST", r"/api/v1/files/(?P<file>\d+)/create_success", self.create_success),
@@ -539,7 +558,11 @@ class Canvas:
             raise not_found()  # includes PATCH on classic and PUT on New Quizzes: no such route
         args = m.groupdict()
         if req.path.startswith("/api/") and "/create_success" not in req.path:
-            self.authenticate(req, args.get("course"))
+            folder = args.get("folder")
+            course_of_folder = next(
+                (n for n, c in self.courses.items() if folder is not None and int(folder) in c.folders), None
+            )
+            self.authenticate(req, args.get("course") or course_of_folder)
         if "course" in args and args["course"] not in self.courses:
             raise not_found()
         if self.reorderer is not None and req.method == "POST" and re.search(r"/(questions|items)\Z", req.path):
@@ -1078,11 +1101,123 @@ class Canvas:
                     return migration
         raise not_found()
 
+    # -- course files (cl:doc/api/file_uploads.md, files_controller.rb, folders_controller.rb) --------------------
+
+    def _folder(self, course: Course, path: str) -> dict[str, Any]:
+        """The folder at ``path`` under "course files", made with its parents when missing (Folder.assert_path)."""
+        full = "course files"
+        folder = course.folder_by_path(full)
+        if folder is None:
+            folder = {"id": self.new_id(), "name": full, "full_name": full, "parent_folder_id": None}
+            course.folders[folder["id"]] = folder
+        for part in [p for p in path.split("/") if p]:
+            full = f"{full}/{part}"
+            child = course.folder_by_path(full)
+            if child is None:
+                child = {"id": self.new_id(), "name": part, "full_name": full, "parent_folder_id": folder["id"]}
+                course.folders[child["id"]] = child
+            folder = child
+        return folder
+
+    def file_preflight(self, req: Request, course: str) -> Any:
+        params = req.params
+        name = params.get("name")
+        if not name:
+            raise HttpError(400, {"errors": [{"message": "name is missing"}]})
+        if params.get("parent_folder_id") and params.get("parent_folder_path"):
+            raise HttpError(400, {"message": "Can't set folder path and folder id"})
+        if int(params.get("size") or 0) > self.quota:
+            raise HttpError(400, {"message": "file size exceeds quota"})
+        folder = self._folder(self.courses[course], str(params.get("parent_folder_path") or "unfiled"))
+        key = str(uuid.uuid4())
+        upload_params = {
+            "filename": str(name),
+            "content_type": str(params.get("content_type") or "application/octet-stream"),
+            "key": f"attachments/{key}/{name}",
+            "x-amz-signature": uuid.uuid4().hex,
+        }
+        self.pending_files[key] = {
+            "course": course,
+            "folder_id": folder["id"],
+            "name": str(name),
+            "on_duplicate": str(params.get("on_duplicate") or "overwrite"),
+            "upload_params": upload_params,
+        }
+        return {"upload_url": f"{self.base_url}/files_api/upload/{key}", "upload_params": upload_params}
+
+    def folders_by_path(self, req: Request, course: str, path: str | None = None) -> Any:
+        c = self.courses[course]
+        chain = [c.folder_by_path("course files") or self._folder(c, "")]
+        for part in [p for p in (path or "").split("/") if p]:
+            found = c.folder_by_path(f"{chain[-1]['full_name']}/{part}")
+            if found is None:
+                raise not_found()
+            chain.append(found)
+        return [dict(f) for f in chain]
+
+    def folder_files(self, req: Request, folder: str) -> Any:
+        for c in self.courses.values():
+            if int(folder) in c.folders:
+                return self.paginate(req, [self._attachment(f) for f in c.visible_files(int(folder))])
+        raise not_found()
+
+    @staticmethod
+    def _attachment(f: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in f.items() if not k.startswith("_")}
+
+    def _store_file(self, pending: dict[str, Any], data: bytes) -> dict[str, Any]:
+        course = self.courses[pending["course"]]
+        name = pending["name"]
+        same = [f for f in course.visible_files(pending["folder_id"]) if f["display_name"] == name]
+        if same and pending["on_duplicate"] == "rename":
+            stem, dot, ext = name.rpartition(".")
+            name = f"{stem}-{len(same)}.{ext}" if dot else f"{name}-{len(same)}"
+        file_id = self.new_id()
+        attachment = {
+            "id": file_id,
+            "folder_id": pending["folder_id"],
+            "display_name": name,
+            "filename": name,
+            "content-type": pending["upload_params"]["content_type"],
+            "size": len(data),
+            "url": f"{self.base_url}/files/{file_id}/download",
+            "_data": data,
+            "_available": False,
+            "_uuid": uuid.uuid4().hex,
+            "_confirmed": False,
+            "_replaces": [f["id"] for f in same] if pending["on_duplicate"] != "rename" else [],
+        }
+        course.files[file_id] = attachment
+        return attachment
+
+    def _make_available(self, course: Course, attachment: dict[str, Any]) -> None:
+        attachment["_available"] = attachment["_confirmed"] = True
+        for old in attachment["_replaces"]:  # overwrite: the older file of that name is deleted
+            course.files.pop(old, None)
+
+    def _upload_file(self, req: Request, key: str) -> Any:
+        pending = self.pending_files[key]
+        if dict(req.body) != pending["upload_params"]:
+            raise HttpError(400, "upload_params must be sent back unchanged")
+        if not req.field_order or req.field_order[-1] != "file" or "file" not in req.files:
+            raise HttpError(400, "the file must be the last part")
+        del self.pending_files[key]  # the signature is good for one upload
+        course = self.courses[pending["course"]]
+        attachment = self._store_file(pending, req.files["file"])
+        self.uploads.append(attachment["display_name"])
+        if self.upload_mode == "created":
+            self._make_available(course, attachment)
+            return 201, self._attachment(attachment), {"Location": f"{self.base_url}/api/v1/files/{attachment['id']}"}
+        location = f"{self.base_url}/api/v1/files/{attachment['id']}/create_success?uuid={attachment['_uuid']}"
+        return 302, None, {"Location": location}
+
     def upload(self, req: Request, key: str) -> Any:
         if "Authorization" in req.headers:  # S3 refuses a request with a second, foreign auth mechanism
             raise HttpError(
                 400, "<Error><Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message></Error>"
             )
+        if key in self.pending_files:
+            return self._upload_file(req, key)
         migration = self._by_upload_key(key)
         expected = migration["pre_attachment"]["upload_params"]
         sent = {k: v for k, v in req.body.items()}
@@ -1101,6 +1236,13 @@ class Canvas:
         return 302, None, {"Location": location}
 
     def create_success(self, req: Request, file: str) -> Any:
+        for course in self.courses.values():
+            attachment = course.files.get(int(file))
+            if attachment is not None and attachment["_uuid"] == req.query.get("uuid"):
+                if attachment["_confirmed"]:
+                    return 400, None, {}  # head :bad_request: a second confirm is refused
+                self._make_available(course, attachment)
+                return self._attachment(attachment)
         for course in self.courses.values():
             for migration in course.migrations.values():
                 if migration.get("_file_id") == int(file) and migration.get("_uuid") == req.query.get("uuid"):

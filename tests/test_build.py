@@ -311,3 +311,29 @@ def test_a_file_a_worker_cannot_write_is_named_in_one_line(bank_dir: Path, tmp_p
     assert result.exit_code == 1
     assert "cannot write" in result.output and "sample-quiz.vi.gift.txt: it is a folder" in result.output
     assert "Traceback" not in result.output
+
+
+def test_many_parallel_builds_in_a_row_all_finish(tmp_path: Path) -> None:
+    """Pool.terminate at the end of each build used to leave, now and then, a worker waiting for ever on the task
+    queue's lock, and the build with it (within 300 builds here). Run in a child so a hang is a failure, not a
+    stuck test run; the limit is far above the few seconds this takes."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        from click.testing import CliRunner
+        from moe_lms.cli import main
+        from moe_lms.loader import save_bank
+        from tests.sample_bank import sample_bank
+        folder = Path({str(tmp_path)!r})
+        save_bank(sample_bank(), folder / "bank")
+        for i in range(300):
+            args = ["build", str(folder / "bank"), "--out", str(folder / f"out{{i % 3}}"), "--jobs", "2"]
+            assert CliRunner().invoke(main, args, catch_exceptions=False).exit_code == 0
+        """
+    )
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", script], cwd=root, check=True, timeout=600)

@@ -297,3 +297,26 @@ def test_multilang_spans_in_an_unknown_language_are_skipped_with_a_warning() -> 
     assert [p.message for p in result.problems] == [
         "multilang spans in language 'xx', which is no locale moe-lms knows; skipped"
     ]
+
+
+def test_an_xml_comment_inside_a_text_loses_none_of_the_words_around_it() -> None:
+    data = b"""<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+<question type="multichoice">
+  <name><text>q1</text></name>
+  <questiontext format="html"><text>Before <!-- an editor's note --> after the comment</text></questiontext>
+  <generalfeedback format="html"><text>General <?php echo 1; ?>feedback</text></generalfeedback>
+  <defaultgrade>1</defaultgrade>
+  <single>true</single>
+  <answer fraction="100" format="html"><text>Right <!-- x -->one</text>
+    <feedback format="html"><text>Yes</text></feedback></answer>
+  <answer fraction="0" format="html"><text>Wrong</text><feedback format="html"><text>No</text></feedback></answer>
+</question>
+</quiz>
+"""
+    bank = load(data, file="comments.xml").bank
+    assert bank is not None
+    question = bank.questions[0]
+    assert question.stem == "Before after the comment"
+    assert question.explanation == "General feedback"
+    assert question.choices[0].text == "Right one"

@@ -67,11 +67,27 @@ def test_canvas_gets_math_in_the_delimiters_it_renders(tmp_path: Path) -> None:
     assert r"\(160\)" in answer["answer_html"] and "$" not in answer["answer_html"]
 
 
-def test_canvas_refuses_images_until_they_can_be_uploaded(tmp_path: Path) -> None:
+def test_the_canvas_export_shows_each_image_as_the_reference_a_push_resolves_and_says_which_file_it_is(
+    tmp_path: Path,
+) -> None:
+    bank = load_bank(write_rich_bank(tmp_path))
+    payload = json.loads(canvas.FORMAT.dump(bank, ExportOptions(locales=("en",))))
+    item = bank.media["media/dispatch.svg"]
+    reference = f"moe-file:{item.sha256}"
+    assert payload["images"][reference] == {
+        "path": "media/dispatch.svg",
+        "media_type": item.media_type,
+        "bytes": len(item.data),
+    }
+    assert sorted(entry["path"] for entry in payload["images"].values()) == sorted(bank.media)
+    assert f'src=\\"{reference}\\"' in json.dumps(payload["locales"][0]["classic"]["questions"])
+
+
+def test_a_request_body_made_without_the_upload_hook_refuses_images(tmp_path: Path) -> None:
     bank = load_bank(write_rich_bank(tmp_path))
     with pytest.raises(ProblemsFound) as caught:
-        canvas.FORMAT.dump(bank, ExportOptions(locales=("en",)))
-    assert any("cannot upload images to Canvas yet" in str(p) for p in caught.value.problems)
+        list(canvas.QuizStream(bank, "en", "classic").questions())
+    assert any("`push canvas` uploads the images" in str(p) for p in caught.value.problems)
 
 
 def test_the_upload_hook_maps_each_image_to_its_course_file(tmp_path: Path) -> None:

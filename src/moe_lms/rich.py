@@ -215,7 +215,8 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
     token = tokens[idx]
     profile: Profile = env["profile"]
     language = token.info.strip().split(" ")[0] if token.info else ""
-    return str(env["holes"].put(code_block(token.content, language, highlight=profile.highlight, ltr=profile.ltr)))
+    block = code_block(token.content, language, highlight=profile.highlight, ltr=profile.ltr)
+    return str(env["holes"].put(block)) + "\n"  # (the line break after the block, as markdown-it's own rule writes)
 
 
 def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:

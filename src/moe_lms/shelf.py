@@ -92,8 +92,6 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
         for kind in SHELF:
             if kind.format_name in skipped:
                 continue
-            if kind.format_name == "canvas" and bank.media:
-                continue  # images cannot be uploaded to Canvas yet (formats.canvas.refuse_images): no payload
             fmt = formats.get(kind.format_name)
             # The page of one locale lists every locale, so it links its siblings (see formats.html).
             others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()

@@ -14,8 +14,10 @@ caller with the worker's traceback (multiprocessing's ``RemoteTraceback``).
 from __future__ import annotations
 
 import gc
+import glob
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -51,6 +53,20 @@ def _one(folder: Path, name: str, write: Callable[[BinaryIO], object], replace: 
         return Outcome(name, False, tuple(exc.problems))
 
 
+def _as_worker() -> None:
+    """A worker ends at once when the pool terminates it: the CLI's SIGTERM handler (files.py) belongs to the
+    parent, which removes what a terminated worker left behind (:func:`_remove_temporary_files`)."""
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def _remove_temporary_files(folder: Path, names: Sequence[str]) -> None:
+    """The temporary files (``files.py``'s ``.<name>.*.tmp``) of workers ended mid-write."""
+    for name in names:
+        for leftover in folder.glob(f".{glob.escape(name)}.*.tmp"):
+            leftover.unlink(missing_ok=True)
+
+
 def _worker(name: str) -> Outcome:
     assert _job is not None, "a shelf worker runs only in a process forked by write_files"
     folder, writers, replace = _job
@@ -81,12 +97,22 @@ def write_files(
     order = sorted((name for name, _ in writers), key=_expected_cost, reverse=True)
     _job = (folder, dict(writers), replace)
     gc.freeze()  # the bank's objects are shared with the workers; the collector would copy their pages
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_as_worker)
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            outcomes: dict[str, Outcome] = {}
-            for outcome in pool.imap_unordered(_worker, order):
-                outcomes[outcome.name] = outcome
-                advance(1)
+        outcomes: dict[str, Outcome] = {}
+        for outcome in pool.imap_unordered(_worker, order):
+            outcomes[outcome.name] = outcome
+            advance(1)
+        # Done: the workers are told to stop and end on their own. (Pool's context manager would terminate them
+        # with SIGTERM instead, and a worker signalled while waiting for the task queue's lock could be left
+        # hanging, and the build with it, for ever.)
+        pool.close()
+        pool.join()
+    except BaseException:
+        pool.terminate()  # a bug in a worker, or Ctrl-C: end every worker now
+        pool.join()
+        _remove_temporary_files(folder, order)
+        raise
     finally:
         _job = None
         gc.unfreeze()

@@ -26,6 +26,8 @@ class UnsafeXmlError(ValueError):
 
 
 # No entities, no DTD, no network, libxml2's size limits: for the whole-document and the streaming parser alike.
+# Comments and processing instructions are not content: dropping them at parse time keeps the text on both sides
+# of one as one text (a reader taking an element's .text would otherwise lose what follows a comment).
 class _SafeOptions(TypedDict):
     resolve_entities: bool
     no_network: bool
@@ -33,6 +35,8 @@ class _SafeOptions(TypedDict):
     dtd_validation: bool
     huge_tree: bool
     remove_blank_text: bool
+    remove_comments: bool
+    remove_pis: bool
 
 
 _SAFE = _SafeOptions(
@@ -42,6 +46,8 @@ _SAFE = _SafeOptions(
     dtd_validation=False,
     huge_tree=False,
     remove_blank_text=False,
+    remove_comments=True,
+    remove_pis=True,
 )
 
 

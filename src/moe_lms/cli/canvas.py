@@ -11,8 +11,9 @@ from rich.progress import Progress
 
 from .. import formats
 from ..formats import canvas as canvas_format
+from ..formats import canvas_media
 from ..lms import canvas as canvas_sync
-from ..lms import canvas_client
+from ..lms import canvas_client, canvas_files
 from ..locales import resolve
 from ..model import Bank
 from ..problems import ProblemsFound
@@ -53,6 +54,15 @@ def _say(text: str, *, error: bool = False) -> None:
 def _print_canvas_plan(the_plan: canvas_sync.Plan, course: str, limit: int = 40) -> None:
     marks = {"create": "+", "update": "~", "delete": "-", "left alone": "="}
     _say(f"plan for course {course} ({the_plan.engine}):")
+    if the_plan.files is not None and the_plan.files.steps:
+        uploads = the_plan.files.uploads
+        present = len(the_plan.files.steps) - len(uploads)
+        _say(f"  images in {the_plan.files.folder}: {len(uploads)} to upload, {present} already there")
+        for f in uploads[:limit]:
+            why = f" ({f.why})" if f.why else ""
+            _say(f"    + file {f.file.stored_name} ({len(f.file.data)} bytes){why}")
+        if len(uploads) > limit:
+            out.print(f"    … and {len(uploads) - limit} more", markup=False)
     for step in the_plan.quizzes:
         d = step.desired
         quiz = f"quiz {step.remote_id}" if step.remote_id else "new quiz"
@@ -79,8 +89,9 @@ def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Out
     s = client.stats
     if outcome is not None:
         quizzes = ", ".join(f"{loc} → quiz {qid}" for loc, qid in outcome.quizzes.items())
+        images = f"images: {outcome.uploaded} uploaded; " if outcome.uploaded else ""
         _say(
-            f"questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
+            f"{images}questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
             f"{outcome.deleted} deleted; {quizzes}"
         )
     _say(
@@ -185,10 +196,12 @@ def push_canvas(
             _push_via_qti(client, bank, options, course, engine_name, dry_run, poll)
             _canvas_summary(client)
             return
-        desired = list(canvas_format.desired_quizzes(bank, options, engine_name))
+        # Images are referred to by content (moe-file:<sha256>) and uploaded into the course's files by the push.
+        desired = list(canvas_format.desired_quizzes(bank, options, engine_name, image_url=canvas_media.image_ref))
+        images = canvas_files.from_media(bank.media.values())
         pusher = canvas_sync.Pusher(client, course, engine_name)
         try:
-            the_plan = pusher.plan(desired, bank.locales, prune=prune, publish=publish)
+            the_plan = pusher.plan(desired, bank.locales, prune=prune, publish=publish, files=images)
         except canvas_client.NotFound as exc:
             hint = " (is New Quizzes enabled there?)" if engine_name == "new-quizzes" else ""
             raise canvas_client.CanvasError(

@@ -239,14 +239,15 @@ ImageUrl = Callable[[MediaItem], str]
 
 
 def refuse_images(view: LocalizedView) -> None:
-    """ProblemsFound naming each question with an image, while images cannot be uploaded to Canvas yet."""
+    """ProblemsFound naming each question with an image: request bodies written without a push (the ``canvas``
+    export) cannot point at a course file, which only exists once ``push canvas`` uploaded it."""
     problems = []
     for q in view.bank.questions if view.bank.media else ():
         for resolved in view.question_texts(q):
             for reference in image_references(resolved.text):
                 message = (
-                    f"shows image {reference.path!r}; moe-lms cannot upload images to Canvas yet: export QTI 2.1 "
-                    "or a Common Cartridge (they package images) and import that into Canvas"
+                    f"shows image {reference.path!r}; the Canvas request bodies cannot point at a course file that "
+                    "is not uploaded yet: `push canvas` uploads the images, or export canvas-qti (it packages them)"
                 )
                 problems.append(Problem("bank.yaml", None, message, f"question {q.id!r}"))
     if problems:
@@ -313,18 +314,25 @@ class QuizStream:
         )
 
 
-def desired_quiz(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> DesiredQuiz:
-    """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses."""
-    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts)
+def desired_quiz(
+    bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False, image_url: ImageUrl | None = None
+) -> DesiredQuiz:
+    """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses.
+
+    ``image_url``: where an image points (a push gives ``canvas_media.image_ref``); without it, images are refused.
+    """
+    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_url)
     questions = tuple(stream.questions())
     return stream.quiz(questions)
 
 
-def desired_quizzes(bank: Bank, options: ExportOptions, engine: Engine) -> Iterator[DesiredQuiz]:
+def desired_quizzes(
+    bank: Bank, options: ExportOptions, engine: Engine, *, image_url: ImageUrl | None = None
+) -> Iterator[DesiredQuiz]:
     problems: list[Problem] = []
     for locale in options.locales:
         try:
-            yield desired_quiz(bank, locale, engine, include_drafts=options.include_drafts)
+            yield desired_quiz(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_url)
         except ProblemsFound as exc:
             problems.extend(exc.problems)
     if problems:
@@ -361,17 +369,30 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         slots.append(fill)
         return f"@@moe-slot-{len(slots) - 1}@@"
 
+    from .canvas_media import image_ref
+
     locales = []
     for locale in options.locales:
         entry: dict[str, Any] = {"locale": locale}
         for engine, name, items, path, item_path in _SECTIONS:
-            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts)
+            # An image is the reference a push sends before it knows the course file (canvas_media): the
+            # document's "images" say which bank file each reference stands for.
+            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
             entry[name] = {
                 items: slot(partial(_question_list, stream, item_path)),
                 "quiz": slot(partial(_quiz_request, stream, path)),
             }
         locales.append(entry)
-    frame = {"bank": bank.id, "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}", "locales": locales}
+    frame: dict[str, Any] = {
+        "bank": bank.id,
+        "generator": f"moe-lms canvas payloads {PAYLOAD_VERSION}",
+        "locales": locales,
+    }
+    if bank.media:  # (a bank without images keeps the document it always had)
+        frame["images"] = {
+            image_ref(item): {"path": item.path, "media_type": item.media_type, "bytes": len(item.data)}
+            for item in sorted(bank.media.values(), key=lambda item: item.path)
+        }
     text = json.dumps(frame, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     problems: list[Problem] = []
     position = 0

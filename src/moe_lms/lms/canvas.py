@@ -27,7 +27,9 @@ from ..formats.canvas import (
     read_question_marker,
     read_quiz_marker,
 )
+from ..formats.canvas_media import refs, resolve
 from .canvas_client import CanvasClient, CanvasError, Uncertain
+from .canvas_files import CourseFiles, FilePlan, ImageFile, folder_path
 from .canvas_shapes import (
     ClassicQuestion,
     ClassicQuiz,
@@ -146,13 +148,16 @@ class Plan:
     quizzes: tuple[QuizStep, ...]
     delete_quizzes: tuple[RemoteQuiz, ...] = ()
     warnings: tuple[str, ...] = ()
+    files: FilePlan | None = None  # the images the questions show, uploaded before any question is written
 
     def count(self, action: Action) -> int:
         return sum(q.count(action) for q in self.quizzes)
 
     @property
     def writes(self) -> int:
-        return sum(q.writes for q in self.quizzes) + len(self.delete_quizzes)
+        """Write requests when nothing fails; an image upload counts as one (it is two or three requests)."""
+        files = self.files.writes if self.files is not None else 0
+        return sum(q.writes for q in self.quizzes) + len(self.delete_quizzes) + files
 
     @property
     def all_warnings(self) -> list[str]:
@@ -164,7 +169,7 @@ def _id_order(canvas_id: str) -> tuple[int, str]:
 
 
 def _question_steps(
-    desired: DesiredQuiz, remote: RemoteQuiz, api: EngineApi, prune: bool
+    desired: DesiredQuiz, remote: RemoteQuiz, api: EngineApi, prune: bool, uploading: frozenset[str] = frozenset()
 ) -> tuple[list[QuestionStep], list[RemoteQuestion]]:
     """Steps in bank order, then deletions and questions left alone; and the remote questions that stay."""
     in_order = sorted(remote.questions, key=lambda r: (r.position, _id_order(r.id)))
@@ -186,6 +191,10 @@ def _question_steps(
             steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, "content changed"))
         elif api.positions_in_items and found.position != position:
             steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, f"moved to position {position}"))
+        elif uploading and refs(d.body) & uploading:
+            # Same content, but an image it shows is uploaded again (deleted from the course's files): the
+            # course file has a new id, so the question must point at it.
+            steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, "an image it shows is uploaded again"))
         else:
             steps.append(QuestionStep(Action.UNCHANGED, d.key, found.id, d))
     for key, r in mine.items():
@@ -198,7 +207,14 @@ def _question_steps(
     return steps + tail, staying
 
 
-def _quiz_step(desired: DesiredQuiz, remote: RemoteQuiz | None, api: EngineApi, prune: bool, publish: bool) -> QuizStep:
+def _quiz_step(
+    desired: DesiredQuiz,
+    remote: RemoteQuiz | None,
+    api: EngineApi,
+    prune: bool,
+    publish: bool,
+    uploading: frozenset[str] = frozenset(),
+) -> QuizStep:
     if remote is None:
         creates = tuple(QuestionStep(Action.CREATE, d.key, None, d) for d in desired.questions)
         return QuizStep(
@@ -210,7 +226,7 @@ def _quiz_step(desired: DesiredQuiz, remote: RemoteQuiz | None, api: EngineApi, 
             publish_assignment=publish and not api.freezes_on_publish,
             reorder=not api.positions_in_items and len(creates) > 1,
         )
-    steps, staying = _question_steps(desired, remote, api, prune)
+    steps, staying = _question_steps(desired, remote, api, prune, uploading)
     ours = {s.remote_id for s in steps if s.desired is not None}
     order_tail = tuple(r.id for r in staying if r.id not in ours)
     reorder = False
@@ -218,7 +234,7 @@ def _quiz_step(desired: DesiredQuiz, remote: RemoteQuiz | None, api: EngineApi, 
         wanted = [s.remote_id for s in steps if s.desired is not None] + list(order_tail)
         reorder = any(s.action is Action.CREATE for s in steps) or [r.id for r in staying] != wanted
     question_writes = reorder or any(s.action in WRITES for s in steps)
-    fields_changed = remote.marker.fingerprint != desired.fingerprint
+    fields_changed = remote.marker.fingerprint != desired.fingerprint or bool(refs(desired.fields) & uploading)
     warnings: list[str] = []
     if api.freezes_on_publish:
         stale = remote.published and (question_writes or remote.marker.shown != desired.digest)
@@ -255,12 +271,16 @@ def plan(
     known_locales: Collection[str],
     prune: bool = False,
     publish: bool = False,
+    files: FilePlan | None = None,
 ) -> Plan:
     """What to do so the course holds ``desired``: pure, so it is what --dry-run prints and what tests check.
 
     ``observed`` is every quiz in the course that carries this bank's marker. ``known_locales`` are the bank's
-    locales: a quiz of a locale the bank no longer has is deleted with ``prune``.
+    locales: a quiz of a locale the bank no longer has is deleted with ``prune``. ``files`` is the plan of the
+    images the bodies refer to (``moe-file:<sha256>``): a question showing an image that is uploaded again is
+    rewritten even when its content did not change.
     """
+    uploading = files.uploading if files is not None else frozenset()
     api = ENGINE_APIS[engine]
     by_locale: dict[str, list[RemoteQuiz]] = {}
     for r in observed:
@@ -278,7 +298,7 @@ def plan(
                     f"quiz {extra.id} also carries the marker of {d.key} (a copy?); "
                     f"quiz {candidates[0].id} is synced, and --prune deletes the copy"
                 )
-        steps.append(_quiz_step(d, candidates[0] if candidates else None, api, prune, publish))
+        steps.append(_quiz_step(d, candidates[0] if candidates else None, api, prune, publish, uploading))
     for locale, remotes in sorted(by_locale.items()):
         if locale not in known_locales:
             if prune:
@@ -286,7 +306,7 @@ def plan(
             else:
                 ids = ", ".join(r.id for r in remotes)
                 warnings.append(f"quiz {ids} is for locale {locale}, which the bank no longer has; --prune deletes it")
-    return Plan(engine, tuple(steps), tuple(deletes), tuple(warnings))
+    return Plan(engine, tuple(steps), tuple(deletes), tuple(warnings), files)
 
 
 # -- observing and applying -----------------------------------------------------------------------------------
@@ -299,6 +319,7 @@ class Outcome:
     unchanged: int = 0
     deleted: int = 0
     quizzes: dict[str, str] = field(default_factory=dict)  # locale -> Canvas id
+    uploaded: int = 0  # images
 
 
 class Pusher:
@@ -317,6 +338,7 @@ class Pusher:
         self.api = ENGINE_APIS[engine]
         self.quizzes_path = self.api.quizzes.format(course=course_id)
         self.on_write = on_write or (lambda: None)
+        self.urls: dict[str, str] = {}  # image SHA-256 -> course file URL, known once the images are in place
 
     def quiz_path(self, quiz_id: str) -> str:
         return f"{self.quizzes_path}/{quiz_id}"
@@ -349,17 +371,48 @@ class Pusher:
         return observed
 
     def plan(
-        self, desired: Sequence[DesiredQuiz], known_locales: Collection[str], *, prune: bool, publish: bool
+        self,
+        desired: Sequence[DesiredQuiz],
+        known_locales: Collection[str],
+        *,
+        prune: bool,
+        publish: bool,
+        files: Sequence[ImageFile] = (),
     ) -> Plan:
-        """Read the course, then plan: the whole of a --dry-run."""
+        """Read the course, then plan: the whole of a --dry-run. ``files`` are the images the bodies refer to."""
         bank_ids = {d.bank_id for d in desired}
+        needed = {sha for d in desired for sha in refs(d.fields) | {s for q in d.questions for s in refs(q.body)}}
+        missing = needed - {f.sha256 for f in files}
+        if missing:
+            raise CanvasError(f"the questions show {len(missing)} image(s) the push was not given: {sorted(missing)}")
+        file_plan = None
+        if files:
+            if len(bank_ids) != 1:
+                raise CanvasError("images can be pushed for one bank at a time")
+            file_plan = self.files(next(iter(bank_ids))).plan(f for f in files if f.sha256 in needed)
         observed = [r for bank_id in bank_ids for r in self.observe(bank_id, [d.locale for d in desired])]
-        return plan(desired, observed, engine=self.api.name, known_locales=known_locales, prune=prune, publish=publish)
+        return plan(
+            desired, observed, engine=self.api.name, known_locales=known_locales, prune=prune, publish=publish,
+            files=file_plan,
+        )  # fmt: skip
+
+    def files(self, bank_id: str) -> CourseFiles:
+        return CourseFiles(self.client, self.course, folder_path(bank_id))
 
     # -- writing --------------------------------------------------------------------------------------------
 
+    def _body(self, body: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The body as sent: every image reference replaced by its course file's URL."""
+        if body is None or not refs(body):
+            return body
+        try:
+            resolved: dict[str, Any] = resolve(body, self.urls)
+        except KeyError as exc:
+            raise CanvasError(f"a body refers to image {exc.args[0]}, which is not in the course") from None
+        return resolved
+
     def _write(self, method: str, path: str, body: dict[str, Any] | None = None) -> None:
-        self.client.request(method, path, json=body, idempotent=True)
+        self.client.request(method, path, json=self._body(body), idempotent=True)
         self.on_write()
 
     def _create_all(
@@ -377,7 +430,7 @@ class Pusher:
 
         def attempt(key: str) -> tuple[str, str | None]:
             try:
-                made = self.client.request("POST", path, Created, json=bodies[key], idempotent=False)
+                made = self.client.request("POST", path, Created, json=self._body(bodies[key]), idempotent=False)
             except Uncertain:
                 return key, None
             self.on_write()
@@ -496,6 +549,10 @@ class Pusher:
         outcome = Outcome()
         pool = ThreadPoolExecutor(max_workers=self.client.concurrency, thread_name_prefix="canvas")
         try:
+            if the_plan.files is not None:  # first: the questions that show an image need its URL
+                files = CourseFiles(self.client, self.course, the_plan.files.folder, absolute=self.api is NEW_QUIZZES)
+                self.urls = files.apply(pool, the_plan.files, on_write=self.on_write)
+                outcome.uploaded = the_plan.files.writes
             for step in the_plan.quizzes:
                 self._apply_quiz(pool, step, outcome)
             for quiz in the_plan.delete_quizzes:

@@ -753,9 +753,17 @@ class CanvasClient:
                 url = urljoin(response.url, url)
         return items
 
-    def post_file(self, url: str, fields: dict[str, Any], file_param: str, name: str, data: bytes) -> requests.Response:
+    def post_file(
+        self,
+        url: str,
+        fields: dict[str, Any],
+        file_param: str,
+        name: str,
+        data: bytes,
+        content_type: str = "application/zip",
+    ) -> requests.Response:
         """A multipart upload to a file store: every field as given, the file last, and no token."""
-        files = {file_param: (name, data, "application/zip")}
+        files = {file_param: (name, data, content_type)}
         return self.send_once("POST", url, authorised=False, data=fields, files=files)
 
     @staticmethod

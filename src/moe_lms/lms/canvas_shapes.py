@@ -107,3 +107,18 @@ class Progress(Shape):
 class MigrationIssue(Shape):
     description: str | None = None
     error_message: str | None = None
+
+
+class Folder(Shape):
+    """A course folder (cl:app/controllers/folders_controller.rb, lib/api/v1/folders.rb)."""
+
+    id: CanvasId
+    full_name: str | None = None
+
+
+class CourseFile(Shape):
+    """A file in a folder's list (cl:lib/api/v1/attachment.rb): its name as given on upload, and its size."""
+
+    id: CanvasId
+    display_name: str = ""
+    size: int | None = None
