@@ -13,7 +13,8 @@ from lxml import etree
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
 from ...zipsafe import resolve_href
-from ..qti12 import locale_of, slug
+from ..imported import slug
+from ..qti12 import locale_of
 from ..qti12.read import MANIFEST, Found, build_bank, open_package, read_qti_file
 from .write import CP, LOM_CATALOG, LOM_MANIFEST
 

@@ -19,7 +19,8 @@ from ...problems import Problem, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from ..qti12 import KIND_OF_TYPE, WEB_RESOURCES, feedback_ident, item_metadata, number, q
+from ..imported import number
+from ..qti12 import KIND_OF_TYPE, WEB_RESOURCES, feedback_ident, item_metadata, q
 from .write import BANK_TYPE, CP, MANIFEST
 
 XSD_ERRORS_SHOWN = 20

@@ -41,10 +41,11 @@ from typing import IO, TYPE_CHECKING
 from lxml import etree
 
 from ...locales import LocalizedView, Resolved, locale_info
-from ...model import ID_MAX_LENGTH, Kind, MediaItem, Question
+from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
 from ...unrender import markdown_from_html
+from ..imported import ParsedChoice, ParsedItem, number, slug
 
 if TYPE_CHECKING:
     from lxml.etree._serializer import _IncrementalFileWriter
@@ -324,57 +325,6 @@ def _mattexts(element: etree._Element | None) -> list[etree._Element]:
     return [] if element is None else list(element.iter(q("mattext")))
 
 
-@dataclass
-class ParsedChoice:
-    id: str
-    text: Text
-    correct: bool = False
-    explanation: Text | None = None
-
-
-@dataclass
-class ParsedItem:
-    path: str
-    ident: str
-    qid: str
-    locale: str
-    kind: Kind
-    points: float | int
-    shuffle: bool
-    stem: Text
-    explanation: Text | None
-    choices: list[ParsedChoice]
-    title: str | None = None
-    tags: tuple[str, ...] = ()
-
-    def texts(self) -> Iterator[Text]:
-        yield self.stem
-        if self.explanation is not None:
-            yield self.explanation
-        for c in self.choices:
-            yield c.text
-            if c.explanation is not None:
-                yield c.explanation
-
-
-def number(text: str | None) -> float | int | None:
-    try:
-        value = float((text or "").strip())
-    except ValueError:
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    return int(value) if value.is_integer() else value
-
-
-def slug(value: str) -> str:
-    """An id the bank accepts, from an identifier another tool chose."""
-    out = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
-    if not out or not out[0].isalpha():
-        out = f"q-{out}".rstrip("-")
-    return out[:ID_MAX_LENGTH].rstrip("-")
-
-
 def locale_of(lang: str) -> str | None:
     """A bank locale tag (pt_BR) for a language tag (pt-BR), or None if Babel does not know it."""
     parts = lang.strip().replace("-", "_").split("_")
@@ -406,7 +356,9 @@ def _lang_of(element: etree._Element) -> str | None:
     return None
 
 
-def parse_item(item: etree._Element, path: str, default_locale: str, problems: list[Problem]) -> ParsedItem | None:
+def parse_item(
+    item: etree._Element, path: str, default_locale: str, problems: list[Problem]
+) -> ParsedItem[Text] | None:
     """A choice item as Canvas, text2qti, Moodle or moe-lms write it; None (with a warning) for other items."""
     ident = item.get("ident", "")
     where = f"item {ident!r}"
@@ -431,7 +383,7 @@ def parse_item(item: etree._Element, path: str, default_locale: str, problems: l
 
     render = lid.find(q("render_choice"))
     assert render is not None
-    choices: dict[str, ParsedChoice] = {}
+    choices: dict[str, ParsedChoice[Text]] = {}
     for label in render.iter(q("response_label")):
         cid = label.get("ident", "")
         choices[cid] = ParsedChoice(cid, text_of(_mattexts(label), item_lang, inline=True))

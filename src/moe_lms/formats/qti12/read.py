@@ -14,16 +14,16 @@ import re
 from dataclasses import dataclass, field
 
 from lxml import etree
-from pydantic import ValidationError
 
 from ...locales import locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Question, Translation
-from ...problems import Problem, ProblemsFound, Severity
+from ...problems import Problem, ProblemsFound
 from ...text import plain_text
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage
-from . import WEB_RESOURCES, ParsedItem, Text, locale_of, parse_item, q, slug, text_of
+from ..imported import ParsedItem, question_of, same_lang, slug, translate, validated_bank
+from . import WEB_RESOURCES, Text, locale_of, parse_item, q, text_of
 
 MANIFEST = "imsmanifest.xml"
 
@@ -43,7 +43,7 @@ class Assessment:
 class Found:
     """What a package holds, before it becomes a bank."""
 
-    items: dict[str, ParsedItem] = field(default_factory=dict)  # by item ident, first seen wins
+    items: dict[str, ParsedItem[Text]] = field(default_factory=dict)  # by item ident, first seen wins
     assessments: list[Assessment] = field(default_factory=list)
     bank_id: str | None = None
     titles: list[tuple[str, str]] = field(default_factory=list)  # (language, plain text)
@@ -116,16 +116,12 @@ def _plain_markdown(text: str) -> str:
     return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
-def _same_lang(a: str | None, b: str | None) -> bool:
-    return a is not None and b is not None and a.replace("_", "-").lower() == b.replace("_", "-").lower()
-
-
 def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple[Bank, list[Problem]]:
     """The bank of what a package holds; raises ProblemsFound with every error, else returns it with warnings.
     Images its text shows are read from ``package``'s web_resources/ folder."""
     problems = found.problems
     order = [i for a in found.assessments for i in a.items if i in found.items] + list(found.items)
-    groups: dict[str, dict[str, ParsedItem]] = {}
+    groups: dict[str, dict[str, ParsedItem[Text]]] = {}
     for ident in dict.fromkeys(order):
         item = found.items[ident]
         versions = groups.setdefault(item.qid, {})
@@ -151,13 +147,13 @@ def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple
     questions: list[Question] = []
     translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
     for qid, versions in groups.items():
-        question = _question(qid, versions, source, problems)
+        question = question_of(qid, versions, source, problems)
         if question is None:
             continue
         questions.append(question)
         for locale, item in versions.items():
             if locale != source:
-                _translate(question, item, locale, translations[locale], problems)
+                translate(question, item, locale, translations[locale], problems)
 
     source_quiz = next((a for a in found.assessments if a.locale == source), None)
     titles = dict(reversed(found.titles))
@@ -183,83 +179,9 @@ def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple
         quiz_title = titles.get(lang) or quiz.title
         if quiz_title and quiz_title.strip() != title_text.strip():
             catalog["title"] = Translation(text=_plain_markdown(quiz_title), source=title)
-        if intro and quiz.intro is not None and _same_lang(quiz.intro.lang, lang):
+        if intro and quiz.intro is not None and same_lang(quiz.intro.lang, lang):
             catalog["intro"] = Translation(text=quiz.intro.markdown(), source=intro)
     if package is not None:
         texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
         raw["media"] = packaged_media(package.read, f"{WEB_RESOURCES}/", texts, name, problems)
-    if any(p.severity is Severity.ERROR for p in problems):
-        raise ProblemsFound(problems)
-    if not questions:
-        raise ProblemsFound([*problems, Problem(name, None, "no question of the package could be imported")])
-    try:
-        return Bank.model_validate(raw), problems
-    except ValidationError as exc:
-        errors = [Problem(name, None, e["msg"].removeprefix("Value error, ")) for e in exc.errors(include_url=False)]
-        raise ProblemsFound(problems + errors) from None
-
-
-def _question(qid: str, versions: dict[str, ParsedItem], source: str, problems: list[Problem]) -> Question | None:
-    item = versions.get(source)
-    if item is None:
-        any_item = next(iter(versions.values()))
-        problems.append(Problem(any_item.path, None, f"question {qid!r} has no item in the source locale {source}"))
-        return None
-    where = f"question {qid!r}"
-    missing = [c.id for c in item.choices if c.explanation is None]
-    if missing or item.explanation is None:
-        what = [f"choice {m!r}" for m in missing] + (["the question"] if item.explanation is None else [])
-        problems.append(
-            Problem(
-                item.path,
-                None,
-                f"no feedback for {', '.join(what)}; a bank question needs an explanation for each",
-                where,
-            )
-        )
-        return None
-    raw = {
-        "id": qid,
-        "kind": item.kind.value,
-        "points": item.points,
-        "shuffle": item.shuffle,
-        "stem": item.stem.markdown(),
-        "explanation": item.explanation.markdown(),
-        "choices": [
-            {"id": slug(c.id), "text": c.text.markdown(), "correct": c.correct, "explanation": c.explanation.markdown()}
-            for c in item.choices
-            if c.explanation is not None
-        ],
-        "tags": list(item.tags),
-    }
-    try:
-        return Question.model_validate(raw)
-    except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            message = error["msg"].removeprefix("Value error, ")
-            field_path = ".".join(str(p) for p in error["loc"])
-            problems.append(Problem(item.path, None, f"{field_path}: {message}" if field_path else message, where))
-        return None
-
-
-def _translate(
-    question: Question, item: ParsedItem, locale: str, catalog: dict[str, Translation], problems: list[Problem]
-) -> None:
-    """Record the strings of ``item`` that really are in ``locale`` (fallbacks carry the source's language)."""
-    lang = locale_info(locale).lang
-    choices = {slug(c.id): c for c in item.choices}
-    if set(choices) != {c.id for c in question.choices}:
-        message = f"its choices ({', '.join(choices)}) differ from the source locale's"
-        problems.append(Problem(item.path, None, message, f"question {question.id!r}"))
-        return
-    pairs: list[tuple[str, str, Text | None]] = [
-        (f"{question.id}/stem", question.stem, item.stem),
-        (f"{question.id}/explanation", question.explanation, item.explanation),
-    ]
-    for c in question.choices:
-        found = choices[c.id]
-        pairs.append((f"{question.id}/choices/{c.id}/text", c.text, found.text))
-        pairs.append((f"{question.id}/choices/{c.id}/explanation", c.explanation, found.explanation))
-    for path, source_text, text in pairs:
-        if text is not None and _same_lang(text.lang, lang):
-            catalog[path] = Translation(text=text.markdown(), source=source_text)
+    return validated_bank(raw, name, problems, no_questions="no question of the package could be imported")
