@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -211,13 +212,7 @@ def import_cc11(cartridge: Path, bank_dir: Path, replace: bool) -> None:
     """
     from ..formats.cc11 import read
 
-    _check_target(bank_dir, replace)
-    data = _read_limited(cartridge, zipsafe.MAX_PACKAGE_BYTES)
-    try:
-        bank, warnings = read.read_package(data, name=str(cartridge))
-    except ProblemsFound as exc:
-        fail(exc.problems)
-    _save_imported(bank, warnings, bank_dir, replace)
+    _import_package(read.read_package, cartridge, bank_dir, replace)
 
 
 @import_.command("canvas-qti")
@@ -232,13 +227,7 @@ def import_canvas_qti(package: Path, bank_dir: Path, replace: bool) -> None:
     """
     from ..formats.canvas_qti import read
 
-    _check_target(bank_dir, replace)
-    data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
-    try:
-        bank, warnings = read.read_package(data, name=str(package))
-    except ProblemsFound as exc:
-        fail(exc.problems)
-    _save_imported(bank, warnings, bank_dir, replace)
+    _import_package(read.read_package, package, bank_dir, replace)
 
 
 @import_.command("qti21")
@@ -256,11 +245,19 @@ def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
     Into a folder that holds a bank, the import is merged: its questions update or add to the bank's by id,
     and the bank's other questions and translations (reviewed and draft) stay.
     """
+    _import_package(qti21.read_package, package, bank_dir, replace)
+
+
+def _import_package(
+    read_package: Callable[..., tuple[Bank, list[Problem]]], package: Path, bank_dir: Path, replace: bool
+) -> None:
+    """What every zip package import does: check the target, read the package within the size limit (with a
+    spinner on a terminal), then merge or write the bank."""
     _check_target(bank_dir, replace)
     data = _read_limited(package, zipsafe.MAX_PACKAGE_BYTES)
     try:
         with progress(f"reading {package}"):
-            bank, warnings = qti21.read_package(data, name=str(package))
+            bank, warnings = read_package(data, name=str(package))
     except ProblemsFound as exc:
         fail(exc.problems)
     _save_imported(bank, warnings, bank_dir, replace)
