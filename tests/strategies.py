@@ -28,7 +28,7 @@ texts = (
 
 
 @st.composite
-def questions(draw: st.DrawFn, qid: str) -> dict[str, Any]:
+def questions(draw: st.DrawFn, qid: str, texts: st.SearchStrategy[str] = texts) -> dict[str, Any]:
     kind = draw(st.sampled_from(["single", "multiple", "true-false"]))
     n = 2 if kind == "true-false" else draw(st.integers(2, 5))
     choice_ids = draw(st.lists(ids, min_size=n, max_size=n, unique=True))
@@ -52,7 +52,9 @@ def questions(draw: st.DrawFn, qid: str) -> dict[str, Any]:
 
 
 @st.composite
-def banks(draw: st.DrawFn, max_questions: int = 3, with_translations: bool = True) -> Bank:
+def banks(
+    draw: st.DrawFn, max_questions: int = 3, with_translations: bool = True, texts: st.SearchStrategy[str] = texts
+) -> Bank:
     qids = draw(st.lists(ids, min_size=1, max_size=max_questions, unique=True))
     targets = draw(st.lists(st.sampled_from(["ur", "vi", "de", "ar"]), max_size=2, unique=True))
     data: dict[str, Any] = {
@@ -61,7 +63,7 @@ def banks(draw: st.DrawFn, max_questions: int = 3, with_translations: bool = Tru
         "intro": draw(st.none() | texts),
         "target_locales": targets,
         "tags": draw(st.lists(ids, max_size=2, unique=True)),
-        "questions": [draw(questions(qid)) for qid in qids],
+        "questions": [draw(questions(qid, texts)) for qid in qids],
     }
     bank = Bank.model_validate(data)
     if not with_translations:
@@ -78,3 +80,13 @@ def banks(draw: st.DrawFn, max_questions: int = 3, with_translations: bool = Tru
         if catalog:
             translations[locale] = catalog
     return bank.model_copy(update={"translations": translations})
+
+
+# Text as banks mostly hold it: words and punctuation with no Markdown syntax (what writers' fast paths take),
+# mixed with the thorough ``texts`` above, so a test sees both paths and the characters formats escape.
+plain_texts = st.text(
+    alphabet=st.sampled_from([*string.ascii_letters, *" .,?'\"-—():={}/%", "ا", "ب", "ă", "ê", "\u200f", "\u0301"]),
+    min_size=1,
+    max_size=40,
+).filter(lambda s: s.strip() != "")
+mixed_texts = st.one_of(plain_texts, plain_texts, texts).map(lambda s: __import__("unicodedata").normalize("NFC", s))

@@ -13,14 +13,23 @@ from hypothesis import strategies as st
 
 from moe_lms.cli import main
 from moe_lms.formats import ExportOptions, get
-from moe_lms.formats.gift import MOODLE_GRADES, GiftSyntaxError, escape, parse, split_weights
+from moe_lms.formats.gift import (
+    _TO_ESCAPE,
+    MOODLE_GRADES,
+    GiftSyntaxError,
+    category,
+    escape,
+    identity_comment,
+    parse,
+    split_weights,
+)
 from moe_lms.loader import save_bank
 from moe_lms.locales import resolve
 from moe_lms.model import Bank, Choice, Question
-from moe_lms.rich import Profile, render_block, render_inline, rendering
+from moe_lms.rich import Profile, plain_text, render_block, render_inline, rendering
 
 from .sample_bank import sample_bank
-from .strategies import banks
+from .strategies import banks, mixed_texts
 
 GIFT = get("gift")
 
@@ -290,3 +299,71 @@ def test_export_gift_with_two_locales_is_a_usage_error(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2
     assert "one language per file" in result.output
+
+
+# --- the fast writer against the thorough one ---------------------------------------------------------------------
+
+
+def _thorough_escape(text: str) -> str:
+    """escape() as Moodle's exporter escapes, one character at a time."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip(" \t\n\r\0\x0b")
+    return "".join(_TO_ESCAPE.get(ch, ch) for ch in text)
+
+
+def _thorough_export(bank: Bank, locale: str) -> str:
+    """The GIFT file built field by field through the renderer (the writer before its fast paths)."""
+    view = resolve(bank, locale)
+
+    def field(resolved: Any, *, block: bool) -> str:
+        rendered = render_block(resolved.text) if block else render_inline(resolved.text)
+        info = view.source_info if resolved.lang != view.info.lang else view.info
+        tag = "div" if block else "span"
+        return "[html]" + _thorough_escape(f'<{tag} lang="{info.lang}" dir="{info.direction}">{rendered}</{tag}>')
+
+    parts = [f"// {bank.id} ({view.locale}), exported by moe-lms as Moodle GIFT\n\n$CATEGORY: {category(view)}\n"]
+    with rendering(Profile(math="tex", drop_images=True)):
+        for q in bank.questions:
+            name = " ".join(plain_text(view.stem(q).text).split())
+            name = name if len(name) <= 80 else name[:79].rstrip() + "…"
+            lines = [
+                f"// question: {q.id}",
+                identity_comment(view, q),
+                f"::{_thorough_escape(f'{q.id}: {name}' if name else q.id)}::{field(view.stem(q), block=True)}{{",
+            ]
+            if q.kind == "multiple":
+                right = iter(split_weights(len(q.correct_choices), q.id))
+                wrong_count = len(q.choices) - len(q.correct_choices)
+                wrong = iter(split_weights(wrong_count, q.id) if wrong_count else [])
+                marks = [f"~%{next(right)}%" if c.correct else f"~%-{next(wrong)}%" for c in q.choices]
+            else:
+                marks = ["=" if c.correct else "~" for c in q.choices]
+            for mark, c in zip(marks, q.choices, strict=True):
+                text = field(view.choice_text(q, c), block=False)
+                lines.append(f"\t{mark}{text}#{field(view.choice_explanation(q, c), block=True)}")
+            lines.append(f"\t####{field(view.explanation(q), block=True)}")
+            lines.append("}")
+            parts.append("\n" + "".join(line + "\n" for line in lines))
+    return "".join(parts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(max_size=60) | ADVERSARIAL)
+def test_escaping_maps_character_by_character_as_moodle_escapes(text: str) -> None:
+    assert escape(text) == _thorough_escape(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(banks(texts=mixed_texts))
+def test_the_export_is_byte_for_byte_the_field_by_field_rendering_in_every_locale(bank: Bank) -> None:
+    for locale in bank.locales:
+        assert export(bank, locale) == _thorough_export(bank, locale)
+
+
+def test_the_shipped_banks_export_as_the_field_by_field_rendering() -> None:
+    from moe_lms.loader import load_bank
+
+    for bank_dir in sorted(Path(__file__).resolve().parents[1].glob("question_bank/*/")):
+        bank = load_bank(bank_dir)
+        for locale in bank.locales:
+            written = GIFT.dump(bank, ExportOptions((locale,), drop_images=True)).decode()  # (it shows images)
+            assert written == _thorough_export(bank, locale), (bank_dir.name, locale)
