@@ -23,9 +23,9 @@ import hashlib
 import json
 import re
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import partial
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from typing import Any, BinaryIO, Literal
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
@@ -34,6 +34,8 @@ from ..model import Bank, Kind, MediaItem, Question
 from ..problems import Problem, ProblemsFound
 from ..rich import Profile, plain_text, render_block, render_inline, rendering
 from . import ExportOptions, Format
+from ._rendered import block_html, inline_html, plain
+from .jsonlayout import Layout, Slot, encode_string, fill, tokens
 
 Engine = Literal["classic", "new-quizzes"]
 ENGINES: tuple[Engine, ...] = ("classic", "new-quizzes")
@@ -64,7 +66,14 @@ _QUESTION_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{QUESTION_MARKER.pattern}\
 class DesiredQuestion:
     key: str  # the question's stable id
     fingerprint: str
-    body: dict[str, Any]  # the exact create/update request body
+    layout: Layout = field(repr=False)  # the body's shape
+    values: Mapping[str, Any] = field(repr=False)  # the values of its slots
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The exact create/update request body (a new dict on each call)."""
+        body: dict[str, Any] = fill(self.layout.skeleton, self.values)
+        return body
 
 
 @dataclass(frozen=True)
@@ -164,74 +173,121 @@ class _Limits:
         return value
 
 
-def _classic_question(view: LocalizedView, q: Question, limits: _Limits) -> DesiredQuestion:
-    answers = []
-    for c in q.choices:
-        text = view.choice_text(q, c)
-        answers.append(
-            {
-                "answer_text": limits.check(q, f"choice '{c.id}' text", plain_text(text.text), MAX_TEXT),
-                "answer_html": limits.check(q, f"choice '{c.id}' text", _inline(text), MAX_TEXT),
-                "answer_weight": 100 if c.correct else 0,
-                # answer_comment_html, not the documented answer_comments, which Canvas drops (canvas-lms #2045).
-                "answer_comment_html": limits.check(
-                    q, f"choice '{c.id}' explanation", _block(view.choice_explanation(q, c)), MAX_TEXT
-                ),
-            }
-        )
+# --- the question bodies ---------------------------------------------------------------------------------------
+#
+# Each body is a Layout (jsonlayout.py) per shape, its values named: the export writes it from a template made
+# once per shape (the bytes of json.dumps), the fingerprint hashes the same values through the compact template,
+# and a push fills the skeleton into the dict it sends. The keys are in the order the bodies always had.
+
+
+@lru_cache(maxsize=64)
+def _classic_layouts(choices: int) -> tuple[Layout, Layout]:
+    """A classic question's body with ``choices`` answers, and the fingerprinted part: ["1", "classic", fields]."""
     fields: dict[str, Any] = {
-        "question_type": "multiple_answers_question" if q.kind is Kind.MULTIPLE else "multiple_choice_question",
-        "question_text": limits.check(q, "stem", _block(view.stem(q)), MAX_TEXT),
-        "points_possible": float(q.points),
-        "neutral_comments_html": limits.check(q, "explanation", _block(view.explanation(q)), MAX_COMMENT),
-        "correct_comments_html": limits.check(q, "correct feedback", _block(view.feedback("correct")), MAX_COMMENT),
-        "incorrect_comments_html": limits.check(
-            q, "incorrect feedback", _block(view.feedback("incorrect")), MAX_COMMENT
-        ),
-        "answers": answers,
+        "question_type": Slot("type"),
+        "question_text": Slot("stem"),
+        "points_possible": Slot("points"),
+        "neutral_comments_html": Slot("explanation"),
+        "correct_comments_html": Slot("correct"),
+        "incorrect_comments_html": Slot("incorrect"),
+        "answers": [
+            {
+                "answer_text": Slot(f"text{j}"),
+                "answer_html": Slot(f"html{j}"),
+                "answer_weight": Slot(f"weight{j}"),
+                # answer_comment_html, not the documented answer_comments, which Canvas drops (canvas-lms #2045).
+                "answer_comment_html": Slot(f"comment{j}"),
+            }
+            for j in range(choices)
+        ],
     }
-    fp = fingerprint("classic", fields)
-    fields = {"question_name": f"{q.id} [moe:{view.bank.id}/{q.id}:{fp}]", **fields}
-    return DesiredQuestion(q.id, fp, {"question": fields})
+    body = {"question": {"question_name": Slot("name"), **fields}}
+    return Layout(body), Layout([PAYLOAD_VERSION, "classic", fields])
 
 
-def _new_quizzes_item(view: LocalizedView, q: Question, position: int) -> DesiredQuestion:
-    ids = {c.id: choice_uuid(view.bank, view.locale, q, c.id) for c in q.choices}
-    choices = [
-        {"id": ids[c.id], "position": i, "item_body": _block(view.choice_text(q, c))}
-        for i, c in enumerate(q.choices, start=1)
-    ]
-    explanation = _block(view.explanation(q))
-    entry: dict[str, Any] = {
-        "item_body": _block(view.stem(q)),
-        "calculator_type": "none",
-        "interaction_data": {"choices": choices},
-        "properties": {"shuffle_rules": {"choices": {"shuffled": q.shuffle, "to_lock": []}}},
-        "feedback": {
-            "neutral": explanation,
-            "correct": _block(view.feedback("correct")),
-            "incorrect": _block(view.feedback("incorrect")),
-        },
-    }
-    if q.kind is Kind.MULTIPLE:
-        # answer_feedback exists only for `choice` items, so each choice's explanation joins the general one.
-        entry["interaction_type_slug"] = "multi-answer"
-        entry["scoring_algorithm"] = "AllOrNothing"
-        entry["scoring_data"] = {"value": [ids[c.id] for c in q.correct_choices]}
-        listed = "".join(
-            f"<li>{_inline(view.choice_text(q, c))}: {_block(view.choice_explanation(q, c))}</li>" for c in q.choices
-        )
-        entry["feedback"]["neutral"] = f"{explanation}<ul>{listed}</ul>"
-    else:
-        entry["interaction_type_slug"] = "choice"
-        entry["scoring_algorithm"] = "Equivalence"
-        entry["scoring_data"] = {"value": ids[q.correct_choices[0].id]}
-        entry["properties"]["vary_points_by_answer"] = False
-        entry["answer_feedback"] = {ids[c.id]: _block(view.choice_explanation(q, c)) for c in q.choices}
-    item: dict[str, Any] = {"entry_type": "Item", "points_possible": float(q.points), "entry": entry}
-    fp = fingerprint("new-quizzes", item)  # the position is compared on its own, so a move is not a rewrite
-    entry["title"] = f"{q.id} [moe:{view.bank.id}/{q.id}:{fp}]"
-    return DesiredQuestion(q.id, fp, {"item": {**item, "position": position}})
+@lru_cache(maxsize=64)
+def _new_quizzes_layouts(multiple: bool, choices: int, correct: int) -> tuple[Layout, Layout]:
+    """A New Quizzes item's body, and the fingerprinted part: ["1", "new-quizzes", item without title and
+    position]. ``answer_feedback``'s keys are the choices' ids, slots ``feedback_id<k>`` in sorted order."""
+
+    def entry(titled: bool) -> dict[str, Any]:
+        made: dict[str, Any] = {
+            "item_body": Slot("stem"),
+            "calculator_type": "none",
+            "interaction_data": {
+                "choices": [
+                    {"id": Slot(f"id{j}"), "position": j + 1, "item_body": Slot(f"body{j}")} for j in range(choices)
+                ]
+            },
+            "properties": {"shuffle_rules": {"choices": {"shuffled": Slot("shuffled"), "to_lock": []}}},
+            "feedback": {"neutral": Slot("neutral"), "correct": Slot("correct"), "incorrect": Slot("incorrect")},
+        }
+        if multiple:
+            # answer_feedback exists only for `choice` items, so each choice's explanation joins the general one.
+            made["interaction_type_slug"] = "multi-answer"
+            made["scoring_algorithm"] = "AllOrNothing"
+            made["scoring_data"] = {"value": [Slot(f"right{k}") for k in range(correct)]}
+        else:
+            made["interaction_type_slug"] = "choice"
+            made["scoring_algorithm"] = "Equivalence"
+            made["scoring_data"] = {"value": Slot("right0")}
+            made["properties"]["vary_points_by_answer"] = False
+            made["answer_feedback"] = {Slot(f"feedback_id{k:03d}"): Slot(f"feedback{k:03d}") for k in range(choices)}
+        if titled:
+            made["title"] = Slot("title")
+        return made
+
+    def item(titled: bool) -> dict[str, Any]:
+        return {"entry_type": "Item", "points_possible": Slot("points"), "entry": entry(titled)}
+
+    # The position is compared on its own, so a move is not a rewrite.
+    body = {"item": {**item(titled=True), "position": Slot("position")}}
+    return Layout(body), Layout([PAYLOAD_VERSION, "new-quizzes", item(titled=False)])
+
+
+def _signed(layout: Layout, tokens: Mapping[str, str]) -> str:
+    """The fingerprint of a body's values: fingerprint() of its fingerprinted part, from its tokens."""
+    canonical = layout.template(compact=True).format_map(tokens)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:FINGERPRINT_LENGTH]
+
+
+class _Html:
+    """The HTML of one view's texts, marked with the language each is really in (a fallback shows as the source
+    language): ``_block`` and ``_inline`` with the opening tags made once per language."""
+
+    def __init__(self) -> None:
+        self._div: dict[str, str] = {}
+        self._span: dict[str, str] = {}
+
+    def _open(self, lang: str) -> tuple[str, str]:
+        direction = "rtl" if locale_info(lang.replace("-", "_")).rtl else "ltr"
+        self._div[lang] = div = f'<div lang="{lang}" dir="{direction}">'
+        self._span[lang] = span = f'<span lang="{lang}" dir="{direction}">'
+        return div, span
+
+    def block(self, r: Resolved) -> str:
+        div = self._div.get(r.lang) or self._open(r.lang)[0]
+        return f"{div}{block_html(r.text)}</div>"
+
+    def inline(self, r: Resolved) -> str:
+        span = self._span.get(r.lang) or self._open(r.lang)[1]
+        return f"{span}{inline_html(r.text)}</span>"
+
+
+def _choice_uuids(bank: Bank, locale: str, question: Question) -> list[str]:
+    """choice_uuid of each choice of ``question``, in order: uuid5 spelled out (the name's prefix hashed once);
+    a property test holds it equal to uuid.uuid5."""
+    prefix = hashlib.sha1(NAMESPACE.bytes + f"{bank.id}/{locale}/{question.id}/".encode())
+    made = []
+    for choice in question.choices:
+        digest = prefix.copy()
+        digest.update(choice.id.encode())
+        raw = bytearray(digest.digest()[:16])
+        raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
+        raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+        x = raw.hex()
+        made.append(f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}")
+    return made
 
 
 # The URL of an image in Canvas (a course file), given its bank media item: the hook of the file upload.
@@ -278,16 +334,94 @@ class QuizStream:
             refuse_images(self.view)
 
     def questions(self) -> Iterator[DesiredQuestion]:
+        for desired, _ in self.questions_and_tokens():
+            yield desired
+
+    def questions_and_tokens(self) -> Iterator[tuple[DesiredQuestion, dict[str, str]]]:
+        """Each question, with its values as JSON tokens (jsonlayout.tokens), which the export writes."""
         made: list[tuple[str, str]] = []
+        view, html = self.view, _Html()
+        correct, incorrect = view.feedback("correct"), view.feedback("incorrect")
+        with rendering(self.profile):
+            feedback = html.block(correct), html.block(incorrect)
+        make = self._classic if self.engine == "classic" else self._new_quizzes
         for position, q in enumerate(self.bank.questions, start=1):
             with rendering(self.profile):
-                if self.engine == "classic":
-                    desired = _classic_question(self.view, q, self.limits)
-                else:
-                    desired = _new_quizzes_item(self.view, q, position)
+                desired, tokens = make(q, view.question_texts(q), position, html, feedback)
             made.append((desired.key, desired.fingerprint))
-            yield desired
+            yield desired, tokens
         self._made = made
+
+    def _classic(
+        self, q: Question, texts: list[Resolved], position: int, html: _Html, feedback: tuple[str, str]
+    ) -> tuple[DesiredQuestion, dict[str, str]]:
+        # question_texts: stem, explanation, then each choice's text and explanation.
+        stem, explanation, *choice_texts = texts
+        check = self.limits.check
+        values: dict[str, Any] = {}
+        for j, c in enumerate(q.choices):
+            text, why = choice_texts[2 * j], choice_texts[2 * j + 1]
+            values[f"text{j}"] = text_plain = plain(text.text)
+            values[f"html{j}"] = text_html = html.inline(text)
+            values[f"weight{j}"] = 100 if c.correct else 0
+            values[f"comment{j}"] = comment = html.block(why)
+            if len(text_plain) > MAX_TEXT or len(text_html) > MAX_TEXT or len(comment) > MAX_TEXT:
+                check(q, f"choice '{c.id}' text", text_plain, MAX_TEXT)
+                check(q, f"choice '{c.id}' text", text_html, MAX_TEXT)
+                check(q, f"choice '{c.id}' explanation", comment, MAX_TEXT)
+        values["type"] = "multiple_answers_question" if q.kind is Kind.MULTIPLE else "multiple_choice_question"
+        values["stem"] = check(q, "stem", html.block(stem), MAX_TEXT)
+        values["points"] = float(q.points)
+        values["explanation"] = check(q, "explanation", html.block(explanation), MAX_COMMENT)
+        values["correct"] = check(q, "correct feedback", feedback[0], MAX_COMMENT)
+        values["incorrect"] = check(q, "incorrect feedback", feedback[1], MAX_COMMENT)
+        layout, signed = _classic_layouts(len(q.choices))
+        made = tokens(values)
+        fp = _signed(signed, made)
+        values["name"] = name = f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]"
+        made["name"] = encode_string(name)
+        return DesiredQuestion(q.id, fp, layout, values), made
+
+    def _new_quizzes(
+        self, q: Question, texts: list[Resolved], position: int, html: _Html, feedback: tuple[str, str]
+    ) -> tuple[DesiredQuestion, dict[str, str]]:
+        stem, explanation, *choice_texts = texts
+        ids = _choice_uuids(self.bank, self.locale, q)
+        values: dict[str, Any] = {
+            "stem": html.block(stem),
+            "shuffled": q.shuffle,
+            "correct": feedback[0],
+            "incorrect": feedback[1],
+            "points": float(q.points),
+            "position": position,
+        }
+        for j in range(len(q.choices)):
+            values[f"id{j}"] = ids[j]
+            values[f"body{j}"] = html.block(choice_texts[2 * j])
+        neutral = html.block(explanation)
+        multiple = q.kind is Kind.MULTIPLE
+        right = [ids[j] for j, c in enumerate(q.choices) if c.correct]
+        if multiple:
+            listed = "".join(
+                f"<li>{html.inline(choice_texts[2 * j])}: {html.block(choice_texts[2 * j + 1])}</li>"
+                for j in range(len(q.choices))
+            )
+            neutral = f"{neutral}<ul>{listed}</ul>"
+            for k, choice_id in enumerate(right):
+                values[f"right{k}"] = choice_id
+        else:
+            values["right0"] = right[0]
+            # answer_feedback's keys in the order json's sort_keys writes them.
+            for k, (choice_id, j) in enumerate(sorted(zip(ids, range(len(ids)), strict=True))):
+                values[f"feedback_id{k:03d}"] = choice_id
+                values[f"feedback{k:03d}"] = html.block(choice_texts[2 * j + 1])
+        values["neutral"] = neutral
+        layout, signed = _new_quizzes_layouts(multiple, len(q.choices), len(right) if multiple else 1)
+        made = tokens(values)
+        fp = _signed(signed, made)
+        values["title"] = title = f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]"
+        made["title"] = encode_string(title)
+        return DesiredQuestion(q.id, fp, layout, values), made
 
     def quiz(self, questions: tuple[DesiredQuestion, ...] = ()) -> DesiredQuiz:
         """The quiz, once every question was made. Raises ProblemsFound for fields Canvas refuses."""
@@ -412,11 +546,18 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
 
 
 def _question_list(stream: QuizStream, path: str, level: int) -> Iterator[str]:
+    """The list of question requests, each as _dumps writes it (from its layout's template: the same bytes)."""
     indent = "  " * (level + 1)
+    requests: dict[int, tuple[Layout, str]] = {}  # (per body layout)
     yield "["
-    for n, desired in enumerate(stream.questions()):
-        request = {"method": "POST", "path": path, "body": desired.body}
-        yield ("\n" if n == 0 else ",\n") + indent + _dumps(request, level + 1)
+    separator = "\n" + indent
+    for desired, values in stream.questions_and_tokens():
+        made = requests.get(id(desired.layout))
+        if made is None or made[0] is not desired.layout:
+            request = Layout({"method": "POST", "path": path, "body": desired.layout.skeleton})
+            made = requests[id(desired.layout)] = (desired.layout, request.template(indent=2, level=level + 1))
+        yield separator + made[1].format_map(values)
+        separator = ",\n" + indent
     yield "\n" + "  " * level + "]"
 
 
