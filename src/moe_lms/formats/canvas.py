@@ -22,11 +22,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Any, BinaryIO, Literal
+from typing import IO, Any, BinaryIO, Literal, NamedTuple
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
@@ -34,8 +36,8 @@ from ..model import Bank, Kind, MediaItem, Question
 from ..problems import Problem, ProblemsFound
 from ..rich import Profile, plain_text, render_block, render_inline, rendering
 from . import ExportOptions, Format
-from ._rendered import block_html, inline_html, plain
-from .jsonlayout import Layout, Slot, encode_string, fill, tokens
+from ._rendered import is_plain
+from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
 
 Engine = Literal["classic", "new-quizzes"]
 ENGINES: tuple[Engine, ...] = ("classic", "new-quizzes")
@@ -67,12 +69,12 @@ class DesiredQuestion:
     key: str  # the question's stable id
     fingerprint: str
     layout: Layout = field(repr=False)  # the body's shape
-    values: Mapping[str, Any] = field(repr=False)  # the values of its slots
+    tokens: Mapping[str, bytes] = field(repr=False)  # its values, each as json.dumps writes it (UTF-8)
 
     @property
     def body(self) -> dict[str, Any]:
         """The exact create/update request body (a new dict on each call)."""
-        body: dict[str, Any] = fill(self.layout.skeleton, self.values)
+        body: dict[str, Any] = fill(self.layout.skeleton, {name: json.loads(t) for name, t in self.tokens.items()})
         return body
 
 
@@ -245,33 +247,107 @@ def _new_quizzes_layouts(multiple: bool, choices: int, correct: int) -> tuple[La
     return Layout(body), Layout([PAYLOAD_VERSION, "new-quizzes", item(titled=False)])
 
 
-def _signed(layout: Layout, tokens: Mapping[str, str]) -> str:
+class _Names(dict[int, tuple[str, ...]]):
+    """The slot names of the ``j``-th choice (made on first use: a question has any number of choices)."""
+
+    def __init__(self, *patterns: str) -> None:
+        super().__init__()
+        self.patterns = patterns
+
+    def __missing__(self, j: int) -> tuple[str, ...]:
+        names = self[j] = tuple(pattern.format(j) for pattern in self.patterns)
+        return names
+
+
+_CLASSIC_NAMES = _Names("text{}", "html{}", "weight{}", "comment{}")
+_NEW_QUIZZES_NAMES = _Names("id{}", "body{}")
+_FEEDBACK_NAMES = _Names("feedback_id{:03d}", "feedback{:03d}")
+_MULTIPLE_ANSWERS = encode_string("multiple_answers_question")
+_MULTIPLE_CHOICE = encode_string("multiple_choice_question")
+
+
+class _Feedback(NamedTuple):
+    """The bank's overall feedback, as every question of a view shows it."""
+
+    correct: str
+    incorrect: str
+    tokens: tuple[bytes, bytes]
+
+
+def _signed(layout: Layout, tokens: Mapping[str, bytes]) -> str:
     """The fingerprint of a body's values: fingerprint() of its fingerprinted part, from its tokens."""
-    canonical = layout.template(compact=True).format_map(tokens)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:FINGERPRINT_LENGTH]
+    return hashlib.sha256(layout.template(compact=True).fill(tokens)).hexdigest()[:FINGERPRINT_LENGTH]
 
 
-class _Html:
-    """The HTML of one view's texts, marked with the language each is really in (a fallback shows as the source
-    language): ``_block`` and ``_inline`` with the opening tags made once per language."""
+class _Texts:
+    """One question's texts (question_texts order: stem, explanation, then each choice's text and explanation) as
+    the bodies show them, each with its JSON token: HTML marked with the language it is really in (a fallback
+    shows as the source language), or plain text. Each is made once, so an export makes both engines' bodies of
+    a question from one reading and rendering of its texts."""
+
+    __slots__ = ("_blocks", "_inlines", "_plain", "_tags", "texts")
+
+    def __init__(self, texts: list[Resolved], tags: _Tags) -> None:
+        n = len(texts)
+        self.texts, self._tags = texts, tags
+        self._plain: list[bool | None] = [None] * n
+        self._blocks: list[tuple[str, bytes] | None] = [None] * n
+        self._inlines: list[tuple[str, bytes] | None] = [None] * n
+
+    def _is_plain(self, k: int) -> bool:
+        plain = self._plain[k]
+        if plain is None:
+            plain = self._plain[k] = is_plain(self.texts[k].text)
+        return plain
+
+    def block(self, k: int) -> tuple[str, bytes]:
+        """``<div lang dir>`` and the text as block HTML; and its token."""
+        made = self._blocks[k]
+        if made is None:
+            r = self.texts[k]
+            inner = f"<p>{r.text}</p>" if self._is_plain(k) else render_block(r.text)
+            html = f"{self._tags.div(r.lang)}{inner}</div>"
+            made = self._blocks[k] = (html, encode_string(html))
+        return made
+
+    def inline(self, k: int) -> tuple[str, bytes]:
+        """``<span lang dir>`` and the text as inline HTML; and its token."""
+        made = self._inlines[k]
+        if made is None:
+            r = self.texts[k]
+            inner = r.text if self._is_plain(k) else render_inline(r.text)
+            html = f"{self._tags.span(r.lang)}{inner}</span>"
+            made = self._inlines[k] = (html, encode_string(html))
+        return made
+
+    def plain(self, k: int) -> tuple[str, bytes]:
+        """The text without markup; and its token."""
+        text = self.texts[k].text
+        if not self._is_plain(k):
+            text = plain_text(text)
+        return text, encode_string(text)
+
+
+class _Tags:
+    """The opening tags that mark a text's language and direction, made once per language."""
 
     def __init__(self) -> None:
-        self._div: dict[str, str] = {}
-        self._span: dict[str, str] = {}
+        self._divs: dict[str, str] = {}
+        self._spans: dict[str, str] = {}
 
-    def _open(self, lang: str) -> tuple[str, str]:
-        direction = "rtl" if locale_info(lang.replace("-", "_")).rtl else "ltr"
-        self._div[lang] = div = f'<div lang="{lang}" dir="{direction}">'
-        self._span[lang] = span = f'<span lang="{lang}" dir="{direction}">'
-        return div, span
+    def _make(self, lang: str) -> None:
+        attributes = f'lang="{lang}" dir="{"rtl" if locale_info(lang.replace("-", "_")).rtl else "ltr"}"'
+        self._divs[lang], self._spans[lang] = f"<div {attributes}>", f"<span {attributes}>"
 
-    def block(self, r: Resolved) -> str:
-        div = self._div.get(r.lang) or self._open(r.lang)[0]
-        return f"{div}{block_html(r.text)}</div>"
+    def div(self, lang: str) -> str:
+        if lang not in self._divs:
+            self._make(lang)
+        return self._divs[lang]
 
-    def inline(self, r: Resolved) -> str:
-        span = self._span.get(r.lang) or self._open(r.lang)[1]
-        return f"{span}{inline_html(r.text)}</span>"
+    def span(self, lang: str) -> str:
+        if lang not in self._spans:
+            self._make(lang)
+        return self._spans[lang]
 
 
 def _choice_uuids(bank: Bank, locale: str, question: Question) -> list[str]:
@@ -334,94 +410,75 @@ class QuizStream:
             refuse_images(self.view)
 
     def questions(self) -> Iterator[DesiredQuestion]:
-        for desired, _ in self.questions_and_tokens():
+        for (desired,) in _made_together((self,)):
             yield desired
 
-    def questions_and_tokens(self) -> Iterator[tuple[DesiredQuestion, dict[str, str]]]:
-        """Each question, with its values as JSON tokens (jsonlayout.tokens), which the export writes."""
-        made: list[tuple[str, str]] = []
-        view, html = self.view, _Html()
-        correct, incorrect = view.feedback("correct"), view.feedback("incorrect")
-        with rendering(self.profile):
-            feedback = html.block(correct), html.block(incorrect)
-        make = self._classic if self.engine == "classic" else self._new_quizzes
-        for position, q in enumerate(self.bank.questions, start=1):
-            with rendering(self.profile):
-                desired, tokens = make(q, view.question_texts(q), position, html, feedback)
-            made.append((desired.key, desired.fingerprint))
-            yield desired, tokens
-        self._made = made
+    def _make(self, q: Question, position: int, texts: _Texts, feedback: _Feedback) -> DesiredQuestion:
+        if self.engine == "classic":
+            return self._classic(q, texts, feedback)
+        return self._new_quizzes(q, position, texts, feedback)
 
-    def _classic(
-        self, q: Question, texts: list[Resolved], position: int, html: _Html, feedback: tuple[str, str]
-    ) -> tuple[DesiredQuestion, dict[str, str]]:
-        # question_texts: stem, explanation, then each choice's text and explanation.
-        stem, explanation, *choice_texts = texts
+    def _classic(self, q: Question, t: _Texts, feedback: _Feedback) -> DesiredQuestion:
         check = self.limits.check
-        values: dict[str, Any] = {}
+        tokens: dict[str, bytes] = {}
         for j, c in enumerate(q.choices):
-            text, why = choice_texts[2 * j], choice_texts[2 * j + 1]
-            values[f"text{j}"] = text_plain = plain(text.text)
-            values[f"html{j}"] = text_html = html.inline(text)
-            values[f"weight{j}"] = 100 if c.correct else 0
-            values[f"comment{j}"] = comment = html.block(why)
-            if len(text_plain) > MAX_TEXT or len(text_html) > MAX_TEXT or len(comment) > MAX_TEXT:
-                check(q, f"choice '{c.id}' text", text_plain, MAX_TEXT)
-                check(q, f"choice '{c.id}' text", text_html, MAX_TEXT)
+            text_name, html_name, weight_name, comment_name = _CLASSIC_NAMES[j]
+            text, tokens[text_name] = t.plain(2 + 2 * j)
+            html, tokens[html_name] = t.inline(2 + 2 * j)
+            tokens[weight_name] = b"100" if c.correct else b"0"
+            comment, tokens[comment_name] = t.block(3 + 2 * j)
+            if len(text) > MAX_TEXT or len(html) > MAX_TEXT or len(comment) > MAX_TEXT:
+                check(q, f"choice '{c.id}' text", text, MAX_TEXT)
+                check(q, f"choice '{c.id}' text", html, MAX_TEXT)
                 check(q, f"choice '{c.id}' explanation", comment, MAX_TEXT)
-        values["type"] = "multiple_answers_question" if q.kind is Kind.MULTIPLE else "multiple_choice_question"
-        values["stem"] = check(q, "stem", html.block(stem), MAX_TEXT)
-        values["points"] = float(q.points)
-        values["explanation"] = check(q, "explanation", html.block(explanation), MAX_COMMENT)
-        values["correct"] = check(q, "correct feedback", feedback[0], MAX_COMMENT)
-        values["incorrect"] = check(q, "incorrect feedback", feedback[1], MAX_COMMENT)
+        tokens["type"] = _MULTIPLE_ANSWERS if q.kind is Kind.MULTIPLE else _MULTIPLE_CHOICE
+        stem, tokens["stem"] = t.block(0)
+        check(q, "stem", stem, MAX_TEXT)
+        tokens["points"] = token(float(q.points))
+        explanation, tokens["explanation"] = t.block(1)
+        check(q, "explanation", explanation, MAX_COMMENT)
+        check(q, "correct feedback", feedback.correct, MAX_COMMENT)
+        check(q, "incorrect feedback", feedback.incorrect, MAX_COMMENT)
+        tokens["correct"], tokens["incorrect"] = feedback.tokens
         layout, signed = _classic_layouts(len(q.choices))
-        made = tokens(values)
-        fp = _signed(signed, made)
-        values["name"] = name = f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]"
-        made["name"] = encode_string(name)
-        return DesiredQuestion(q.id, fp, layout, values), made
+        fp = _signed(signed, tokens)
+        tokens["name"] = encode_string(f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]")
+        return DesiredQuestion(q.id, fp, layout, tokens)
 
-    def _new_quizzes(
-        self, q: Question, texts: list[Resolved], position: int, html: _Html, feedback: tuple[str, str]
-    ) -> tuple[DesiredQuestion, dict[str, str]]:
-        stem, explanation, *choice_texts = texts
+    def _new_quizzes(self, q: Question, position: int, t: _Texts, feedback: _Feedback) -> DesiredQuestion:
         ids = _choice_uuids(self.bank, self.locale, q)
-        values: dict[str, Any] = {
-            "stem": html.block(stem),
-            "shuffled": q.shuffle,
-            "correct": feedback[0],
-            "incorrect": feedback[1],
-            "points": float(q.points),
-            "position": position,
+        tokens: dict[str, bytes] = {
+            "stem": t.block(0)[1],
+            "shuffled": b"true" if q.shuffle else b"false",
+            "points": token(float(q.points)),
+            "position": token(position),
         }
+        tokens["correct"], tokens["incorrect"] = feedback.tokens
         for j in range(len(q.choices)):
-            values[f"id{j}"] = ids[j]
-            values[f"body{j}"] = html.block(choice_texts[2 * j])
-        neutral = html.block(explanation)
+            id_name, body_name = _NEW_QUIZZES_NAMES[j]
+            tokens[id_name] = encode_string(ids[j])  # (a uuid: hex digits and dashes)
+            tokens[body_name] = t.block(2 + 2 * j)[1]
         multiple = q.kind is Kind.MULTIPLE
         right = [ids[j] for j, c in enumerate(q.choices) if c.correct]
         if multiple:
             listed = "".join(
-                f"<li>{html.inline(choice_texts[2 * j])}: {html.block(choice_texts[2 * j + 1])}</li>"
-                for j in range(len(q.choices))
+                f"<li>{t.inline(2 + 2 * j)[0]}: {t.block(3 + 2 * j)[0]}</li>" for j in range(len(q.choices))
             )
-            neutral = f"{neutral}<ul>{listed}</ul>"
+            tokens["neutral"] = encode_string(f"{t.block(1)[0]}<ul>{listed}</ul>")
             for k, choice_id in enumerate(right):
-                values[f"right{k}"] = choice_id
+                tokens[f"right{k}"] = encode_string(choice_id)
         else:
-            values["right0"] = right[0]
+            tokens["neutral"] = t.block(1)[1]
+            tokens["right0"] = encode_string(right[0])
             # answer_feedback's keys in the order json's sort_keys writes them.
             for k, (choice_id, j) in enumerate(sorted(zip(ids, range(len(ids)), strict=True))):
-                values[f"feedback_id{k:03d}"] = choice_id
-                values[f"feedback{k:03d}"] = html.block(choice_texts[2 * j + 1])
-        values["neutral"] = neutral
+                key_name, value_name = _FEEDBACK_NAMES[k]
+                tokens[key_name] = encode_string(choice_id)
+                tokens[value_name] = t.block(3 + 2 * j)[1]
         layout, signed = _new_quizzes_layouts(multiple, len(q.choices), len(right) if multiple else 1)
-        made = tokens(values)
-        fp = _signed(signed, made)
-        values["title"] = title = f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]"
-        made["title"] = encode_string(title)
-        return DesiredQuestion(q.id, fp, layout, values), made
+        fp = _signed(signed, tokens)
+        tokens["title"] = encode_string(f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]")
+        return DesiredQuestion(q.id, fp, layout, tokens)
 
     def quiz(self, questions: tuple[DesiredQuestion, ...] = ()) -> DesiredQuiz:
         """The quiz, once every question was made. Raises ProblemsFound for fields Canvas refuses."""
@@ -446,6 +503,33 @@ class QuizStream:
         return DesiredQuiz(
             self.bank.id, self.locale, self.engine, fingerprint(self.engine, fields), digest, fields, questions
         )
+
+
+def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQuestion, ...]]:
+    """Each question's body for each of ``streams`` (one view's: the same bank, locale, drafts and images), its
+    texts read and rendered once for all of them. Each stream's quiz() can follow."""
+    first = streams[0]
+    if any(
+        (s.bank, s.locale, s.view.include_drafts, s.profile.image_url)
+        != (first.bank, first.locale, first.view.include_drafts, first.profile.image_url)
+        for s in streams[1:]
+    ):
+        raise ValueError("bodies are made together only for one view of one bank")
+    view, tags = first.view, _Tags()
+    with rendering(first.profile):
+        made = _Texts([view.feedback("correct"), view.feedback("incorrect")], tags)
+        (correct, correct_token), (incorrect, incorrect_token) = made.block(0), made.block(1)
+    feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token))
+    keys: list[list[tuple[str, str]]] = [[] for _ in streams]
+    for position, q in enumerate(first.bank.questions, start=1):
+        with rendering(first.profile):
+            texts = _Texts(view.question_texts(q), tags)
+            bodies = tuple(stream._make(q, position, texts, feedback) for stream in streams)
+        for stream_keys, desired in zip(keys, bodies, strict=True):
+            stream_keys.append((desired.key, desired.fingerprint))
+        yield bodies
+    for stream, stream_keys in zip(streams, keys, strict=True):
+        stream._made = stream_keys
 
 
 def desired_quiz(
@@ -497,9 +581,14 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     slots are filled in order, one question at a time, so memory does not grow with the bank. The bytes are
     exactly those of json.dumps of the whole document.
     """
-    slots: list[Callable[[int], Iterator[str]]] = []
+    with ExitStack() as files:
+        _write(bank, options, out, files)
 
-    def slot(fill: Callable[[int], Iterator[str]]) -> str:
+
+def _write(bank: Bank, options: ExportOptions, out: BinaryIO, files: ExitStack) -> None:
+    slots: list[Callable[[int], Iterator[str | bytes]]] = []
+
+    def slot(fill: Callable[[int], Iterator[str | bytes]]) -> str:
         slots.append(fill)
         return f"@@moe-slot-{len(slots) - 1}@@"
 
@@ -508,14 +597,15 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     locales = []
     for locale in options.locales:
         entry: dict[str, Any] = {"locale": locale}
-        for engine, name, items, path, item_path in _SECTIONS:
-            # An image is the reference a push sends before it knows the course file (canvas_media): the
-            # document's "images" say which bank file each reference stands for.
-            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
-            entry[name] = {
-                items: slot(partial(_question_list, stream, item_path)),
-                "quiz": slot(partial(_quiz_request, stream, path)),
-            }
+        # An image is the reference a push sends before it knows the course file (canvas_media): the document's
+        # "images" say which bank file each reference stands for.
+        streams = tuple(
+            QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
+            for engine, *_ in _SECTIONS
+        )
+        lists = _QuestionLists(streams, tuple(item_path for *_, item_path in _SECTIONS), files)
+        for k, ((_, name, items, path, _), stream) in enumerate(zip(_SECTIONS, streams, strict=True)):
+            entry[name] = {items: slot(partial(lists.fill, k)), "quiz": slot(partial(_quiz_request, stream, path))}
         locales.append(entry)
     frame: dict[str, Any] = {
         "bank": bank.id,
@@ -536,7 +626,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         level = (len(text[line_start:]) - len(text[line_start:].lstrip(" "))) // 2
         try:
             for piece in slots[int(match[1])](level):
-                out.write(piece.encode())
+                out.write(piece if isinstance(piece, bytes) else piece.encode())
         except ProblemsFound as exc:
             problems.extend(exc.problems)
         position = match.end()
@@ -545,23 +635,73 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         raise ProblemsFound(problems)
 
 
-def _question_list(stream: QuizStream, path: str, level: int) -> Iterator[str]:
-    """The list of question requests, each as _dumps writes it (from its layout's template: the same bytes)."""
-    indent = "  " * (level + 1)
-    requests: dict[int, tuple[Layout, str]] = {}  # (per body layout)
-    yield "["
-    separator = "\n" + indent
-    for desired, values in stream.questions_and_tokens():
-        made = requests.get(id(desired.layout))
-        if made is None or made[0] is not desired.layout:
-            request = Layout({"method": "POST", "path": path, "body": desired.layout.skeleton})
-            made = requests[id(desired.layout)] = (desired.layout, request.template(indent=2, level=level + 1))
-        yield separator + made[1].format_map(values)
-        separator = ",\n" + indent
-    yield "\n" + "  " * level + "]"
+class _QuestionLists:
+    """One locale's lists of question requests, one per engine, made in one pass over the questions (each
+    question's texts read and rendered once for both engines). The first list is written as it is made; the
+    others, which follow it in the document, wait in a spooled temporary file (in memory up to _SPOOL_MEMORY,
+    then on disk), so memory does not grow with the bank."""
+
+    def __init__(self, streams: tuple[QuizStream, ...], paths: tuple[str, ...], files: ExitStack) -> None:
+        self.streams, self.paths, self._files = streams, paths, files  # (files: closes the spools)
+        self._spools: list[IO[bytes]] = []
+        self._level: int | None = None
+
+    def fill(self, k: int, level: int) -> Iterator[bytes]:
+        """The ``k``-th list, as _dumps writes it ``level`` levels deep: the first made, the others replayed."""
+        if k:
+            yield from self._replay(k, level)
+            return
+        self._level = level
+        spool = partial(tempfile.SpooledTemporaryFile, _SPOOL_MEMORY)
+        self._spools = [self._files.enter_context(spool()) for _ in self.streams[1:]]
+        # Per list: the request template of each body layout met (by the layout's id; the entry keeps the layout,
+        # so the id stays its own), and the pieces not yet written.
+        templates: list[dict[int, tuple[Layout, Template]]] = [{} for _ in self.streams]
+        batches: list[list[bytes]] = [[] for _ in self.streams]
+        indent = "  " * (level + 1)
+        yield b"["
+        separator = ("\n" + indent).encode()
+        for n, bodies in enumerate(_made_together(self.streams), start=1):
+            for j, desired in enumerate(bodies):
+                made = templates[j].get(id(desired.layout))
+                if made is None:
+                    request = Layout({"method": "POST", "path": self.paths[j], "body": desired.layout.skeleton})
+                    made = (desired.layout, request.template(indent=2, level=level + 1))
+                    templates[j][id(desired.layout)] = made
+                batches[j] += (separator, made[1].fill(desired.tokens))
+            separator = (",\n" + indent).encode()
+            if n % _BATCH == 0:  # (fewer, larger writes: each is a system call once the spool is a file)
+                yield from self._flush(batches)
+        yield from self._flush(batches)
+        yield ("\n" + "  " * level + "]").encode()
+
+    def _flush(self, batches: list[list[bytes]]) -> Iterator[bytes]:
+        for j, batch in enumerate(batches):
+            if batch:
+                if j:
+                    self._spools[j - 1].write(b"".join(batch))
+                else:
+                    yield b"".join(batch)
+                batch.clear()
+
+    def _replay(self, k: int, level: int) -> Iterator[bytes]:
+        if self._level != level or len(self._spools) < k:
+            raise RuntimeError("a list of question requests replayed before it was made, or at another depth")
+        spool = self._spools[k - 1]
+        yield b"["
+        spool.seek(0)
+        while chunk := spool.read(_SPOOL_CHUNK):
+            yield chunk
+        spool.truncate(0)  # (its memory or disk back at once)
+        yield ("\n" + "  " * level + "]").encode()
 
 
-def _quiz_request(stream: QuizStream, path: str, level: int) -> Iterator[str]:
+_SPOOL_MEMORY = 1 << 20  # bytes of a spool kept in memory
+_SPOOL_CHUNK = 1 << 20  # bytes read back at a time
+_BATCH = 64  # questions made between two writes
+
+
+def _quiz_request(stream: QuizStream, path: str, level: int) -> Iterator[str | bytes]:
     yield _dumps({"method": "POST", "path": path, "body": stream.quiz().body()}, level)
 
 

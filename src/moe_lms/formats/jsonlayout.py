@@ -2,10 +2,11 @@
 
 ``json.dumps`` with ``indent`` runs Python's pure-Python encoder (the C encoder only runs without indent), which
 was most of the Canvas export's time. A :class:`Layout` instead serialises its skeleton once per place in a
-document, with a placeholder where each named value goes, and keeps the text around them as a ``str.format``
-template; each document then costs one escaping per value (``json.encoder.encode_basestring``, the C function
-``json.dumps(ensure_ascii=False)`` uses for every string) and one ``format_map``. A property test holds the result
-equal to ``json.dumps`` of the filled skeleton for any skeleton and any values.
+document, with a placeholder where each named value goes, and keeps the UTF-8 text around them; each document
+then costs one escaping per value (``json.encoder.encode_basestring``, the C function ``json.dumps`` with
+``ensure_ascii=False`` uses for every string) and one ``bytes.join``. (``str.format`` of such a template scans it
+character by character on every call, which cost more than the values.) A property test holds the result equal
+to ``json.dumps`` of the filled skeleton, encoded, for any skeleton and any values.
 
 A skeleton is JSON data (dicts with str keys, lists, str, int, float, bool, None) where a :class:`Slot` stands
 for a value filled in later. A slot may also be a dict key: a dict whose keys are slots has only slot keys, and
@@ -17,15 +18,21 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
-encode_string = json.encoder.encode_basestring  # (ensure_ascii=False; C when _json is there, as in CPython)
+_escape = json.encoder.encode_basestring  # (ensure_ascii=False; C when _json is there, as in CPython)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A placeholder as json.dumps writes it: the slot's name between two NULs (a NUL is always written \u0000).
 _PLACEHOLDER = re.compile(r'"\\u0000([A-Za-z_][A-Za-z0-9_]*)\\u0000"')
+
+
+def encode_string(text: str) -> bytes:
+    """``text`` as json.dumps(ensure_ascii=False) writes it, in UTF-8."""
+    return _escape(text).encode()
 
 
 @dataclass(frozen=True)
@@ -39,23 +46,23 @@ class Slot:
             raise ValueError(f"a slot's name is an identifier: {self.name!r}")
 
 
-def token(value: Any) -> str:
-    """``value`` (a str, int, float, bool or None) as json.dumps writes it."""
+def token(value: Any) -> bytes:
+    """``value`` (a str, int, float, bool or None) as json.dumps writes it, in UTF-8."""
     kind = type(value)
     if kind is str:
-        return encode_string(value)
+        return _escape(value).encode()
     if kind is bool:
-        return "true" if value else "false"
+        return b"true" if value else b"false"
     if kind is int:
-        return int.__repr__(value)
+        return int.__repr__(value).encode()
     if kind is float and math.isfinite(value):
-        return float.__repr__(value)
-    return json.dumps(value)  # None, NaN, the infinities, subclasses: json's own spelling
+        return float.__repr__(value).encode()
+    return json.dumps(value).encode()  # None, NaN, the infinities, subclasses: json's own spelling
 
 
-def tokens(values: Mapping[str, Any]) -> dict[str, str]:
+def tokens(values: Mapping[str, Any]) -> dict[str, bytes]:
     """Every value as json.dumps writes it, by name."""
-    return {name: encode_string(v) if type(v) is str else token(v) for name, v in values.items()}
+    return {name: token(value) for name, value in values.items()}
 
 
 def _placeheld(skeleton: Any) -> Any:
@@ -74,15 +81,37 @@ def _placeheld(skeleton: Any) -> Any:
     return skeleton
 
 
-def template(skeleton: Any, *, indent: int | None = None, level: int = 0, compact: bool = False) -> str:
-    """The ``str.format`` template of ``json.dumps(skeleton, ensure_ascii=False, sort_keys=True, indent=indent)``
+class Template:
+    """The bytes of a skeleton's JSON around its slots; :meth:`fill` puts a document together."""
+
+    __slots__ = ("_frame", "_values", "names")
+
+    def __init__(self, text: str) -> None:
+        """``text``: the JSON with each slot its placeholder."""
+        parts = _PLACEHOLDER.split(text)  # text, name, text, name, …, text
+        self.names = tuple(parts[1::2])
+        self._frame: list[bytes] = [part.encode() for part in parts]  # (a name's place is overwritten)
+        names = self.names
+        self._values: Callable[[Mapping[str, bytes]], Sequence[bytes]] = (
+            itemgetter(*names) if len(names) > 1 else lambda tokens: [tokens[name] for name in names]
+        )
+
+    def fill(self, tokens: Mapping[str, bytes]) -> bytes:
+        """The document with each slot its token (see :func:`tokens`)."""
+        frame = self._frame.copy()
+        frame[1::2] = self._values(tokens)
+        return b"".join(frame)
+
+
+def template(skeleton: Any, *, indent: int | None = None, level: int = 0, compact: bool = False) -> Template:
+    """The template of ``json.dumps(skeleton, ensure_ascii=False, sort_keys=True, indent=indent)``
     (``separators=(",", ":")`` when ``compact``), every line after the first indented ``level`` more levels (as
-    the document it sits in is indented), each slot ``{name}``, for a mapping of :func:`tokens`."""
+    the document it sits in is indented)."""
     separators = (",", ":") if compact else None
     text = json.dumps(_placeheld(skeleton), ensure_ascii=False, sort_keys=True, indent=indent, separators=separators)
     if indent is not None and level:
         text = text.replace("\n", "\n" + " " * indent * level)  # (JSON strings never hold a raw newline)
-    return _PLACEHOLDER.sub(r"{\1}", text.replace("{", "{{").replace("}", "}}"))
+    return Template(text)
 
 
 def fill(skeleton: Any, values: Mapping[str, Any]) -> Any:
@@ -101,15 +130,15 @@ class Layout:
     """One shape of document: its skeleton, and its template at each indent and level asked for (made once)."""
 
     skeleton: Any
-    _templates: dict[tuple[int | None, int, bool], str] = field(default_factory=dict, compare=False, repr=False)
+    _templates: dict[tuple[int | None, int, bool], Template] = field(default_factory=dict, compare=False, repr=False)
 
-    def template(self, *, indent: int | None = None, level: int = 0, compact: bool = False) -> str:
+    def template(self, *, indent: int | None = None, level: int = 0, compact: bool = False) -> Template:
         key = (indent, level, compact)
         made = self._templates.get(key)
         if made is None:
             made = self._templates[key] = template(self.skeleton, indent=indent, level=level, compact=compact)
         return made
 
-    def dumps(self, values: Mapping[str, Any], *, indent: int | None = None, level: int = 0) -> str:
-        """``json.dumps(fill(skeleton, values), ensure_ascii=False, sort_keys=True, indent=indent)``."""
-        return self.template(indent=indent, level=level).format_map(tokens(values))
+    def dumps(self, values: Mapping[str, Any], *, indent: int | None = None, level: int = 0) -> bytes:
+        """``json.dumps(fill(skeleton, values), ensure_ascii=False, sort_keys=True, indent=indent)``, encoded."""
+        return self.template(indent=indent, level=level).fill(tokens(values))
