@@ -285,28 +285,22 @@ class _Texts:
     shows as the source language), or plain text. Each is made once, so an export makes both engines' bodies of
     a question from one reading and rendering of its texts."""
 
-    __slots__ = ("_blocks", "_inlines", "_plain", "_tags", "texts")
+    __slots__ = ("_blocks", "_inlines", "_plain", "_view", "texts")
 
-    def __init__(self, texts: list[Resolved], tags: _Tags) -> None:
+    def __init__(self, texts: list[Resolved], view: _ViewHtml) -> None:
         n = len(texts)
-        self.texts, self._tags = texts, tags
-        self._plain: list[bool | None] = [None] * n
+        self.texts, self._view = texts, view
+        self._plain = [is_plain(r.text) for r in texts]
         self._blocks: list[tuple[str, bytes] | None] = [None] * n
         self._inlines: list[tuple[str, bytes] | None] = [None] * n
-
-    def _is_plain(self, k: int) -> bool:
-        plain = self._plain[k]
-        if plain is None:
-            plain = self._plain[k] = is_plain(self.texts[k].text)
-        return plain
 
     def block(self, k: int) -> tuple[str, bytes]:
         """``<div lang dir>`` and the text as block HTML; and its token."""
         made = self._blocks[k]
         if made is None:
             r = self.texts[k]
-            inner = f"<p>{r.text}</p>" if self._is_plain(k) else render_block(r.text)
-            html = f"{self._tags.div(r.lang)}{inner}</div>"
+            inner = f"<p>{r.text}</p>" if self._plain[k] else self._view.render(render_block, r.text)
+            html = f"{self._view.div(r.lang)}{inner}</div>"
             made = self._blocks[k] = (html, encode_string(html))
         return made
 
@@ -315,25 +309,31 @@ class _Texts:
         made = self._inlines[k]
         if made is None:
             r = self.texts[k]
-            inner = r.text if self._is_plain(k) else render_inline(r.text)
-            html = f"{self._tags.span(r.lang)}{inner}</span>"
+            inner = r.text if self._plain[k] else self._view.render(render_inline, r.text)
+            html = f"{self._view.span(r.lang)}{inner}</span>"
             made = self._inlines[k] = (html, encode_string(html))
         return made
 
     def plain(self, k: int) -> tuple[str, bytes]:
         """The text without markup; and its token."""
         text = self.texts[k].text
-        if not self._is_plain(k):
-            text = plain_text(text)
+        if not self._plain[k]:
+            text = self._view.render(plain_text, text)
         return text, encode_string(text)
 
 
-class _Tags:
-    """The opening tags that mark a text's language and direction, made once per language."""
+class _ViewHtml:
+    """What a view's texts share: the rendering profile (entered only for text with Markdown or math, as plain
+    text renders as itself), and the opening tags that mark a language and direction, made once per language."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
         self._divs: dict[str, str] = {}
         self._spans: dict[str, str] = {}
+
+    def render(self, renderer: Callable[[str], str], text: str) -> str:
+        with rendering(self.profile):
+            return renderer(text)
 
     def _make(self, lang: str) -> None:
         attributes = f'lang="{lang}" dir="{"rtl" if locale_info(lang.replace("-", "_")).rtl else "ltr"}"'
@@ -358,12 +358,13 @@ def _choice_uuids(bank: Bank, locale: str, question: Question) -> list[str]:
     for choice in question.choices:
         digest = prefix.copy()
         digest.update(choice.id.encode())
-        raw = bytearray(digest.digest()[:16])
-        raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
-        raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
-        x = raw.hex()
-        made.append(f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}")
+        x = digest.hexdigest()
+        # The version (5) in the 13th hex digit, the RFC 4122 variant (binary 10) in the top bits of the 17th.
+        made.append(f"{x[:8]}-{x[8:12]}-5{x[13:16]}-{_VARIANT[x[16]]}{x[17:20]}-{x[20:32]}")
     return made
+
+
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 
 # The URL of an image in Canvas (a course file), given its bank media item: the hook of the file upload.
@@ -515,16 +516,14 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
         for s in streams[1:]
     ):
         raise ValueError("bodies are made together only for one view of one bank")
-    view, tags = first.view, _Tags()
-    with rendering(first.profile):
-        made = _Texts([view.feedback("correct"), view.feedback("incorrect")], tags)
-        (correct, correct_token), (incorrect, incorrect_token) = made.block(0), made.block(1)
+    view, html = first.view, _ViewHtml(first.profile)
+    made = _Texts([view.feedback("correct"), view.feedback("incorrect")], html)
+    (correct, correct_token), (incorrect, incorrect_token) = made.block(0), made.block(1)
     feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token))
     keys: list[list[tuple[str, str]]] = [[] for _ in streams]
     for position, q in enumerate(first.bank.questions, start=1):
-        with rendering(first.profile):
-            texts = _Texts(view.question_texts(q), tags)
-            bodies = tuple(stream._make(q, position, texts, feedback) for stream in streams)
+        texts = _Texts(view.question_texts(q), html)
+        bodies = tuple(stream._make(q, position, texts, feedback) for stream in streams)
         for stream_keys, desired in zip(keys, bodies, strict=True):
             stream_keys.append((desired.key, desired.fingerprint))
         yield bodies
