@@ -75,6 +75,10 @@ class DesiredQuestion:
     def body(self) -> dict[str, Any]:
         """The exact create/update request body (a new dict on each call)."""
         body: dict[str, Any] = fill(self.layout.skeleton, {name: json.loads(t) for name, t in self.tokens.items()})
+        entry = body.get("item", {}).get("entry", {})
+        if "answer_feedback" in entry:  # (laid out in sorted order, as JSON writes it; sent in the choices' order)
+            feedback = entry["answer_feedback"]
+            entry["answer_feedback"] = {c["id"]: feedback[c["id"]] for c in entry["interaction_data"]["choices"]}
         return body
 
 
