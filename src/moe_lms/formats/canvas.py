@@ -418,12 +418,12 @@ class QuizStream:
         for (desired,) in _made_together((self,)):
             yield desired
 
-    def _make(self, q: Question, position: int, texts: _Texts, feedback: _Feedback) -> DesiredQuestion:
-        if self.engine == "classic":
-            return self._classic(q, texts, feedback)
-        return self._new_quizzes(q, position, texts, feedback)
+    @property
+    def _maker(self) -> Callable[[Question, int, _Texts, _Feedback], DesiredQuestion]:
+        """The function that makes one question's body for this engine."""
+        return self._classic if self.engine == "classic" else self._new_quizzes
 
-    def _classic(self, q: Question, t: _Texts, feedback: _Feedback) -> DesiredQuestion:
+    def _classic(self, q: Question, position: int, t: _Texts, feedback: _Feedback) -> DesiredQuestion:
         check = self.limits.check
         tokens: dict[str, bytes] = {}
         for j, c in enumerate(q.choices):
@@ -525,9 +525,10 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
     (correct, correct_token), (incorrect, incorrect_token) = made.block(0), made.block(1)
     feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token))
     keys: list[list[tuple[str, str]]] = [[] for _ in streams]
+    makers = [stream._maker for stream in streams]
     for position, q in enumerate(first.bank.questions, start=1):
         texts = _Texts(view.question_texts(q), html)
-        bodies = tuple(stream._make(q, position, texts, feedback) for stream in streams)
+        bodies = tuple([make(q, position, texts, feedback) for make in makers])
         for stream_keys, desired in zip(keys, bodies, strict=True):
             stream_keys.append((desired.key, desired.fingerprint))
         yield bodies
