@@ -456,29 +456,30 @@ class QuizStream:
             "stem": t.block(0)[1],
             "shuffled": b"true" if q.shuffle else b"false",
             "points": token(float(q.points)),
-            "position": token(position),
+            "position": str(position).encode(),
         }
         tokens["correct"], tokens["incorrect"] = feedback.tokens
-        for j in range(len(q.choices)):
+        id_tokens = [f'"{choice_id}"'.encode() for choice_id in ids]  # (a uuid: hex digits and dashes)
+        for j, id_token in enumerate(id_tokens):
             id_name, body_name = _NEW_QUIZZES_NAMES[j]
-            tokens[id_name] = encode_string(ids[j])  # (a uuid: hex digits and dashes)
+            tokens[id_name] = id_token
             tokens[body_name] = t.block(2 + 2 * j)[1]
         multiple = q.kind is Kind.MULTIPLE
-        right = [ids[j] for j, c in enumerate(q.choices) if c.correct]
+        right = [id_tokens[j] for j, c in enumerate(q.choices) if c.correct]
         if multiple:
             listed = "".join(
                 f"<li>{t.inline(2 + 2 * j)[0]}: {t.block(3 + 2 * j)[0]}</li>" for j in range(len(q.choices))
             )
             tokens["neutral"] = encode_string(f"{t.block(1)[0]}<ul>{listed}</ul>")
-            for k, choice_id in enumerate(right):
-                tokens[f"right{k}"] = encode_string(choice_id)
+            for k, right_token in enumerate(right):
+                tokens[f"right{k}"] = right_token
         else:
             tokens["neutral"] = t.block(1)[1]
-            tokens["right0"] = encode_string(right[0])
+            tokens["right0"] = right[0]
             # answer_feedback's keys in the order json's sort_keys writes them.
-            for k, (choice_id, j) in enumerate(sorted(zip(ids, range(len(ids)), strict=True))):
+            for k, (_, j) in enumerate(sorted(zip(ids, range(len(ids)), strict=True))):
                 key_name, value_name = _FEEDBACK_NAMES[k]
-                tokens[key_name] = encode_string(choice_id)
+                tokens[key_name] = id_tokens[j]
                 tokens[value_name] = t.block(3 + 2 * j)[1]
         layout, signed = _new_quizzes_layouts(multiple, len(q.choices), len(right) if multiple else 1)
         fp = _signed(signed, tokens)
