@@ -63,9 +63,9 @@ def escape_attribute(value: str) -> str:
     return value.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
 
 
-def serialise(element: etree._Element, *, declaration: bool = False) -> str:
-    """The element as lxml writes it into a UTF-8 file (with the XML declaration if asked), as text."""
-    data: bytes = etree.tostring(element, encoding="UTF-8", xml_declaration=declaration)
+def serialise(element: etree._Element, *, declaration: bool = False, pretty_print: bool = False) -> str:
+    """The element as lxml writes it into a UTF-8 file (with the XML declaration, indented, if asked), as text."""
+    data: bytes = etree.tostring(element, encoding="UTF-8", xml_declaration=declaration, pretty_print=pretty_print)
     return data.decode("utf-8")
 
 
@@ -101,8 +101,18 @@ class Skeleton:
         self._template_bytes = [piece.encode("utf-8") for piece in self._template]
 
     @classmethod
-    def of(cls, element: etree._Element, *, declaration: bool = False, verbatim: Collection[int] = ()) -> Skeleton:
-        return cls(serialise(element, declaration=declaration), verbatim)
+    def of(
+        cls,
+        element: etree._Element,
+        *,
+        declaration: bool = False,
+        verbatim: Collection[int] = (),
+        pretty_print: bool = False,
+    ) -> Skeleton:
+        """``pretty_print``: as lxml indents the tree, which depends on where text is, never on what it is (so a
+        skeleton of a tree whose text is all markers lays the tree out as it lays out real text, provided no
+        value is empty where its marker stood)."""
+        return cls(serialise(element, declaration=declaration, pretty_print=pretty_print), verbatim)
 
     @classmethod
     def inside(cls, holder: etree._Element, verbatim: Collection[int] = ()) -> Skeleton:
