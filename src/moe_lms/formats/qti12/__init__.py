@@ -199,12 +199,12 @@ class _Shape(NamedTuple):
 
 
 # An item's values, by position: these, then the metadata fields' entries, the choice ids, their feedback idents,
-# (CC, one answer) each choice's score, (Canvas, one answer) the correct choice's id; then 4 per content: the
-# ``xml:lang`` of its ``mattext``, the start of its text (the language div, as XML), its HTML and its end.
+# (CC, one answer) each choice's score, (Canvas, one answer) the correct choice's id; then 2 per content: the
+# ``xml:lang`` of its ``mattext`` and its text as XML (the language div around its HTML, escaped).
 _IDENT, _TITLE, _LANG, _SHUFFLE = range(4)
 _FIXED = 4
 # Contents, by position: the stem, each choice, the general feedback, each choice's feedback.
-_PER_CONTENT = 4
+_PER_CONTENT = 2
 
 
 def _field_labels(shape: _Shape) -> list[str]:
@@ -343,7 +343,7 @@ class Items:
 
     def __init__(self) -> None:
         self._skeletons: dict[_Shape, Skeleton] = {}
-        self._wrappers: dict[tuple[str, bool], tuple[str, str]] = {}
+        self._wrappers: dict[str, tuple[str, str, str, str]] = {}
 
     @staticmethod
     def _skeleton(shape: _Shape) -> Skeleton:
@@ -352,41 +352,44 @@ class Items:
         def content(parent: etree._Element, index: int) -> None:
             at = start + _PER_CONTENT * index
             mattext = _sub(_sub(parent, "material"), "mattext", {"texttype": "text/html"})
-            mattext.text = raw(at + 1) + slot(at + 2) + raw(at + 3)
+            mattext.text = raw(at + 1)
             mattext.set(XML_LANG, slot(at))
 
         element = _item_element(shape, [slot(i) for i in range(start)], content)
-        # Every value is an id, a number, a constant or a language tag, but the title and the contents' HTML.
+        # Every value is an id, a number, a constant or a language tag, but the title and the contents (raw XML).
         contents = 2 * shape.choices + 2
         verbatim = {*range(start), *(start + _PER_CONTENT * i for i in range(contents))} - {_TITLE}
         return Skeleton.of(element, verbatim=verbatim, pretty_print=True)
 
-    def _wrapper(self, lang: str, paragraph: bool) -> tuple[str, str]:
-        """The start and end of a content's text in language ``lang`` (see :func:`wrapped_html`), as XML text:
-        with the paragraph of text that renders as itself, or without (the HTML then holds its own)."""
-        found = self._wrappers.get((lang, paragraph))
+    def _wrapper(self, lang: str) -> tuple[str, str, str, str]:
+        """The start and end of a content's text in language ``lang`` (see :func:`wrapped_html`) as XML text, with
+        the paragraph of block text that renders as itself, then without (other HTML holds its own)."""
+        found = self._wrappers.get(lang)
         if found is None:
             start, end = wrapped_html(Resolved("", Origin.SOURCE, lang), lambda _: "\0").split("\0")
-            if paragraph:
-                start, end = start + "<p>", "</p>" + end
-            found = self._wrappers[lang, paragraph] = (escape_text(start), escape_text(end))
+            start_p, end_p, start, end = (escape_text(s) for s in (start + "<p>", "</p>" + end, start, end))
+            found = self._wrappers[lang] = (start_p, end_p, start, end)
         return found
 
     def serialise(self, question: Question, view: LocalizedView, flavour: Flavour) -> bytes:
         shape, values = _item_values(question, view, flavour)
-        for index, resolved in enumerate(_contents(question, view)):
-            text = resolved.text
-            inline = _inline(shape, index)
-            if renders_as_itself(text) and "$" not in text:  # nearly every text: itself as inline HTML, <p>text</p>
-                if index == 0:
-                    values[_TITLE] = _shorten(text)  # (what stem_title gives for such text)
-                start, end = self._wrapper(resolved.lang, not inline)
-            else:
-                if index == 0:
-                    values[_TITLE] = stem_title(view, question)
-                text = render_inline(text) if inline else render_block(text)
-                start, end = self._wrapper(resolved.lang, False)
-            values += (resolved.lang, start, text, end)
+        texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
+        stem = texts[0].text
+        fast = renders_as_itself(stem) and "$" not in stem
+        values[_TITLE] = _shorten(stem) if fast else stem_title(view, question)  # (the same for such text)
+        wrappers, append = self._wrappers, values.append
+        # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
+        for block, group in ((True, texts[:1]), (False, texts[2::2]), (True, [texts[1], *texts[3::2]])):
+            for text, _, lang in group:
+                start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
+                append(lang)
+                if renders_as_itself(text) and "$" not in text:  # nearly every text: itself as inline HTML,
+                    if block:  # and <p>text</p> as a block
+                        append(start_p + escape_text(text) + end_p)
+                    else:
+                        append(start + escape_text(text) + end)
+                else:
+                    append(start + escape_text(render_block(text) if block else render_inline(text)) + end)
         skeleton = self._skeletons.get(shape)
         if skeleton is None:
             skeleton = self._skeleton(shape)
