@@ -53,6 +53,12 @@ def escape_text(value: str) -> str:
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
 
 
+def writable(text: str) -> bool:
+    """Whether XML 1.0 can carry every character of ``text`` (what :func:`escape_text` and lxml refuse, it cannot):
+    one search over many values joined costs far less than one per value."""
+    return _NOT_XML_CHARACTER.search(text) is None
+
+
 def escape_attribute(value: str) -> str:
     """``value`` as libxml2 writes it as an attribute value in double quotes (UTF-8 output)."""
     if _ATTRIBUTE_WORK.search(value) is None:

@@ -45,7 +45,7 @@ from ...locales import LocalizedView, Origin, Resolved, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
-from ...skeleton import Skeleton, escape_text, raw, slot
+from ...skeleton import Skeleton, escape_text, raw, slot, writable
 from ...text import renders_as_itself
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
@@ -378,16 +378,18 @@ class Items:
         fast = renders_as_itself(stem) and "$" not in stem
         values[_TITLE] = _shorten(stem) if fast else stem_title(view, question)  # (the same for such text)
         wrappers, append = self._wrappers, values.append
+        # Text that renders as itself has nothing XML escapes (no & < > \r): it goes in as it is once no text of the
+        # item holds a character XML cannot carry (else escape_text refuses it, as lxml would).
+        clean = writable("".join([resolved[0] for resolved in texts]))
         # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
         for block, group in ((True, texts[:1]), (False, texts[2::2]), (True, [texts[1], *texts[3::2]])):
             for text, _, lang in group:
                 start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
                 append(lang)
                 if renders_as_itself(text) and "$" not in text:  # nearly every text: itself as inline HTML,
-                    if block:  # and <p>text</p> as a block
-                        append(start_p + escape_text(text) + end_p)
-                    else:
-                        append(start + escape_text(text) + end)
+                    if not clean:  # and <p>text</p> as a block
+                        text = escape_text(text)
+                    append(start_p + text + end_p if block else start + text + end)
                 else:
                     append(start + escape_text(render_block(text) if block else render_inline(text)) + end)
         skeleton = self._skeletons.get(shape)
