@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from moe_lms.skeleton import Skeleton, escape_attribute, escape_text, inner, raw, serialise, slot
+from moe_lms.skeleton import Skeleton, escape_attribute, escape_text, inner, raw, serialise, slot, writable
 
 XML_CHARS = "".join(
     chr(c)
@@ -104,3 +104,31 @@ def test_what_xml_allows_and_the_bank_refuses_is_still_written_as_lxml_writes_it
     holder.text = slot(1)
     assert Skeleton.of(holder).fill([f"&{allowed}", f"<{allowed}"]) == serialise(element)
     assert skeleton.fill(["x"]) == '<a b="x"/>'
+
+
+def _nested(values: list[str]) -> etree._Element:
+    """Elements in elements, the values as attributes and as the text of the innermost ones."""
+    root = etree.Element("{urn:x}root", {"a": values[0]}, nsmap={None: "urn:x"})
+    inside = etree.SubElement(etree.SubElement(root, "{urn:x}outer"), "{urn:x}inner", {"b": values[1]})
+    etree.SubElement(inside, "{urn:x}leaf").text = values[2]
+    etree.SubElement(inside, "{urn:x}empty")
+    etree.SubElement(root, "{urn:x}leaf").text = values[0]
+    return root
+
+
+@given(st.lists(texts.filter(bool), min_size=3, max_size=3))
+def test_an_indented_skeleton_is_what_lxml_writes_indented(values: list[str]) -> None:
+    """Indentation depends on where text stands, never on what it says (no value empty where its marker stood)."""
+    skeleton = Skeleton.of(_nested([slot(0), slot(1), slot(2)]), pretty_print=True)
+    assert skeleton.fill(values) == serialise(_nested(values), pretty_print=True)
+    assert "\n      <leaf>" in skeleton.fill(values)
+
+
+@given(texts | st.sampled_from(["\x00", "a\x1fb", "\ufffe", "\ud800"]))
+def test_writable_is_whether_escaping_as_text_succeeds(value: str) -> None:
+    try:
+        escape_text(value)
+    except ValueError:
+        assert not writable(value)
+    else:
+        assert writable(value)
