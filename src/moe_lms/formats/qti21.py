@@ -45,7 +45,7 @@ from ..rich import (
     rendering,
 )
 from ..schemas import Schemas
-from ..skeleton import Skeleton, escape_text, inner, raw, slot, writable
+from ..skeleton import Skeleton, inner, raw, slot
 from ..text import renders_as_itself, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
@@ -624,17 +624,13 @@ class _Items:
                 element.text = raw(base + index)
 
         element = _item_element(shape, [slot(i) for i in range(base)], content)
-        # Every value before the contents but the title is an id, a number, a language tag or a constant; the
-        # contents come escaped (see serialise).
-        return Skeleton.of(element, declaration=True, verbatim=set(range(base + len(forms))) - {_TITLE})
+        # Every value before the contents but the title is an id, a number, a language tag or a constant.
+        return Skeleton.of(element, declaration=True, verbatim=set(range(base)) - {_TITLE})
 
     def serialise(self, question: Question, view: LocalizedView) -> bytes:
         shape, values, contents = _item_text(question, view)
         lang = values[_LANG]
         key: list[object] = [shape, lang]
-        # Text that renders as itself has nothing XML escapes (no & < > \r): it goes in as it is once no text of the
-        # item holds a character XML cannot carry (else escape_text refuses it, as lxml would).
-        clean = writable("".join([resolved[0] for resolved in contents]))
         for index, resolved in enumerate(contents):
             text = resolved.text
             inline = 1 <= index <= shape.choices
@@ -642,12 +638,11 @@ class _Items:
                 form = _BARE if inline else _PARAGRAPH
                 if index == 0:
                     values[_TITLE] = _shorten(text, 80)  # (what _stem_title gives for such text)
-                if not clean:
-                    text = escape_text(text)
             else:
                 rendered = render_inline(text) if inline else render_block(text)
                 form, text = _form(rendered)
-                text = _markup(rendered) if form == _MARKUP else escape_text(text)
+                if form == _MARKUP:
+                    text = _markup(rendered)
                 if index == 0:
                     values[_TITLE] = _stem_title(resolved.text)
             values.append(text)
