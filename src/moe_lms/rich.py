@@ -78,8 +78,20 @@ def has_rich(markdown: str) -> bool:
     return _RICH.search(markdown) is not None
 
 
+# text.py's Markdown syntax characters and "$": text with none of them has no rich content (each _RICH mark
+# holds one), so one search tells both (the hot path of large banks: every plain string).
+_SYNTAX_OR_RICH = re.compile(text._MARKDOWN_CHARACTERS.pattern.removesuffix("]") + "$]")
+
+
+def renders_as_itself(markdown: str) -> bool:
+    """Whether ``markdown`` renders as itself in every profile: inline as the text, block as ``<p>text</p>``."""
+    return _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown)
+
+
 def render_block(markdown: str) -> str:
     """:func:`text.render_block`, with math, images and code as the current profile wants them."""
+    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+        return f"<p>{markdown}</p>"
     if not has_rich(markdown):
         return text.render_block(markdown)
     return _render(markdown, False, _profile.get())
@@ -87,6 +99,8 @@ def render_block(markdown: str) -> str:
 
 def render_inline(markdown: str) -> str:
     """:func:`text.render_inline`, with math, images and code as the current profile wants them."""
+    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+        return markdown
     if not has_rich(markdown):
         return text.render_inline(markdown)
     return _render(markdown, True, _profile.get())

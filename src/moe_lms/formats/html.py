@@ -27,7 +27,7 @@ from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, Kind, MediaItem, Question
-from ..rich import Profile, code_style, plain_text, render_block, render_inline, rendering
+from ..rich import Profile, code_style, plain_text, render_block, render_inline, renders_as_itself, rendering
 from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format
 
@@ -310,10 +310,14 @@ class _Page:
             self._mark(element, self.view.source_info if other else self.info, fallback=key[4])
             skeleton = Skeleton(_serialise(element), verbatim={0})
             wrapper = self._wrappers[key] = (skeleton, *skeleton.around(("", ""), 1))
-        markup = render_block(resolved.text) if block else render_inline(resolved.text)
+        text = resolved.text
+        if renders_as_itself(text):  # (no & < >: lxml writes it back as it stands)
+            content = f"<p>{text}</p>" if block else text
+        else:
+            content = lxml_form(render_block(text) if block else render_inline(text))
         if id:
-            return wrapper[0].fill((id, lxml_form(markup)))
-        return wrapper[1] + lxml_form(markup) + wrapper[2]
+            return wrapper[0].fill((id, content))
+        return wrapper[1] + content + wrapper[2]
 
     def ui(self, tag: str, text: str, **attrs: str) -> HtmlElement:
         """An element holding the page's own words, marked when they are not in the page's language."""
