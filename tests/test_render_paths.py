@@ -41,3 +41,31 @@ def test_text_with_no_syntax_or_rich_character_renders_as_the_thorough_path_rend
         if rich.renders_as_itself(s):
             assert rich.render_block(s) == f"<p>{s}</p>"
             assert rich.render_inline(s) == s
+
+
+def blank_by_definition(rendered: str) -> bool:
+    """renders_blank as its docstring says it: no text once the tags are gone, and no image or formula."""
+    return not text._TAG.sub("", rendered).strip() and not text._CONTENT_ELEMENT.search(rendered)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(syntaxy, syntaxy.map(lambda s: f"<p>{s}</p>"), syntaxy.map(text.render_block)))
+@example("<p></p>")
+@example("<p> </p>")
+@example("<p><img src='x'></p>")
+@example("<p>")
+@example("<p")
+@example("<p><!-- c --></p>")
+@example("\u3000<p></p>")
+def test_the_blank_check_of_rendered_html_agrees_with_its_definition(rendered: str) -> None:
+    assert text.renders_blank(rendered) == blank_by_definition(rendered)
+
+
+@settings(max_examples=300, deadline=None)
+@given(syntaxy)
+@example("plain words")
+@example("a < b")
+@example("x &amp; y")
+def test_the_plain_text_of_text_with_no_math_or_image_is_text_pys(s: str) -> None:
+    if "$" not in s and "![" not in s:  # (rich.plain_text's own reading of math and images is not shortcut)
+        assert rich.plain_text(s) == text.plain_text(s)

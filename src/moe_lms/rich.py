@@ -108,6 +108,8 @@ def render_inline(markdown: str) -> str:
 
 def plain_text(markdown: str) -> str:
     """The text a learner reads, without markup; math stays as its LaTeX between dollars, an image as its alt."""
+    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+        return markdown  # (renders as itself, with no & < to unescape or to keep from opening a tag)
     if "$" not in markdown and "![" not in markdown:
         return text.plain_text(markdown)
     tokens = _markdown().parseInline(markdown)

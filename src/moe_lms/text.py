@@ -246,7 +246,12 @@ _CONTENT_ELEMENT = re.compile(r"<(?:img|math)\b")
 def renders_blank(rendered: str) -> bool:
     """Whether rendered HTML shows a learner nothing: no text (``<p></p>`` from a bank text "<P>" counts as nothing,
     as does a lone comment) and no image or formula. Every export refuses such text and ``check`` names it."""
-    if _TAG.sub("", rendered).strip():  # (the common case: some text between the tags)
+    # The common case, without copying the text: text right at the start or right after a leading "<p>"
+    # (a complete tag, so what follows it is outside every tag).
+    first = rendered[3:4] if rendered.startswith("<p>") else rendered[:1]
+    if first and first != "<" and not first.isspace():
+        return False
+    if _TAG.sub("", rendered).strip():  # (some text between the tags)
         return False
     return not _CONTENT_ELEMENT.search(rendered)
 
