@@ -69,3 +69,17 @@ def test_the_blank_check_of_rendered_html_agrees_with_its_definition(rendered: s
 def test_the_plain_text_of_text_with_no_math_or_image_is_text_pys(s: str) -> None:
     if "$" not in s and "![" not in s:  # (rich.plain_text's own reading of math and images is not shortcut)
         assert rich.plain_text(s) == text.plain_text(s)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789.) \tx٣\u00a0")), min_size=1))
+@example("2.0 ms")
+@example("1.")
+@example("1)")
+@example("1. x")
+@example("1.\tx")
+@example("1234567890. ten digits")
+@example("٣. Arabic-Indic")
+def test_a_number_at_the_start_is_a_list_number_only_when_markdown_it_says_so(s: str) -> None:
+    assert text.render_block(s) == text._render_markdown(s, False)
+    assert text.render_inline(s) == text._render_markdown(s, True)

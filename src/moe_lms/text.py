@@ -61,7 +61,7 @@ def _markdown() -> MarkdownIt:
 # Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser
 # (the hot path of large banks). A property test checks both paths agree.
 _MARKDOWN_CHARACTERS = re.compile(r"[\\`*_\[\]<>&#!|~\n\r\t\u00a0]")
-_LIST_NUMBER = re.compile(r"\d+[.)]")
+_LIST_NUMBER = re.compile(r"\d+[.)](?:[ \t]|$)")  # (a list number is followed by a space or nothing)
 _START_MARKS = frozenset("-+=>\ufeff")  # (markdown-it drops a byte-order mark that starts inline text)
 
 
