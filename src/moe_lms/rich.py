@@ -184,6 +184,9 @@ def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
     if inline:
         rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
         return holes.fill(text._inline_cleaner.clean(rendered).strip())
+    if text.one_paragraph(markdown):  # (as text._render_markdown does: no block parser for one paragraph)
+        rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
+        return holes.fill(text.sanitize(f"<p>{rendered}</p>\n").strip())
     tokens = md.parse(markdown, env)
     if text._too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
         return text.render_block(markdown)

@@ -206,10 +206,32 @@ def _render_markdown(markdown: str, inline: bool) -> str:
     env: EnvType = {}
     if inline:
         return _inline_cleaner.clean(md.renderer.render(md.parseInline(markdown, env), md.options, env)).strip()
+    if one_paragraph(markdown):  # (a third faster: the block parser would find the one paragraph)
+        return sanitize(f"<p>{md.renderer.render(md.parseInline(markdown, env), md.options, env)}</p>\n").strip()
     tokens = md.parse(markdown, env)
     if _too_deep(tokens):  # nested deeper than any real text: keep every word, as text
         return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
     return sanitize(md.renderer.render(tokens, md.options, env)).strip()
+
+
+# What may start a block other than a paragraph on a line (CommonMark, markdown-it's table and dollarmath's $$):
+# a heading, quote, fence, HTML block, reference, table, math block; a bullet or number of a list; a thematic
+# break. Broader than each rule, on purpose: text starting so takes the block parser.
+_BLOCK_START = re.compile(r"[#>+=~`|<\[\ufeff-]|\$\$|[*_](?:[ \t]|$)|[*_](?:[ \t]*[*_]){2,}[ \t]*$|\d+[.)](?:[ \t]|$)")
+
+
+def one_paragraph(markdown: str) -> bool:
+    """Whether block Markdown is one paragraph whose inline content is the whole text: one line, nothing around
+    it to strip, no block syntax at its start. Its block rendering is then ``<p>`` and its inline rendering
+    (before the sanitiser), found without the block parser."""
+    return (
+        "\n" not in markdown
+        and "\r" not in markdown
+        and markdown[:1] != ""
+        and not markdown[0].isspace()
+        and not markdown[-1].isspace()
+        and _BLOCK_START.match(markdown) is None
+    )
 
 
 # "<" that would open a tag (or a comment, a declaration, an end tag) in a plain-text place that an LMS shows as
