@@ -10,13 +10,13 @@ from contextlib import contextmanager
 
 import pytest
 from babel.numbers import format_decimal
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from moe_lms.formats import html
 from moe_lms.locales import Origin, Resolved, resolve
 from moe_lms.model import Bank
-from moe_lms.rich import Profile, render_block, render_inline, rendering
+from moe_lms.rich import Profile, formula_problem, render_block, render_inline, rendering
 
 from .sample_bank import sample_bank
 from .strategies import banks, texts
@@ -64,7 +64,9 @@ def page_of(bank: Bank, locale: str) -> Iterator[html._Page]:
 @example("<a href='https://x.org/é'>accent</a>", False)
 @example("&#13;", True)
 @example("<span><div>x</div></span>", True)
+@example("$$\\frac{a}{b}$$a < b & c > d$$\\frac{a}{b}$$", True)
 def test_the_renderers_output_is_put_in_as_lxml_writes_it_back(text: str, block: bool) -> None:
+    assume(formula_problem(text) is None)  # (check refuses such text before any export)
     with rendering(PROFILE):
         rendered = render_block(text) if block else render_inline(text)
     assert html.lxml_form(rendered) == html._parsed_form(rendered)
@@ -75,6 +77,7 @@ def test_the_renderers_output_is_put_in_as_lxml_writes_it_back(text: str, block:
 def test_a_bank_text_from_its_wrapper_is_the_element_built_from_its_rendering(
     text: str, block: bool, lang: str, origin: Origin, with_id: bool
 ) -> None:
+    assume(formula_problem(text) is None)
     ident = "q-x1-stem" if with_id else ""
     with page_of(sample_bank(), "ur") as page:
         resolved = Resolved(text, origin, lang)

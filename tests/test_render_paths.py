@@ -130,3 +130,11 @@ def test_one_paragraph_renders_without_the_block_parser_as_with_it(s: str) -> No
             holes = rich._Holes()
             expected = holes.fill(block_parsed(s, rich._markdown(), {"holes": holes, "profile": profile}))
             assert rich._render_cached.__wrapped__(s, False, profile) == expected
+
+
+def test_a_formula_with_a_lone_ampersand_is_named_as_a_formula_problem_not_a_crash() -> None:
+    # latex2mathml writes LaTeX's column separator outside a matrix as a bare "&", which is no XML.
+    problem = rich.formula_problem("Both $a & b$ hold.")
+    assert problem is not None and "$a & b$" in problem and "\\&" in problem
+    assert rich.formula_problem("An ampersand: $a \\& b$.") is None
+    assert rich.formula_problem("$\\begin{matrix} a & b \\\\ c & d \\end{matrix}$") is None

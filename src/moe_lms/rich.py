@@ -318,7 +318,11 @@ def _mathml_cached(source: str, display: bool) -> etree._Element:
         converted = convert(source, display="block" if display else "inline")
     except Exception as exc:  # latex2mathml raises many kinds (its own, IndexError, KeyError …)
         raise FormulaError(f"${source}$ does not parse: {exc.__class__.__name__} {exc}".rstrip()) from None
-    root = etree.fromstring(converted.encode("utf-8"))
+    try:
+        root = etree.fromstring(converted.encode("utf-8"))
+    except etree.XMLSyntaxError:  # latex2mathml writes some input as is: a lone "&" (a column break) is no XML
+        hint = ": '&' separates the columns of a matrix; an ampersand is \\&" if "&" in source else ""
+        raise FormulaError(f"${source}$ does not parse{hint}") from None
     for element in root.iter():
         local = etree.QName(element).localname
         if local in ("mi", "mo", "mtext") and element.text and re.match(r"\\[A-Za-z]+", element.text):
