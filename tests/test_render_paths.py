@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from moe_lms import rich, text
@@ -35,6 +35,7 @@ def thorough(markdown: str, inline: bool) -> str:
 @example("```\ncode\n```", "tex")
 @example("", "tex")
 def test_text_with_no_syntax_or_rich_character_renders_as_the_thorough_path_renders_it(s: str, math: str) -> None:
+    assume(rich.formula_problem(s) is None)  # (check refuses such text before any export)
     with rich.rendering(rich.Profile(math=math)):  # type: ignore[arg-type]
         assert rich.render_block(s) == thorough(s, False)
         assert rich.render_inline(s) == thorough(s, True)
@@ -122,9 +123,12 @@ one_line = (
 @example("\ufeffbyte-order mark")
 @example("1) x")
 @example("12345678901. too long for a list")
+@example("0$$&$")
 def test_one_paragraph_renders_without_the_block_parser_as_with_it(s: str) -> None:
     if text.one_paragraph(s):
         assert text._render_markdown.__wrapped__(s, False) == block_parsed(s, text._markdown(), {})
+        if rich.formula_problem(s) is not None:  # (check refuses such text before any export)
+            return
         for math in ("tex", "mathml"):
             profile = rich.Profile(math=math)  # type: ignore[arg-type]
             holes = rich._Holes()
