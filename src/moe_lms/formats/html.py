@@ -212,7 +212,7 @@ class _Shape(NamedTuple):
 
 
 def _shape(q: Question) -> _Shape:
-    return _Shape(q.kind, tuple(c.correct for c in q.choices))
+    return _Shape(q.kind, tuple([c.correct for c in q.choices]))
 
 
 def _serialise(element: HtmlElement) -> str:
@@ -295,22 +295,12 @@ class _Page:
         info = self.view.source_info if resolved.lang != self.info.lang else self.info
         return self._mark(element, info, fallback=resolved.fell_back)
 
-    def bank_html(self, resolved: Resolved, *, block: bool, cls: str, id: str = "") -> str:
+    def bank_html(self, resolved: Resolved, block: bool, cls: str, id: str = "") -> str:
         """:meth:`bank_text` serialised (with ``id`` when given, an identifier), from a skeleton of its wrapper
         and the rendering in the form lxml writes it (see :func:`lxml_form`)."""
-        other = resolved.lang != self.lang
-        key = (block, cls, bool(id), other, resolved.origin is Origin.FALLBACK)
-        wrapper = self._wrappers.get(key)
-        if wrapper is None:
-            element = E.div() if block else E.span()
-            element.set("class", cls)
-            if id:
-                element.set("id", slot(0))
-            element.text = raw(1)
-            self._mark(element, self.view.source_info if other else self.info, fallback=key[4])
-            skeleton = Skeleton(_serialise(element), verbatim={0})
-            wrapper = self._wrappers[key] = (skeleton, *skeleton.around(("", ""), 1))
-        text = resolved.text
+        text, origin, lang = resolved
+        key = (block, cls, bool(id), lang != self.lang, origin is Origin.FALLBACK)
+        wrapper = self._wrappers.get(key) or self._wrapper(*key)
         if renders_as_itself(text):  # (no & < >: lxml writes it back as it stands)
             content = f"<p>{text}</p>" if block else text
         else:
@@ -318,6 +308,19 @@ class _Page:
         if id:
             return wrapper[0].fill((id, content))
         return wrapper[1] + content + wrapper[2]
+
+    def _wrapper(self, block: bool, cls: str, with_id: bool, other: bool, fallback: bool) -> tuple[Skeleton, str, str]:
+        """The skeleton of a bank text's element (its id, its content), and the markup before and after the
+        content of one without an id."""
+        element = E.div() if block else E.span()
+        element.set("class", cls)
+        if with_id:
+            element.set("id", slot(0))
+        element.text = raw(1)
+        self._mark(element, self.view.source_info if other else self.info, fallback=fallback)
+        skeleton = Skeleton(_serialise(element), verbatim={0})
+        wrapper = self._wrappers[block, cls, with_id, other, fallback] = (skeleton, *skeleton.around(("", ""), 1))
+        return wrapper
 
     def ui(self, tag: str, text: str, **attrs: str) -> HtmlElement:
         """An element holding the page's own words, marked when they are not in the page's language."""
@@ -413,11 +416,11 @@ class _Page:
         html = self.bank_html
         values = [qid, _escape_text(self.number(number)), format(q.points, "g")]
         values += [c.id for c in q.choices]
-        values.append(html(texts[0], block=True, cls="stem", id=f"{qid}-stem"))
-        values.append(html(texts[1], block=True, cls="explanation-text"))
+        values.append(html(texts[0], True, "stem", f"{qid}-stem"))
+        values.append(html(texts[1], True, "explanation-text"))
         for k in range(2, 2 + 2 * n, 2):
-            values.append(html(texts[k], block=False, cls="choice-text"))
-            values.append(html(texts[k + 1], block=True, cls="choice-explanation"))
+            values.append(html(texts[k], False, "choice-text"))
+            values.append(html(texts[k + 1], True, "choice-explanation"))
         return skeleton.fill(values)
 
     def _question(
