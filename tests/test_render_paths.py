@@ -142,3 +142,16 @@ def test_a_formula_with_a_lone_ampersand_is_named_as_a_formula_problem_not_a_cra
     assert problem is not None and "$a & b$" in problem and "\\&" in problem
     assert rich.formula_problem("An ampersand: $a \\& b$.") is None
     assert rich.formula_problem("$\\begin{matrix} a & b \\\\ c & d \\end{matrix}$") is None
+
+
+def test_a_formula_that_only_a_line_of_text_reads_as_math_is_checked_too() -> None:
+    # As a block this text is raw HTML (it starts with <script>), so it holds no formula; as a choice or a title
+    # (inline) it holds $6_em_$, which does not parse: check must name it, or the export would fail on it.
+    line = "<script>alert(1)</script> costs $6_em_$"
+    with rich.rendering(rich.Profile(math="mathml")):
+        try:
+            rich.render_inline(line)
+        except rich.FormulaError as exc:
+            assert rich.formula_problem(line) == str(exc)
+        else:
+            raise AssertionError("the inline rendering was expected to meet the bad formula")

@@ -372,13 +372,25 @@ def formulas(markdown: str) -> Iterator[tuple[str, bool]]:
 
 
 def formula_problem(markdown: str) -> str | None:
-    """What is wrong with the first formula of a text that does not parse, or None."""
-    for source, _display in formulas(markdown):
+    """What is wrong with the first formula of a text that does not parse, or None. The text is read both as a
+    block and as a line (a choice, a title): the two can find different formulas (a line that starts with raw
+    HTML is an HTML block, whose dollars a line still reads as math), and check cannot tell which it is."""
+    for source, _display in (*formulas(markdown), *_line_formulas(markdown)):
         try:
             check_formula(source)
         except FormulaError as exc:
             return str(exc)
     return None
+
+
+def _line_formulas(markdown: str) -> Iterator[tuple[str, bool]]:
+    """The formulas of a text read as render_inline reads it."""
+    if "$" not in markdown:
+        return
+    for token in _markdown().parseInline(markdown):
+        for child in token.children or ():
+            if child.type in ("math_inline", "math_inline_double"):
+                yield child.content.strip(), child.type == "math_inline_double"
 
 
 # \(…\) and \[…\] as moe-lms writes them for MathJax (and as Moodle and Canvas users type them).
