@@ -44,10 +44,22 @@ from pydantic import ValidationError
 
 from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, MediaItem, Question, Translation, clean_text
+from ..model import (
+    ID_MAX_LENGTH,
+    ID_PATTERN,
+    Bank,
+    Feedback,
+    Kind,
+    MediaItem,
+    Question,
+    Translation,
+    clean_text,
+    question_sources,
+)
 from ..problems import Problem, ProblemsFound, Severity
 from ..rich import Profile, markdown_from_rich_html, render_block, render_inline, rendering
-from ..skeleton import Skeleton, cdata, escape_text, raw, slot, xml_compatible
+from ..skeleton import Skeleton, cdata, escape_text, slot, xml_compatible
+from ..skeleton import raw as raw_slot
 from ..text import renders_as_itself, renders_blank, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
@@ -557,17 +569,20 @@ class _Questions:
         self._feedback_values = [_element_text(value) for value in self.feedback.values()]
         self._media = bool(bank.media)
         self._feedback_files = any(PLUGINFILE in value for value in self.feedback.values())
-        # The fast path's pieces: each text that renders as itself is one of these around it (see _Texts).
+        # The fast path's pieces: a text that renders as itself is one of these around it (see _Texts.html): a
+        # choice inline, any other text as one paragraph; in its locale's own language or fallen back.
         view = texts.views[0]
-        self._view, self._locale, self._lang = view, view.locale, texts._first_lang
+        self._view, self._locale, self._lang = view, view.locale, view.info.lang
+        self._source = view.locale == bank.source_locale
         own, fallback = "<![CDATA[" + texts._first_own, "<![CDATA[" + texts._first_fallback
-        self._inline = {True: (own, "</div>]]>"), False: (fallback, "</div>]]>")}
-        self._block = {True: (own + "<p>", "</p></div>]]>"), False: (fallback + "<p>", "</p></div>]]>")}
-        # Multilang: span and <bdi> of each locale, for a text in the locale's own language or fallen back.
+        self._block = (own + "<p>", fallback + "<p>", "</p></div>]]>")
+        self._inline = (own, fallback, "</div>]]>")
+        # Multilang: the span and <bdi> of each locale, for a text in the locale's own language or fallen back.
         self._runs = [
             (texts._spans[i] + texts._bdi(view.info), texts._spans[i] + texts._bdi(view.source_info), view.info.lang)
             for i, view in enumerate(texts.views)
         ]
+        self._points: dict[float, str] = {}
 
     def template(self, kind: Kind, choices: int, tags: int) -> _Template:
         key = (kind, choices, tags)
@@ -605,26 +620,40 @@ class _Questions:
         return _Template(element, [position[s] for s in slots], [position[a] for a in answers])
 
     def _skeleton(self, kind: Kind, choices: int, tags: int) -> Skeleton:
-        """The template of this shape, serialised as write() serialises a question, with a marker in every slot:
-        raw ones (values 0…) for what :meth:`values` gives, written as :func:`_element_text`; the fractions
-        (verbatim: numbers) after them, then the bank's three feedback texts (raw, so no bank text is ever read
-        as a marker)."""
+        """The template of this shape, serialised as write() serialises a question, with a marker in every slot
+        (see :meth:`_fast_values` for their order). Every text is a raw marker, filled as :func:`_element_text`
+        writes it (the bank's feedback too, so that no bank text is ever read as a marker); the fractions are
+        verbatim (numbers)."""
         key = (kind, choices, tags)
         skeleton = self.skeletons.get(key)
         if skeleton is None:
             template = self.template(kind, choices, tags)
             element = copy.copy(template.element)
             nodes = list(element.iter())
-            for i, position in enumerate(template.slots):
-                nodes[position].text = raw(i)
-            fractions = len(template.slots)
+            texts = 2 + 2 * choices
+            # template.slots: name, question text, general feedback, grade, idnumber, shuffle, each answer's text
+            # and feedback, tags. Values: the texts in question_texts order, then name, grade, idnumber, shuffle,
+            # tags, fractions, feedback.
+            order = [
+                texts,
+                0,
+                1,
+                texts + 1,
+                texts + 2,
+                texts + 3,
+                *range(2, texts),
+                *range(texts + 4, texts + 4 + tags),
+            ]
+            for index, position in zip(order, template.slots, strict=True):
+                nodes[position].text = raw_slot(index)
+            fractions = texts + 4 + tags
             for j, position in enumerate(template.answers):
                 nodes[position].set("fraction", slot(fractions + j))
-            feedback = fractions + len(template.answers)
+            feedback = fractions + choices
             for k, tag in enumerate(FEEDBACK_ELEMENTS.values()):
                 found = element.find(tag)
                 assert found is not None
-                found[0].text = raw(feedback + k)
+                found[0].text = raw_slot(feedback + k)
             verbatim = range(fractions, feedback)
             skeleton = self.skeletons[key] = Skeleton.of(element, pretty_print=True, verbatim=verbatim)
         return skeleton
@@ -676,73 +705,99 @@ class _Questions:
         anything else (a character XML cannot carry, to be named in the error; an image of the bank, carried in
         <file> elements) is built element by element."""
         try:
-            values = self._fast_values(q) if not self.texts.multilang else self._fast_multilang_values(q)
+            values = self._fast_multilang_values(q) if self.texts.multilang else self._fast_values(q)
         except ValueError:  # a character XML cannot carry: the thorough way names the text that holds it
             return self.built(q, fractions)
+        tags = len(values) - 6 - 2 * len(q.choices)
         values += fractions
         values += self._feedback_values
-        filled = self._skeleton(q.kind, len(q.choices), len(values) - 9 - 3 * len(q.choices)).fill(values)
-        if not xml_compatible(filled) or (self._media and (self._feedback_files or PLUGINFILE in filled)):
+        filled = self._skeleton(q.kind, len(q.choices), tags).fill_bytes(values)
+        if self._media and (self._feedback_files or _PLUGINFILE_BYTES in filled):
             return self.built(q, fractions)
-        return filled.encode("utf-8")
+        return filled
 
     def _fast_values(self, q: Question) -> list[str]:
-        """:meth:`values` of a per-locale category, each as :func:`_element_text` writes it."""
-        resolved = self._view.question_texts(q)
-        lang, html = self._lang, self.texts.html
-        stem = resolved[0].text
-        if stem and "$" not in stem and renders_as_itself(stem):
-            name = f"{q.id}: {_short(stem, _NAME_LENGTH)}"  # (_visible of "<p>stem</p>" is the stem)
+        """What a per-locale category's skeleton is filled with, each as :func:`_element_text` writes it: the
+        question's texts in question_texts order, then its name, grade, idnumber, shuffle and tags. Raises
+        ValueError for a character XML cannot carry."""
+        if self._source:  # every text is the source's, in the locale's own language: no Resolved needed
+            texts = question_sources(q)
+            langs = None
         else:
-            name = f"{q.id}: {_short(_visible(render_block(stem)), _NAME_LENGTH)}"
-        values = [_element_text(name)]
-        block, inline = self._block, self._inline
-        for k, (text, _, text_lang) in enumerate(resolved):
-            if text and "$" not in text and renders_as_itself(text):
+            resolved = self._view.question_texts(q)
+            texts = [r.text for r in resolved]
+            langs = [r.lang for r in resolved]
+        stem = texts[0]
+        plain = _plain(stem)
+        name = f"{q.id}: {_short(stem if plain else _visible(render_block(stem)), _NAME_LENGTH)}"
+        values: list[str] = []
+        own_block, fallback_block, block_end = self._block
+        own_inline, fallback_inline, inline_end = self._inline
+        lang = self._lang
+        for k, text in enumerate(texts):
+            # (_plain, inlined: it runs for every text of the bank)
+            if (
+                plain
+                if k == 0
+                else text
+                and "$" not in text
+                and renders_as_itself(text)
+                and (text.isprintable() or xml_compatible(text))
+            ):
+                own = langs is None or langs[k] == lang
                 if k < 2 or k % 2:
-                    before, after = block[text_lang == lang]
+                    values.append((own_block if own else fallback_block) + text + block_end)
                 else:
-                    before, after = inline[text_lang == lang]
-                values.append(before + text + after)
-            elif k < 2:
-                values.append(_element_text(html(_WHAT[k], resolved[k : k + 1], render_block)))
+                    values.append((own_inline if own else fallback_inline) + text + inline_end)
             else:
-                choice, render = q.choices[(k - 2) // 2].id, render_block if k % 2 else render_inline
-                values.append(_element_text(html(_WHAT[2 + k % 2], resolved[k : k + 1], render, choice)))
-            if k == 1:
-                values += (f"{float(q.points):.7f}", _element_text(f"{q.id}-{self._locale}"), _SHUFFLE[q.shuffle])
+                values.append(self._rendered(q, k, self._view.question_texts(q)[k : k + 1]))
+        values += (_element_text(name), self._grade(q), _element_text(f"{q.id}-{self._locale}"), _SHUFFLE[q.shuffle])
         values += map(_element_text, _question_tags(self.bank, q))
         return values
 
     def _fast_multilang_values(self, q: Question) -> list[str]:
-        """:meth:`values` of a multilang category, each as :func:`_element_text` writes it."""
+        """:meth:`_fast_values` of a multilang category."""
         columns = list(zip(*(view.question_texts(q) for view in self.texts.views), strict=True))
-        html, runs = self.texts.html, self._runs
+        runs = self._runs
         stem = columns[0][0].text
-        if stem and "$" not in stem and renders_as_itself(stem):
-            name = f"{q.id}: {_short(stem, _NAME_LENGTH)}"  # (_visible of "<p>stem</p>" is the stem)
-        else:
-            name = f"{q.id}: {_short(_visible(render_block(stem)), _NAME_LENGTH)}"
-        values = [_element_text(name)]
+        name = f"{q.id}: {_short(stem if _plain(stem) else _visible(render_block(stem)), _NAME_LENGTH)}"
+        values: list[str] = []
         for k, column in enumerate(columns):
-            if all(text and "$" not in text and renders_as_itself(text) for text, _, _ in column):
+            if all(_plain(text) for text, _, _ in column):
                 # One paragraph (or one inline run) of a span per locale: the layout _Texts.html gives it.
                 run = "".join(
                     (own if text_lang == lang else fallback) + text + "</bdi></span>"
                     for (text, _, text_lang), (own, fallback, lang) in zip(column, runs, strict=True)
                 )
                 values.append(f"<![CDATA[<p>{run}</p>]]>" if k < 2 or k % 2 else f"<![CDATA[{run}]]>")
-            elif k < 2:
-                values.append(_element_text(html(_WHAT[k], column, render_block)))
             else:
-                choice, render = q.choices[(k - 2) // 2].id, render_block if k % 2 else render_inline
-                values.append(_element_text(html(_WHAT[2 + k % 2], column, render, choice)))
-            if k == 1:
-                values += (f"{float(q.points):.7f}", _element_text(q.id), _SHUFFLE[q.shuffle])
+                values.append(self._rendered(q, k, column))
+        values += (_element_text(name), self._grade(q), _element_text(q.id), _SHUFFLE[q.shuffle])
         values += map(_element_text, _question_tags(self.bank, q))
         return values
 
+    def _rendered(self, q: Question, k: int, column: Sequence[Resolved]) -> str:
+        """Text ``k`` of a question (question_texts order) as _Texts.html gives it, written as _element_text."""
+        if k < 2:
+            return _element_text(self.texts.html(_WHAT[k], column, render_block))
+        choice, render = q.choices[(k - 2) // 2].id, render_block if k % 2 else render_inline
+        return _element_text(self.texts.html(_WHAT[2 + k % 2], column, render, choice))
 
+    def _grade(self, q: Question) -> str:
+        grade = self._points.get(q.points)
+        if grade is None:
+            grade = self._points[q.points] = f"{float(q.points):.7f}"
+        return grade
+
+
+def _plain(text: str) -> bool:
+    """Whether a text renders as itself, with nothing to escape, both inline and as one paragraph (Moodle's math
+    is $: such text goes to the renderer), and holds only characters XML carries (most text is printable, which
+    says so at once; the rest is looked at)."""
+    return bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
+
+
+_PLUGINFILE_BYTES = PLUGINFILE.encode("ascii")
 # What _Questions.values names each text of a question (stem, explanation, a choice, a choice's explanation).
 _WHAT = ("the stem", "the explanation", "choice", "the explanation of choice")
 _SHUFFLE = {True: "true", False: "false"}
