@@ -69,8 +69,7 @@ def question(draw: st.DrawFn, qid: str) -> dict[str, Any]:
         "explanation": draw(texts),
         "tags": draw(st.lists(ids, max_size=2, unique=True)),
         "choices": [
-            {"id": f"c{i}", "text": draw(texts), "correct": i in correct, "explanation": draw(texts)}
-            for i in range(n)
+            {"id": f"c{i}", "text": draw(texts), "correct": i in correct, "explanation": draw(texts)} for i in range(n)
         ],
     }
 
@@ -99,7 +98,9 @@ def banks(draw: st.DrawFn) -> Bank:
         for path, source in strings(bank):
             state = draw(st.sampled_from(["missing", "reviewed", "draft", "stale"]))
             if state != "missing":
-                catalog[path] = Translation(draw(texts), source + " (old)" if state == "stale" else source, state == "draft")
+                catalog[path] = Translation(
+                    draw(texts), source + " (old)" if state == "stale" else source, state == "draft"
+                )
         translations[locale] = catalog
     media = MEDIA if draw(st.booleans()) else {}
     return bank.model_copy(update={"translations": translations, "media": media})
