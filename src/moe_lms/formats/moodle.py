@@ -757,21 +757,34 @@ class _Questions:
 
     def _fast_multilang_values(self, q: Question) -> list[str]:
         """:meth:`_fast_values` of a multilang category."""
-        columns = list(zip(*(view.question_texts(q) for view in self.texts.views), strict=True))
         runs = self._runs
-        stem = columns[0][0].text
+        resolved = [view.question_texts(q) for view in self.texts.views]
+        stem = resolved[0][0].text
         name = f"{q.id}: {_short(stem if _plain(stem) else _visible(render_block(stem)), _NAME_LENGTH)}"
         values: list[str] = []
-        for k, column in enumerate(columns):
-            if all(_plain(text) for text, _, _ in column):
-                # One paragraph (or one inline run) of a span per locale: the layout _Texts.html gives it.
-                run = "".join(
-                    (own if text_lang == lang else fallback) + text + "</bdi></span>"
-                    for (text, _, text_lang), (own, fallback, lang) in zip(column, runs, strict=True)
-                )
-                values.append(f"<![CDATA[<p>{run}</p>]]>" if k < 2 or k % 2 else f"<![CDATA[{run}]]>")
+        for k in range(len(resolved[0])):
+            # A text that renders as itself in every locale is one paragraph (a choice: one inline run) of a span
+            # per locale, the layout _Texts.html gives it.
+            spans = []
+            first = None  # the first locale's text, once found plain: a text that fell back to it is plain too
+            for (own, fallback, lang), texts in zip(runs, resolved, strict=True):
+                text, _, text_lang = texts[k]
+                if text is not first and not (
+                    text
+                    and "$" not in text
+                    and renders_as_itself(text)
+                    and (text.isprintable() or xml_compatible(text))
+                ):  # (_plain, inlined)
+                    values.append(self._rendered(q, k, [texts[k] for texts in resolved]))
+                    break
+                if first is None:
+                    first = text
+                spans.append((own if text_lang == lang else fallback) + text)
             else:
-                values.append(self._rendered(q, k, column))
+                run = _SPAN_END.join(spans)
+                values.append(
+                    f"<![CDATA[<p>{run}</bdi></span></p>]]>" if k < 2 or k % 2 else f"<![CDATA[{run}</bdi></span>]]>"
+                )
         values += (_element_text(name), self._grade(q), _element_text(q.id), _SHUFFLE[q.shuffle])
         values += map(_element_text, _question_tags(self.bank, q))
         return values
@@ -798,6 +811,7 @@ def _plain(text: str) -> bool:
 
 
 _PLUGINFILE_BYTES = PLUGINFILE.encode("ascii")
+_SPAN_END = "</bdi></span>"
 # What _Questions.values names each text of a question (stem, explanation, a choice, a choice's explanation).
 _WHAT = ("the stem", "the explanation", "choice", "the explanation of choice")
 _SHUFFLE = {True: "true", False: "false"}
