@@ -43,10 +43,11 @@ PIECES = [
     "> quote", "+", "=", "\n", "\n\n", "\t", "😀", "e\u0301", "@@PLUGINFILE@@/bar.png", "\ue000", "\ue0010\ue002",
     "```\ncode\n```", "\ufeff", "\u2003", " ",
 ]  # fmt: skip
+PLAIN = ["Expert", "token router", "اردو میں", "Tiếng Việt", "word", "Q?", "(1-2)", "a—b", "x_y"]
 texts = st.one_of(
-    st.lists(st.sampled_from(PIECES) | st.sampled_from(["word", "Words here", "Q?"]), min_size=1, max_size=5).map(
-        "".join
-    ),
+    st.lists(st.sampled_from(PLAIN), min_size=1, max_size=4).map(" ".join),  # (every text of a question plain)
+    st.lists(st.sampled_from(PLAIN), min_size=1, max_size=4).map(" ".join),
+    st.lists(st.sampled_from(PIECES) | st.sampled_from(PLAIN), min_size=1, max_size=5).map("".join),
     st.lists(st.sampled_from(PIECES), min_size=1, max_size=4).map(" ".join),
     any_texts,
 ).filter(lambda s: s.strip() != "")

@@ -550,7 +550,7 @@ class _Questions:
         self.bank = bank
         self.texts = texts
         self.templates: dict[tuple[Kind, int, int], _Template] = {}
-        self.skeletons: dict[tuple[Kind, int, int], Skeleton] = {}
+        self.skeletons: dict[tuple[Kind, int, int, bool], Skeleton] = {}
         self.feedback = {
             which: texts.html(
                 f"the bank's {which.replace('_', ' ')} feedback",
@@ -583,6 +583,7 @@ class _Questions:
             for i, view in enumerate(texts.views)
         ]
         self._points: dict[float, str] = {}
+        self._tag_values: dict[tuple[str, ...], list[str]] = {}
 
     def template(self, kind: Kind, choices: int, tags: int) -> _Template:
         key = (kind, choices, tags)
@@ -619,12 +620,13 @@ class _Questions:
         position = {node: i for i, node in enumerate(element.iter())}
         return _Template(element, [position[s] for s in slots], [position[a] for a in answers])
 
-    def _skeleton(self, kind: Kind, choices: int, tags: int) -> Skeleton:
+    def _skeleton(self, kind: Kind, choices: int, tags: int, wrapped: bool) -> Skeleton:
         """The template of this shape, serialised as write() serialises a question, with a marker in every slot
         (see :meth:`_fast_values` for their order). Every text is a raw marker, filled as :func:`_element_text`
         writes it (the bank's feedback too, so that no bank text is ever read as a marker); the fractions are
-        verbatim (numbers)."""
-        key = (kind, choices, tags)
+        verbatim (numbers). ``wrapped``: the question's texts are plain and in the locale's own language, and the
+        skeleton holds the CDATA section and wrapper around each (as _Texts.html wraps such a text)."""
+        key = (kind, choices, tags, wrapped)
         skeleton = self.skeletons.get(key)
         if skeleton is None:
             template = self.template(kind, choices, tags)
@@ -644,8 +646,14 @@ class _Questions:
                 *range(2, texts),
                 *range(texts + 4, texts + 4 + tags),
             ]
+            own = self.texts._first_own
             for index, position in zip(order, template.slots, strict=True):
-                nodes[position].text = raw_slot(index)
+                if wrapped and index < texts:
+                    inline = index >= 2 and index % 2 == 0
+                    around = (own, "</div>") if inline else (own + "<p>", "</p></div>")
+                    nodes[position].text = etree.CDATA(around[0] + raw_slot(index) + around[1])
+                else:
+                    nodes[position].text = raw_slot(index)
             fractions = texts + 4 + tags
             for j, position in enumerate(template.answers):
                 nodes[position].set("fraction", slot(fractions + j))
@@ -705,21 +713,25 @@ class _Questions:
         anything else (a character XML cannot carry, to be named in the error; an image of the bank, carried in
         <file> elements) is built element by element."""
         try:
-            values = self._fast_multilang_values(q) if self.texts.multilang else self._fast_values(q)
+            if self.texts.multilang:
+                values, wrapped = self._fast_multilang_values(q), False
+            else:
+                values, wrapped = self._fast_values(q)
         except ValueError:  # a character XML cannot carry: the thorough way names the text that holds it
             return self.built(q, fractions)
         tags = len(values) - 6 - 2 * len(q.choices)
         values += fractions
         values += self._feedback_values
-        filled = self._skeleton(q.kind, len(q.choices), tags).fill_bytes(values)
+        filled = self._skeleton(q.kind, len(q.choices), tags, wrapped).fill_bytes(values)
         if self._media and (self._feedback_files or _PLUGINFILE_BYTES in filled):
             return self.built(q, fractions)
         return filled
 
-    def _fast_values(self, q: Question) -> list[str]:
+    def _fast_values(self, q: Question) -> tuple[list[str], bool]:
         """What a per-locale category's skeleton is filled with, each as :func:`_element_text` writes it: the
-        question's texts in question_texts order, then its name, grade, idnumber, shuffle and tags. Raises
-        ValueError for a character XML cannot carry."""
+        question's texts in question_texts order, then its name, grade, idnumber, shuffle and tags; and whether
+        every text is plain and in the locale's own language (then the texts go in as they are, into the skeleton
+        that holds their wrappers). Raises ValueError for a character XML cannot carry."""
         if self._source:  # every text is the source's, in the locale's own language: no Resolved needed
             texts = question_sources(q)
             langs = None
@@ -727,33 +739,33 @@ class _Questions:
             resolved = self._view.question_texts(q)
             texts = [r.text for r in resolved]
             langs = [r.lang for r in resolved]
+        # (_plain, inlined: it runs for every text of the bank)
+        plain = [
+            bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
+            for text in texts
+        ]
         stem = texts[0]
-        plain = _plain(stem)
-        name = f"{q.id}: {_short(stem if plain else _visible(render_block(stem)), _NAME_LENGTH)}"
-        values: list[str] = []
-        own_block, fallback_block, block_end = self._block
-        own_inline, fallback_inline, inline_end = self._inline
+        name = f"{q.id}: {_short(stem if plain[0] else _visible(render_block(stem)), _NAME_LENGTH)}"
         lang = self._lang
-        for k, text in enumerate(texts):
-            # (_plain, inlined: it runs for every text of the bank)
-            if (
-                plain
-                if k == 0
-                else text
-                and "$" not in text
-                and renders_as_itself(text)
-                and (text.isprintable() or xml_compatible(text))
-            ):
-                own = langs is None or langs[k] == lang
-                if k < 2 or k % 2:
-                    values.append((own_block if own else fallback_block) + text + block_end)
+        wrapped = all(plain) and (langs is None or langs.count(lang) == len(langs))
+        if wrapped:
+            values = texts
+        else:
+            values = []
+            own_block, fallback_block, block_end = self._block
+            own_inline, fallback_inline, inline_end = self._inline
+            for k, text in enumerate(texts):
+                if plain[k]:
+                    own = langs is None or langs[k] == lang
+                    if k < 2 or k % 2:
+                        values.append((own_block if own else fallback_block) + text + block_end)
+                    else:
+                        values.append((own_inline if own else fallback_inline) + text + inline_end)
                 else:
-                    values.append((own_inline if own else fallback_inline) + text + inline_end)
-            else:
-                values.append(self._rendered(q, k, self._view.question_texts(q)[k : k + 1]))
+                    values.append(self._rendered(q, k, self._view.question_texts(q)[k : k + 1]))
         values += (_element_text(name), self._grade(q), _element_text(f"{q.id}-{self._locale}"), _SHUFFLE[q.shuffle])
-        values += map(_element_text, _question_tags(self.bank, q))
-        return values
+        values += self._tags(q)
+        return values, wrapped
 
     def _fast_multilang_values(self, q: Question) -> list[str]:
         """:meth:`_fast_values` of a multilang category."""
@@ -786,7 +798,7 @@ class _Questions:
                     f"<![CDATA[<p>{run}</bdi></span></p>]]>" if k < 2 or k % 2 else f"<![CDATA[{run}</bdi></span>]]>"
                 )
         values += (_element_text(name), self._grade(q), _element_text(q.id), _SHUFFLE[q.shuffle])
-        values += map(_element_text, _question_tags(self.bank, q))
+        values += self._tags(q)
         return values
 
     def _rendered(self, q: Question, k: int, column: Sequence[Resolved]) -> str:
@@ -795,6 +807,13 @@ class _Questions:
             return _element_text(self.texts.html(_WHAT[k], column, render_block))
         choice, render = q.choices[(k - 2) // 2].id, render_block if k % 2 else render_inline
         return _element_text(self.texts.html(_WHAT[2 + k % 2], column, render, choice))
+
+    def _tags(self, q: Question) -> list[str]:
+        """:func:`_question_tags`, each as :func:`_element_text` writes it (questions share a few tag lists)."""
+        tags = self._tag_values.get(q.tags)
+        if tags is None:
+            tags = self._tag_values[q.tags] = [_element_text(tag) for tag in _question_tags(self.bank, q)]
+        return tags
 
     def _grade(self, q: Question) -> str:
         grade = self._points.get(q.points)
@@ -847,15 +866,16 @@ def _structure_problems(bank: Bank) -> tuple[dict[str, tuple[str, ...]], list[Pr
     problems: list[Problem] = []
     seen: set[str] = set()
     for q in bank.questions:
-        where = f"question {q.id!r}"
-        if q.id in seen:
+        qid = q.id
+        if qid in seen:
             message = "the id is used twice; Moodle silently drops the second question's idnumber"
-            problems.append(Problem("bank.yaml", None, message, where))
-        seen.add(q.id)
-        values, messages = _grading(q.kind, tuple(c.correct for c in q.choices))
-        problems += [Problem("bank.yaml", None, message, where) for message in messages]
+            problems.append(Problem("bank.yaml", None, message, f"question {qid!r}"))
+        seen.add(qid)
+        values, messages = _grading(q.kind, tuple([c.correct for c in q.choices]))
+        if messages:
+            problems += [Problem("bank.yaml", None, message, f"question {qid!r}") for message in messages]
         if values is not None:
-            fractions[q.id] = values
+            fractions[qid] = values
     return fractions, problems
 
 
