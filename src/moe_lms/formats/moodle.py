@@ -732,13 +732,12 @@ class _Questions:
         question's texts in question_texts order, then its name, grade, idnumber, shuffle and tags; and whether
         every text is plain and in the locale's own language (then the texts go in as they are, into the skeleton
         that holds their wrappers). Raises ValueError for a character XML cannot carry."""
+        texts: Sequence[str]
+        langs: Sequence[str] | None
         if self._source:  # every text is the source's, in the locale's own language: no Resolved needed
-            texts = question_sources(q)
-            langs = None
+            texts, langs = question_sources(q), None
         else:
-            resolved = self._view.question_texts(q)
-            texts = [r.text for r in resolved]
-            langs = [r.lang for r in resolved]
+            texts, _, langs = zip(*self._view.question_texts(q), strict=True)
         # (_plain, inlined: it runs for every text of the bank)
         plain = [
             bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
@@ -749,7 +748,7 @@ class _Questions:
         lang = self._lang
         wrapped = all(plain) and (langs is None or langs.count(lang) == len(langs))
         if wrapped:
-            values = texts
+            values = list(texts)
         else:
             values = []
             own_block, fallback_block, block_end = self._block
