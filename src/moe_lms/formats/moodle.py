@@ -808,16 +808,21 @@ class _Questions:
         return _element_text(self.texts.html(_WHAT[2 + k % 2], column, render, choice))
 
     def _tags(self, q: Question) -> list[str]:
-        """:func:`_question_tags`, each as :func:`_element_text` writes it (questions share a few tag lists)."""
+        """:func:`_question_tags`, each as :func:`_element_text` writes it (questions share a few tag lists: the
+        first _KEPT are kept)."""
         tags = self._tag_values.get(q.tags)
         if tags is None:
-            tags = self._tag_values[q.tags] = [_element_text(tag) for tag in _question_tags(self.bank, q)]
+            tags = [_element_text(tag) for tag in _question_tags(self.bank, q)]
+            if len(self._tag_values) < _KEPT:
+                self._tag_values[q.tags] = tags
         return tags
 
     def _grade(self, q: Question) -> str:
         grade = self._points.get(q.points)
         if grade is None:
-            grade = self._points[q.points] = f"{float(q.points):.7f}"
+            grade = f"{float(q.points):.7f}"
+            if len(self._points) < _KEPT:
+                self._points[q.points] = grade
         return grade
 
 
@@ -829,6 +834,7 @@ def _plain(text: str) -> bool:
 
 
 _PLUGINFILE_BYTES = PLUGINFILE.encode("ascii")
+_KEPT = 1024  # distinct tag lists and grades a category keeps written (a bank has a handful)
 _SPAN_END = "</bdi></span>"
 # What _Questions.values names each text of a question (stem, explanation, a choice, a choice's explanation).
 _WHAT = ("the stem", "the explanation", "choice", "the explanation of choice")
