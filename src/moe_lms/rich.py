@@ -258,7 +258,9 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
             style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
             name = html.escape(language)
             return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
-    body = html.escape(code, quote=False)  # (as markdown-it renders a fence, trailing newline and all)
+    # As markdown-it renders a fence (trailing newline and all) and nh3 then writes it: a no-break space as
+    # &nbsp;, so a fenced block and an indented one (which an import reads back as fenced) are the same bytes.
+    body = html.escape(code, quote=False).replace("\xa0", "&nbsp;")
     name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
     return f"<pre{direction}><code{name}>{body}</code></pre>"
 
