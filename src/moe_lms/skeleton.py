@@ -53,12 +53,6 @@ def escape_text(value: str) -> str:
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\r", "&#13;")
 
 
-def writable(text: str) -> bool:
-    """Whether XML 1.0 can carry every character of ``text`` (what :func:`escape_text` and lxml refuse, it cannot):
-    one search over many values joined costs far less than one per value."""
-    return _NOT_XML_CHARACTER.search(text) is None
-
-
 def escape_attribute(value: str) -> str:
     """``value`` as libxml2 writes it as an attribute value in double quotes (UTF-8 output)."""
     if _ATTRIBUTE_WORK.search(value) is None:
@@ -69,8 +63,22 @@ def escape_attribute(value: str) -> str:
     return value.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
 
 
+def cdata(value: str) -> str:
+    """``value`` as libxml2 writes it as a CDATA section (UTF-8 output): a "]]>" in it ends one section after
+    "]]" and starts the next with ">", as lxml writes ``etree.CDATA(value)``."""
+    if _NOT_XML_CHARACTER.search(value):
+        raise ValueError(NOT_XML)
+    return "<![CDATA[" + value.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def xml_compatible(value: str) -> bool:
+    """Whether XML 1.0 can carry every character of ``value`` (what lxml accepts in a tree)."""
+    return _NOT_XML_CHARACTER.search(value) is None
+
+
 def serialise(element: etree._Element, *, declaration: bool = False, pretty_print: bool = False) -> str:
-    """The element as lxml writes it into a UTF-8 file (with the XML declaration, indented, if asked), as text."""
+    """The element as lxml writes it into a UTF-8 file (with the XML declaration if asked, indented if asked),
+    as text."""
     data: bytes = etree.tostring(element, encoding="UTF-8", xml_declaration=declaration, pretty_print=pretty_print)
     return data.decode("utf-8")
 
@@ -115,9 +123,8 @@ class Skeleton:
         verbatim: Collection[int] = (),
         pretty_print: bool = False,
     ) -> Skeleton:
-        """``pretty_print``: as lxml indents the tree, which depends on where text is, never on what it is (so a
-        skeleton of a tree whose text is all markers lays the tree out as it lays out real text, provided no
-        value is empty where its marker stood)."""
+        """The skeleton of ``element`` serialised (``pretty_print``: indented as lxml indents it; an element whose
+        content is a marker is indented as one holding text, which is what it holds once filled)."""
         return cls(serialise(element, declaration=declaration, pretty_print=pretty_print), verbatim)
 
     @classmethod

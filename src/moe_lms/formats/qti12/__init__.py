@@ -45,7 +45,7 @@ from ...locales import LocalizedView, Origin, Resolved, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
-from ...skeleton import Skeleton, escape_text, raw, slot, writable
+from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
 from ...text import renders_as_itself
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
@@ -380,7 +380,7 @@ class Items:
         wrappers, append = self._wrappers, values.append
         # Text that renders as itself has nothing XML escapes (no & < > \r): it goes in as it is once no text of the
         # item holds a character XML cannot carry (else escape_text refuses it, as lxml would).
-        clean = writable("".join([resolved[0] for resolved in texts]))
+        clean = xml_compatible("".join([resolved[0] for resolved in texts]))
         # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
         for block, group in ((True, texts[:1]), (False, texts[2::2]), (True, [texts[1], *texts[3::2]])):
             for text, _, lang in group:
