@@ -34,9 +34,8 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
 from ..model import Bank, Kind, MediaItem, Question
 from ..problems import Problem, ProblemsFound
-from ..rich import Profile, plain_text, render_block, render_inline, rendering
+from ..rich import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
-from ._rendered import is_plain
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
 
 Engine = Literal["classic", "new-quizzes"]
@@ -294,7 +293,7 @@ class _Texts:
     def __init__(self, texts: list[Resolved], view: _ViewHtml) -> None:
         n = len(texts)
         self.texts, self._view = texts, view
-        self._plain = [is_plain(r.text) for r in texts]
+        self._plain = [renders_as_itself(r.text) for r in texts]  # (as itself: <p>text</p>, text)
         self._blocks: list[tuple[str, bytes] | None] = [None] * n
         self._inlines: list[tuple[str, bytes] | None] = [None] * n
 

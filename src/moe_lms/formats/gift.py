@@ -22,9 +22,8 @@ from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question
 from ..problems import Problem, ProblemsFound, Severity
-from ..rich import Profile, plain_text, render_block, render_inline, rendering
+from ..rich import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
-from ._rendered import is_plain, plain
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
 # a literal backslash.
@@ -107,13 +106,13 @@ class _Fields:
 
     def block(self, resolved: Resolved) -> str:
         text = resolved.text
-        if is_plain(text):  # nearly every text: its own HTML, nothing to trim or normalise
+        if renders_as_itself(text):  # nearly every text: its own HTML, nothing to trim or normalise
             return self._div[resolved.lang] + "<p>" + _escape_characters(text) + "</p></div>"
         return self._div[resolved.lang] + _escape_characters(_lines(render_block(text))) + "</div>"
 
     def inline(self, resolved: Resolved) -> str:
         text = resolved.text
-        if is_plain(text):
+        if renders_as_itself(text):
             return self._span[resolved.lang] + _escape_characters(text) + "</span>"
         return self._span[resolved.lang] + _escape_characters(_lines(render_inline(text))) + "</span>"
 
@@ -135,7 +134,7 @@ def question_name(view: LocalizedView, question: Question) -> str:
 
 
 def _name(question_id: str, stem: str) -> str:
-    start = _short(plain(stem), NAME_LENGTH)
+    start = _short(plain_text(stem), NAME_LENGTH)
     return f"{question_id}: {start}" if start else question_id  # a stem of markup alone has no words to show
 
 
