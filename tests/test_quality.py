@@ -653,7 +653,8 @@ def test_the_one_pass_of_check_finds_exactly_what_the_separate_checks_find(drawn
 def test_every_digit_outside_ascii_sends_its_text_to_the_thorough_number_check() -> None:
     import sys
 
-    from moe_lms.quality import _other_numerals
+    from moe_lms.quality import _SPECIAL_CHARACTERS, _special_or_numeral
 
-    digits = "".join(ch for ch in map(chr, range(128, sys.maxunicode + 1)) if ch.isdecimal())
-    assert len(_other_numerals().findall(digits + "٫٬")) == len(digits) + 2
+    digits = "".join(ch for ch in map(chr, range(128, sys.maxunicode + 1)) if ch.isdecimal()) + "٫٬"
+    assert _special_or_numeral().findall(digits) == list(digits)
+    assert not _SPECIAL_CHARACTERS.intersection(digits)
