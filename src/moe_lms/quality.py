@@ -896,7 +896,7 @@ def _block_findings(
         return []
     source_numbers = src.numbers()
     words: list[str | None] = [None] * len(src.texts)
-    terms: list[list[tuple[Term, str]] | None] = [None] * len(src.texts)
+    matched_in = glossary.matched_in_each(src.texts) if glossary else None
     thorough: list[set[int]] = []
     for loc in checked:
         texts, states, block = translated[loc.locale]
@@ -904,7 +904,7 @@ def _block_findings(
         numerals = src.numerals | block.numerals
         folded = block.folded()
         clear = block.clearly_in_script(loc.script) if loc.outside is not None and loc.script else None
-        accepted_of = loc.accepted
+        accepted_of: dict[str, tuple[str, ...]] = {}  # a text the glossary matched -> its term's accepted renderings
         doubtful: set[int] = set()
         special = src.special | block.special
         for i, state in enumerate(states):
@@ -930,21 +930,21 @@ def _block_findings(
             if clear is not None and not clear[i]:
                 doubtful.add(i)
                 continue
-            if glossary is None:
+            if matched_in is None or not matched_in[i]:
                 continue
-            matched = terms[i]
-            if matched is None:
-                matched = terms[i] = glossary.matches(src.texts[i])
-            if matched:
-                if not unicodedata.is_normalized("NFC", text):
+            # The source's glossary terms (what glossary.matches would say, as a set), each rendered as accepted.
+            if not unicodedata.is_normalized("NFC", text):
+                doubtful.add(i)
+                continue
+            lowered = folded[i]
+            for matched in matched_in[i]:
+                accepted = accepted_of.get(matched)
+                if accepted is None:
+                    known = glossary.term_of(matched) if glossary else None
+                    accepted = accepted_of[matched] = loc.accepted[id(known[0])] if known else ()
+                if accepted and accepted[0] not in lowered and not any(a in lowered for a in accepted[1:]):
                     doubtful.add(i)
-                    continue
-                lowered = folded[i]
-                for term, _ in matched:
-                    accepted = accepted_of[id(term)]
-                    if accepted and accepted[0] not in lowered and not any(a in lowered for a in accepted[1:]):
-                        doubtful.add(i)
-                        break
+                    break
         thorough.append(doubtful)
     findings: list[Finding] = []
     for i in sorted(set().union(*thorough)):
