@@ -658,3 +658,17 @@ def test_every_digit_outside_ascii_sends_its_text_to_the_thorough_number_check()
     digits = "".join(ch for ch in map(chr, range(128, sys.maxunicode + 1)) if ch.isdecimal()) + "٫٬"
     assert _special_or_numeral().findall(digits) == list(digits)
     assert not _SPECIAL_CHARACTERS.intersection(digits)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_pieces | st.sampled_from(["GPUS", "gpu's", "Attention  Heads", "expert\nparallelisms"]), max_size=6))
+def test_a_block_s_glossary_matches_are_each_text_s_own(texts: list[str]) -> None:
+    from moe_lms.glossary import Glossary, Rendering, Term
+
+    keep = {"ur": Rendering(keep=True)}
+    glossary = Glossary([Term(forms, keep) for forms in (("expert parallelism",), ("GPU",), ("attention head",))])
+    def forms(found: list[tuple[Term, str] | None]) -> set[tuple[str, ...]]:
+        return {known[0].forms for known in found if known is not None}
+
+    each = [forms([glossary.term_of(m) for m in found]) for found in glossary.matched_in_each(texts)]
+    assert each == [forms(list(glossary.matches(text))) for text in texts]

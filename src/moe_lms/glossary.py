@@ -108,7 +108,7 @@ class Glossary:
         """What :meth:`matches` matched in each text (each match as written, before it is told which term it is),
         in one scan of the texts joined by NUL: no text holds NUL, and a form's match never reaches over one (NUL is
         neither a word character nor a space)."""
-        if self._forms is None:
+        if self._forms is None or not texts:
             return [set() for _ in texts]
         if self._forms_or_nul is None:
             self._forms_or_nul = re.compile("\\x00|" + self._forms.pattern, self._forms.flags)
