@@ -33,7 +33,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, compress, repeat
+from operator import sub
 from pathlib import Path
 from typing import NamedTuple
 
@@ -690,6 +691,9 @@ def check_translations(
 # tests/test_quality.py checks the pass against the separate checks on generated banks.
 
 _BLOCK = 1024  # strings joined at a time: bounded memory, whatever the bank's size
+# A state byte -> 1 when an export serves the translation (reviewed: locales.LocalizedView), else 0; and the reverse.
+_SERVED = bytes(1 if state & PRESENT and not state & (DRAFT | STALE) else 0 for state in range(256))
+_FELL_BACK = bytes(1 - served for served in _SERVED)
 # A character that Markdown reads (text.py's _MARKDOWN_CHARACTERS) or that a span rule starts with.
 _SPECIAL_CHARACTERS = _TRIGGER_CHARACTERS | frozenset("\\`*_[]<>&#!|~\n\r\t\u00a0")
 _DOUBLE_SPACE = re.compile("  ")  # (a regular expression finds it faster than str.find)
@@ -769,7 +773,8 @@ class _Block:
 
     def visible_lengths(self, inline: bytearray | bytes) -> list[int]:
         """text.visible_length of each text (a text without a Markdown character: its characters but spaces)."""
-        lengths = [len(t) - t.count(" ") for t in self.texts]
+        texts = self.texts
+        lengths = list(map(sub, map(len, texts), map(str.count, texts, repeat(" "))))
         for i in self.special:
             lengths[i] = visible_length(self.texts[i], inline=bool(inline[i]))
         return lengths
@@ -841,12 +846,9 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
         for locale in share_locales:
             _, served, block = translated[locale]
             lengths = block.visible_lengths(inline[first:last])
-            for i, state in enumerate(served):
-                if state & PRESENT and not state & (DRAFT | STALE):
-                    in_locale[locale] += lengths[i]
-                    total[locale] += lengths[i]
-                else:
-                    total[locale] += source_lengths[i]
+            count = sum(compress(lengths, served.translate(_SERVED)))
+            in_locale[locale] += count
+            total[locale] += count + sum(compress(source_lengths, served.translate(_FELL_BACK)))
         findings += _block_findings(first, src, checked, translated, glossary, index)
 
     yaml_file = directory / BANK_FILE
