@@ -696,6 +696,8 @@ _SERVED = bytes(1 if state & PRESENT and not state & (DRAFT | STALE) else 0 for 
 _FELL_BACK = bytes(1 - served for served in _SERVED)
 # A character that Markdown reads (text.py's _MARKDOWN_CHARACTERS) or that a span rule starts with.
 _SPECIAL_CHARACTERS = _TRIGGER_CHARACTERS | frozenset("\\`*_[]<>&#!|~\n\r\t\u00a0")
+# Each text's first word of 4 letters or more (_LONG_WORD's first match), found after each NUL of a block.
+_FIRST_LONG_WORD = re.compile(r"\x00(?:[^\x00]*?([^\W\d_]{4,}))?")
 _DOUBLE_SPACE = re.compile("  ")  # (a regular expression finds it faster than str.find)
 # Plain text that still reads as Markdown: a string that starts with a space or a list, heading or quote mark or a
 # list number, or is empty (text._renders_as_itself); one that ends with a space; a double space.
@@ -760,6 +762,15 @@ class _Block:
         runs = b" ".join(self.joined.encode().translate(_NUMBER_BYTES).split())
         runs = b" ".join(_NO_DIGIT_RUN.sub(b"", runs).split())
         return runs.replace(b" \x00", b"\x00").replace(b"\x00 ", b"\x00").split(b"\x00")[1:-1]
+
+    def words(self) -> list[str]:
+        """_source's word of each text (its first word of 4 letters or more, else its first word), case-folded."""
+        words = _FIRST_LONG_WORD.findall(self.joined)[:-1]  # (the last NUL starts no text)
+        for i, word in enumerate(words):
+            if not word:
+                found = _WORD.search(self.texts[i])
+                words[i] = found.group() if found else ""
+        return "\x00".join(words).casefold().split("\x00")
 
     def folded(self) -> list[str]:
         """Each text case-folded (casefold reads no context: the join's folding is each text's)."""
@@ -897,7 +908,7 @@ def _block_findings(
     if not checked:
         return []
     source_numbers = src.numbers()
-    words: list[str | None] = [None] * len(src.texts)
+    words = src.words()
     matched_in = glossary.matched_in_each(src.texts) if glossary else None
     thorough: list[set[int]] = []
     for loc in checked:
@@ -922,9 +933,6 @@ def _block_findings(
                 doubtful.add(i)
                 continue
             word = words[i]
-            if word is None:
-                found = _LONG_WORD.search(src.texts[i]) or _WORD.search(src.texts[i])
-                word = words[i] = found.group().casefold() if found else ""
             if word and word in folded[i]:  # maybe the source again
                 doubtful.add(i)
                 continue
