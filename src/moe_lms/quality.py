@@ -690,7 +690,7 @@ def check_translations(
 # every translation a step cannot clear, is given to the thorough function, which says exactly what it says alone.
 # tests/test_quality.py checks the pass against the separate checks on generated banks.
 
-_BLOCK = 1024  # strings joined at a time: bounded memory, whatever the bank's size
+_BLOCK = 512  # strings joined at a time: bounded memory, whatever the bank's size
 # A state byte -> 1 when an export serves the translation (reviewed: locales.LocalizedView), else 0; and the reverse.
 _SERVED = bytes(1 if state & PRESENT and not state & (DRAFT | STALE) else 0 for state in range(256))
 _FELL_BACK = bytes(1 - served for served in _SERVED)
