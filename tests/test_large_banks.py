@@ -26,7 +26,7 @@ from moe_lms.loader import (
 from moe_lms.locales import coverage, resolve
 from moe_lms.model import Bank, Choice, Translation, strings
 from moe_lms.problems import Severity
-from moe_lms.translations import PackedCatalog
+from moe_lms.translations import PackedCatalog, StringIndex
 
 from .strategies import banks
 
@@ -159,6 +159,17 @@ def test_a_packed_catalog_is_a_mapping_like_any_other() -> None:
     assert packed.get("q1/stem") == Translation("Câu 1", "Stem 1? (old)")
     with pytest.raises(KeyError):
         packed["q0/explanation"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(bank=banks(max_questions=4, with_translations=False), first=st.integers(0, 60), count=st.integers(0, 60))
+def test_a_string_index_gives_any_stretch_of_strings_as_the_bank_lists_them(bank: Bank, first: int, count: int) -> None:
+    index = StringIndex(bank)
+    every = list(strings(bank))
+    assert index.size == len(every)
+    want = every[first : first + count]
+    assert index.strings(first, count) == want
+    assert index.columns(first, count) == ([p for p, _ in want], [s for _, s in want])
 
 
 # --- PO problems found inside runs keep their lines ----------------------------------------------------------

@@ -554,10 +554,9 @@ class _CatalogReader:
 
     def run(self, run: po.Run) -> None:
         first, count = self.next, len(run.contexts)
-        expected = self.index.strings(first, count)
+        paths, sources = self.index.columns(first, count)
         bulk = (
-            len(expected) == count
-            and [path for path, _ in expected] == run.contexts
+            paths == run.contexts
             and not self.catalog.any_listed(first, count)
             and not any(map(str.isspace, run.msgstrs))
             and _clean_already("".join(run.msgstrs))
@@ -568,8 +567,10 @@ class _CatalogReader:
             ):
                 self.entry(context, msgid, msgstr, fuzzy, run.line_of(k))
             return
-        pairs = zip(run.msgids, expected, strict=True)
-        stale = {k: msgid for k, (msgid, (_, source)) in enumerate(pairs) if msgid != source}
+        stale: dict[int, str] = {}
+        if run.msgids != sources:  # (list equality, in C: a run is seldom stale)
+            pairs = zip(run.msgids, sources, strict=True)
+            stale = {k: msgid for k, (msgid, source) in enumerate(pairs) if msgid != source}
         self.catalog.add_run(first, run.msgstrs, run.fuzzy, stale)
         self.next = first + count
 

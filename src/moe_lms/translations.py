@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 
-from .model import Bank, Question, Translation, bank_strings, question_sources
+from .model import Bank, Question, Translation, bank_strings
 
 # Bits of a string's state byte.
 LISTED = 1  # the PO file has an entry for it, translated or not
@@ -84,21 +84,35 @@ class StringIndex:
 
     def strings(self, first: int, count: int) -> list[tuple[str, str]]:
         """(path, source text) of ``count`` strings from ordinal ``first`` on, as model.strings gives them."""
-        found: list[tuple[str, str]] = self._heads[first : first + count]
-        ordinal = first + len(found)
+        paths, sources = self.columns(first, count)
+        return list(zip(paths, sources, strict=True))
+
+    def columns(self, first: int, count: int) -> tuple[list[str], list[str]]:
+        """What :meth:`strings` gives, as two lists (the paths, and the source texts): no tuple per string."""
+        heads = self._heads[first : first + count]
+        paths = [path for path, _ in heads]
+        sources = [source for _, source in heads]
+        ordinal = first + len(heads)
         end = min(first + count, self.size)
+        if ordinal >= end:
+            return paths, sources
         number = bisect_right(self._bases, ordinal) - 1
-        while ordinal < end:
-            q = self.questions[number]
-            base = self._bases[number]
-            paths = [f"{q.id}/stem", f"{q.id}/explanation"]
+        skip = ordinal - self._bases[number]
+        last = bisect_right(self._bases, end - 1)
+        more_paths: list[str] = []
+        more_sources: list[str] = []
+        for q in self.questions[number:last]:  # whole questions, in question_strings order; trimmed below
+            qid = q.id
+            more_paths += (f"{qid}/stem", f"{qid}/explanation")
+            more_sources += (q.stem, q.explanation)
             for c in q.choices:
-                paths += (f"{q.id}/choices/{c.id}/text", f"{q.id}/choices/{c.id}/explanation")
-            pairs = list(zip(paths, question_sources(q), strict=True))
-            found += pairs[ordinal - base : end - base]
-            ordinal = base + len(pairs)
-            number += 1
-        return found
+                prefix = f"{qid}/choices/{c.id}/"
+                more_paths += (prefix + "text", prefix + "explanation")
+                more_sources += (c.text, c.explanation)
+        wanted = end - ordinal
+        paths += more_paths[skip : skip + wanted]
+        sources += more_sources[skip : skip + wanted]
+        return paths, sources
 
     def string(self, ordinal: int) -> tuple[str, str]:
         return self.strings(ordinal, 1)[0]
