@@ -11,7 +11,7 @@ import codecs
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -369,7 +369,24 @@ def _read_question_by_question(path: Path) -> Bank | None:
     parsed form (about four times its text), nor even its text, never exists all at once. None means: read it
     the thorough way, which also reports every problem with its line (any doubt about the layout, any error,
     ends up there)."""
+    read = _read_in_runs(path)
+    return None if read is None else read[0]
+
+
+def _may_be_rich(yaml_text: str) -> bool:
+    """Whether a value of this YAML text may hold math (``$``) or an image (``![``). Every character of a value
+    stands in the text as itself but for an escape of a double-quoted scalar (``\\x24``), and a line break in a
+    value becomes a space or a line break, never nothing but through an escape (``\\`` at the end of a line), so
+    text without either mark and without a backslash has no value with one."""
+    return "$" in yaml_text or "![" in yaml_text or "\\" in yaml_text
+
+
+def _read_in_runs(path: Path) -> tuple[Bank, list[int]] | None:
+    """:func:`_read_question_by_question`'s bank, with the numbers of the questions that may hold math or an image
+    (those of every run of items :func:`_may_be_rich` says so of): :func:`rich_content_problems` looks at no
+    other question."""
     questions: list[Question] = []
+    maybe_rich: list[int] = []
     header: object = None
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
@@ -383,25 +400,36 @@ def _read_question_by_question(path: Path) -> Bank | None:
                 items = yaml_rs.loads(text, parse_datetime=False)
                 if not isinstance(items, list) or len(items) != part[1]:
                     return None
+                if _may_be_rich(text):
+                    maybe_rich += range(len(questions), len(questions) + len(items))
                 questions += map(Question.model_validate, items)
         if not isinstance(header, dict) or "questions" not in header or header["questions"] is not None:
             return None
         if "translations" in header:
             return None
-        return Bank.model_validate({**header, "questions": questions})
+        return Bank.model_validate({**header, "questions": questions}), maybe_rich
     except (_NotTheUsualLayout, yaml_rs.YAMLDecodeError, ValidationError, OSError, UnicodeDecodeError):
         return None
 
 
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
-    bank = _read_question_by_question(path)
+    bank, problems, _ = _read_bank_yaml(path)
+    return bank, problems
+
+
+def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], list[int] | None]:
+    """:func:`read_bank_yaml`, and the numbers of the questions that may hold math or an image (None: any)."""
+    read = _read_in_runs(path)
     problems: list[Problem] = []
-    if bank is None:
+    maybe_rich: list[int] | None = None
+    if read is None:
         bank, problems = _read_whole_document(path)
+    else:
+        bank, maybe_rich = read
     if bank is not None:
         problems = _unknown_locales(path, bank)
-    return (None if problems else bank), problems
+    return (None if problems else bank), problems, maybe_rich
 
 
 def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
@@ -638,7 +666,7 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems = read_bank_yaml(directory / BANK_FILE)
+    bank, problems, maybe_rich = _read_bank_yaml(directory / BANK_FILE)
     if bank is None:
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
@@ -661,26 +689,33 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         if catalog:
             translations[locale] = catalog
     bank = bank.model_copy(update={"translations": translations})
-    media, found = rich_content_problems(directory, bank)
+    media, found = rich_content_problems(directory, bank, maybe_rich)
     problems.extend(found)
     return bank.model_copy(update={"media": media}) if media else bank, problems
 
 
-def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:
-    """The bank's strings that may hold math or an image (the paths of the others are never built)."""
+def _rich_strings(bank: Bank, maybe_rich: Iterable[int] | None = None) -> Iterator[tuple[str, str]]:
+    """The bank's strings that may hold math or an image (the paths of the others are never built).
+
+    ``maybe_rich``: the numbers of the only questions that may (None: any question may)."""
     for path, text in bank_strings(bank):
         if "$" in text or "![" in text:
             yield path, text
-    for q in bank.questions:
+    questions = bank.questions if maybe_rich is None else (bank.questions[n] for n in maybe_rich)
+    for q in questions:
         if any("$" in text or "![" in text for text in question_sources(q)):
             for path, text in question_strings(q):
                 if "$" in text or "![" in text:
                     yield path, text
 
 
-def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaItem], list[Problem]]:
+def rich_content_problems(
+    directory: Path, bank: Bank, maybe_rich: Iterable[int] | None = None
+) -> tuple[dict[str, MediaItem], list[Problem]]:
     """Load the images the bank's text (source and translations) refers to, and check every formula and image:
-    each problem with its file, line and question (see moe_lms.media and moe_lms.rich)."""
+    each problem with its file, line and question (see moe_lms.media and moe_lms.rich). ``maybe_rich``, when
+    given, numbers the only questions whose source text may hold a formula or an image (as the loader knows it
+    from bank.yaml's text)."""
     from . import media as media_module
     from .rich import formula_problem
 
@@ -715,7 +750,7 @@ def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaI
     yaml_file = directory / BANK_FILE
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
-    for path, source in _rich_strings(bank):
+    for path, source in _rich_strings(bank, maybe_rich):
         for message in problems_of(source):
             if lines is None:
                 lines, numbers = _YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}
