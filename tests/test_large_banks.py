@@ -581,3 +581,14 @@ def test_instances_share_a_fields_set_without_sharing_changes() -> None:
         "explanation",
         "correct",
     }
+
+
+def test_the_choices_of_every_question_share_one_fields_set_and_the_questions_another() -> None:
+    bank = numbered_bank(3)
+    first, *others = bank.questions
+    for q in others:
+        assert q.__pydantic_fields_set__ is first.__pydantic_fields_set__
+        for mine, theirs in zip(q.choices, first.choices, strict=True):
+            assert mine.__pydantic_fields_set__ is theirs.__pydantic_fields_set__
+    assert first.choices[0].model_fields_set == {"id", "text", "correct", "explanation"}
+    assert first.choices[1].model_fields_set == {"id", "text", "explanation"}

@@ -97,13 +97,21 @@ def _choices_error(message: str) -> NoReturn:
 _FIELDS_SETS: dict[tuple[type[BaseModel], frozenset[str]], set[str]] = {}
 
 
+def _share_fields_set(model: BaseModel) -> None:
+    fields = model.__pydantic_fields_set__
+    shared = _FIELDS_SETS.setdefault((type(model), frozenset(fields)), fields)
+    if shared is not fields:
+        object.__setattr__(model, "__pydantic_fields_set__", shared)
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+
+class Shared(Frozen):
+    # A model whose instances share their fields set (see _FIELDS_SETS). (A docstring would enter the JSON Schema.)
     def model_post_init(self, context: Any, /) -> None:
-        fields = self.__pydantic_fields_set__
-        shared = _FIELDS_SETS.setdefault((type(self), frozenset(fields)), fields)
-        object.__setattr__(self, "__pydantic_fields_set__", shared)
+        _share_fields_set(self)
 
 
 class Kind(StrEnum):
@@ -112,6 +120,8 @@ class Kind(StrEnum):
     TRUE_FALSE = "true-false"
 
 
+# Frozen, not Shared: the question a choice is made in shares the choice's fields set with its own (one Python call
+# per question instead of five: 0.01 s a 10,000-question bank). (A docstring would enter the JSON Schema.)
 class Choice(Frozen):
     id: Identifier
     text: Markdown
@@ -119,7 +129,7 @@ class Choice(Frozen):
     explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
 
 
-class Question(Frozen):
+class Question(Shared):
     id: Identifier
     kind: Kind = Kind.SINGLE
     points: StrictInt | StrictFloat = Field(default=1.0, gt=0, le=1000)
@@ -129,8 +139,9 @@ class Question(Frozen):
     choices: tuple[Choice, ...]
     tags: tuple[Identifier, ...] = ()
 
-    @model_validator(mode="after")
-    def _answer_key(self) -> Question:
+    def model_post_init(self, context: Any, /) -> None:
+        """Check the answer key, once per question made (an after-validator would check every question of a bank
+        again when the bank is validated: pydantic runs those even on instances it does not validate again)."""
         if len(self.choices) < 2:
             _choices_error(f"has {len(self.choices)} choice(s); a question needs at least 2")
         _refuse_duplicates("choice", "choices", [c.id for c in self.choices])
@@ -144,14 +155,16 @@ class Question(Frozen):
             _choices_error("a multiple-answer question needs at least one correct choice, found 0")
         if self.kind is Kind.TRUE_FALSE and (len(self.choices) != 2 or len(correct) != 1):
             _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
-        return self
+        _share_fields_set(self)
+        for choice in self.choices:
+            _share_fields_set(choice)
 
     @property
     def correct_choices(self) -> tuple[Choice, ...]:
         return tuple(c for c in self.choices if c.correct)
 
 
-class Feedback(Frozen):
+class Feedback(Shared):
     """Overall feedback messages, for LMSs that show one after an answer is graded."""
 
     correct: Markdown = "Your answer is correct."
@@ -189,7 +202,7 @@ class MediaItem(NamedTuple):
         return self.path.rsplit("/", 1)[-1]
 
 
-class Bank(Frozen):
+class Bank(Shared):
     id: Identifier
     title: Markdown
     intro: Markdown | None = None
