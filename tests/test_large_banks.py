@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import tempfile
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from moe_lms.loader import (
     save_bank,
 )
 from moe_lms.locales import coverage, resolve
-from moe_lms.model import Bank, Choice, Translation, strings
+from moe_lms.model import Bank, Choice, Translation, clean_text, strings
 from moe_lms.problems import Severity
 from moe_lms.translations import PackedCatalog, StringIndex
 
@@ -170,6 +171,27 @@ def test_a_string_index_gives_any_stretch_of_strings_as_the_bank_lists_them(bank
     want = every[first : first + count]
     assert index.strings(first, count) == want
     assert index.columns(first, count) == ([p for p, _ in want], [s for _, s in want])
+
+
+_ANY_CHARACTER = st.one_of(
+    st.characters(),  # every category: controls, surrogates, format characters, unassigned, private use
+    st.sampled_from(list("\t\n\r\x00\x85\x92\x9f\u200c\u200d\u200f\u061c\ufeff\ufffe\uffff\ud800e\u0301\u1100\u1161ا")),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.text(alphabet=_ANY_CHARACTER, min_size=1, max_size=8), min_size=1, max_size=5))
+def test_a_run_of_translations_is_taken_as_clean_only_when_clean_text_leaves_every_one_as_it_is(
+    pieces: list[str],
+) -> None:
+    joined = "".join(pieces)
+    assert loader._clean_already(joined) == (
+        loader.XML_ILLEGAL.search(joined) is None and unicodedata.is_normalized("NFC", joined)
+    )
+    if loader._clean_already(joined):
+        for piece in pieces:
+            if not piece.isspace():
+                assert clean_text(piece) == piece
 
 
 # --- PO problems found inside runs keep their lines ----------------------------------------------------------
