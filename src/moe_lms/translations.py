@@ -22,6 +22,8 @@ LISTED = 1  # the PO file has an entry for it, translated or not
 PRESENT = 2  # it has a translation
 DRAFT = 4  # the translation needs review (PO fuzzy)
 STALE = 8  # translated from a source text that has since changed (set only with PRESENT)
+# The state of a translated string, by its draft flag (0 or 1).
+_TRANSLATED_STATE = bytes([LISTED | PRESENT, LISTED | PRESENT | DRAFT]) + bytes(254)
 
 
 class StringIndex:
@@ -152,10 +154,14 @@ class PackedCatalog(Mapping[str, Translation]):
         self._start[first:end] = starts
         self._length[first:end] = lengths
         self._text += b"".join(encoded)
-        states = bytearray(
-            (LISTED | PRESENT | (DRAFT if draft else 0)) if text else LISTED
-            for text, draft in zip(texts, drafts, strict=True)
-        )
+        if len(drafts) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(drafts)} draft flags")
+        # One state byte per string, made in C: 0 or 1 (a draft) translated to the state of a translated string,
+        # then the few untranslated strings (no text) set apart.
+        states = bytearray(map(bool, drafts)).translate(_TRANSLATED_STATE)
+        if lengths.count(0):
+            for position in (p for p, length in enumerate(lengths) if not length):
+                states[position] = LISTED
         for position, source in stale.items():
             if texts[position]:
                 states[position] |= STALE
