@@ -129,7 +129,7 @@ class Choice(Frozen):
     explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
 
 
-class Question(Shared):
+class Question(Frozen):
     id: Identifier
     kind: Kind = Kind.SINGLE
     points: StrictInt | StrictFloat = Field(default=1.0, gt=0, le=1000)
@@ -139,9 +139,15 @@ class Question(Shared):
     choices: tuple[Choice, ...]
     tags: tuple[Identifier, ...] = ()
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Check the answer key, once per question made (an after-validator would check every question of a bank
-        again when the bank is validated: pydantic runs those even on instances it does not validate again)."""
+    @model_validator(mode="after")
+    def _answer_key(self) -> Question:
+        # pydantic runs an after-validator on every question of a bank being validated, even on instances it does
+        # not validate again. A question that passed this check has the shared fields set (given below, and only
+        # here): it is not checked again. Any other instance is (model_construct's, a model_copy's, whose fields
+        # set is always a new one).
+        fields = self.__pydantic_fields_set__
+        if fields is _FIELDS_SETS.get((Question, frozenset(fields))):
+            return self
         if len(self.choices) < 2:
             _choices_error(f"has {len(self.choices)} choice(s); a question needs at least 2")
         _refuse_duplicates("choice", "choices", [c.id for c in self.choices])
@@ -156,8 +162,9 @@ class Question(Shared):
         if self.kind is Kind.TRUE_FALSE and (len(self.choices) != 2 or len(correct) != 1):
             _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
         _share_fields_set(self)
-        for choice in self.choices:
+        for choice in self.choices:  # (Choice has no post-init of its own: one Python call a question, not five)
             _share_fields_set(choice)
+        return self
 
     @property
     def correct_choices(self) -> tuple[Choice, ...]:
