@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lxml import etree
 
-from moe_lms.skeleton import Skeleton, escape_attribute, escape_text, inner, raw, serialise, slot
+from moe_lms.skeleton import Skeleton, cdata, escape_attribute, escape_text, inner, raw, serialise, slot, xml_compatible
 
 XML_CHARS = "".join(
     chr(c)
@@ -104,3 +104,43 @@ def test_what_xml_allows_and_the_bank_refuses_is_still_written_as_lxml_writes_it
     holder.text = slot(1)
     assert Skeleton.of(holder).fill([f"&{allowed}", f"<{allowed}"]) == serialise(element)
     assert skeleton.fill(["x"]) == '<a b="x"/>'
+
+
+def test_cdata_is_written_as_libxml2_writes_a_cdata_section_of_every_character_xml_can_carry() -> None:
+    element = etree.Element("a")
+    element.text = etree.CDATA(XML_CHARS)
+    assert serialise(element) == f"<a>{cdata(XML_CHARS)}</a>"
+
+
+@given(texts)
+def test_cdata_splits_every_cdata_terminator_as_lxml_does(value: str) -> None:
+    element = etree.Element("a")
+    element.text = etree.CDATA(value)
+    assert serialise(element) == f"<a>{cdata(value)}</a>"
+
+
+@pytest.mark.parametrize("bad", ["\x00", "\x01", "\x0b", "\x1f", "\ufffe", "\uffff", "\ud800"])
+def test_cdata_refuses_what_xml_cannot_carry_as_lxml_does(bad: str) -> None:
+    with pytest.raises(ValueError):
+        etree.CDATA(f"<{bad}")
+    with pytest.raises(ValueError):
+        cdata(f"<{bad}")
+    assert not xml_compatible(f"a{bad}") and xml_compatible("a\t\n\r\x7f\x85\U0001f600")
+
+
+def _nested(values: list[str]) -> etree._Element:
+    """Elements holding elements (which lxml indents) and elements holding text (which it leaves alone)."""
+    root = etree.Element("root")
+    etree.SubElement(root, "a", b=values[0]).text = values[1]
+    etree.SubElement(etree.SubElement(root, "b"), "c").text = values[2]
+    etree.SubElement(root, "empty")
+    return root
+
+
+@given(st.lists(texts, min_size=3, max_size=3))
+def test_an_indented_skeleton_is_what_lxml_writes_indented_for_the_tree_with_those_values(values: list[str]) -> None:
+    skeleton = Skeleton.of(_nested([slot(0), slot(1), slot(2)]), pretty_print=True)
+    assert skeleton.fill(values) == serialise(_nested(values), pretty_print=True)
+    assert serialise(_nested(["", "", ""]), pretty_print=True) == (
+        '<root>\n  <a b=""></a>\n  <b>\n    <c></c>\n  </b>\n  <empty/>\n</root>\n'
+    )

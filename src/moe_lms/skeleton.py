@@ -63,9 +63,23 @@ def escape_attribute(value: str) -> str:
     return value.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#9;")
 
 
-def serialise(element: etree._Element, *, declaration: bool = False) -> str:
-    """The element as lxml writes it into a UTF-8 file (with the XML declaration if asked), as text."""
-    data: bytes = etree.tostring(element, encoding="UTF-8", xml_declaration=declaration)
+def cdata(value: str) -> str:
+    """``value`` as libxml2 writes it as a CDATA section (UTF-8 output): a "]]>" in it ends one section after
+    "]]" and starts the next with ">", as lxml writes ``etree.CDATA(value)``."""
+    if _NOT_XML_CHARACTER.search(value):
+        raise ValueError(NOT_XML)
+    return "<![CDATA[" + value.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def xml_compatible(value: str) -> bool:
+    """Whether XML 1.0 can carry every character of ``value`` (what lxml accepts in a tree)."""
+    return _NOT_XML_CHARACTER.search(value) is None
+
+
+def serialise(element: etree._Element, *, declaration: bool = False, pretty_print: bool = False) -> str:
+    """The element as lxml writes it into a UTF-8 file (with the XML declaration if asked, indented if asked),
+    as text."""
+    data: bytes = etree.tostring(element, encoding="UTF-8", xml_declaration=declaration, pretty_print=pretty_print)
     return data.decode("utf-8")
 
 
@@ -101,8 +115,17 @@ class Skeleton:
         self._template_bytes = [piece.encode("utf-8") for piece in self._template]
 
     @classmethod
-    def of(cls, element: etree._Element, *, declaration: bool = False, verbatim: Collection[int] = ()) -> Skeleton:
-        return cls(serialise(element, declaration=declaration), verbatim)
+    def of(
+        cls,
+        element: etree._Element,
+        *,
+        declaration: bool = False,
+        verbatim: Collection[int] = (),
+        pretty_print: bool = False,
+    ) -> Skeleton:
+        """The skeleton of ``element`` serialised (``pretty_print``: indented as lxml indents it; an element whose
+        content is a marker is indented as one holding text, which is what it holds once filled)."""
+        return cls(serialise(element, declaration=declaration, pretty_print=pretty_print), verbatim)
 
     @classmethod
     def inside(cls, holder: etree._Element, verbatim: Collection[int] = ()) -> Skeleton:

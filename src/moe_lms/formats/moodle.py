@@ -44,14 +44,27 @@ from pydantic import ValidationError
 
 from ..bulk import gc_paused
 from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
-from ..model import ID_MAX_LENGTH, ID_PATTERN, Bank, Feedback, Kind, MediaItem, Question, Translation, clean_text
+from ..model import (
+    ID_MAX_LENGTH,
+    ID_PATTERN,
+    Bank,
+    Feedback,
+    Kind,
+    MediaItem,
+    Question,
+    Translation,
+    clean_text,
+    question_sources,
+)
 from ..problems import Problem, ProblemsFound, Severity
 from ..rich import Profile, markdown_from_rich_html, render_block, render_inline, rendering
-from ..text import renders_blank, visible_text
+from ..skeleton import Skeleton, cdata, escape_text, slot, xml_compatible
+from ..skeleton import raw as raw_slot
+from ..text import renders_as_itself, renders_blank, visible_text
 from ..unrender import markdown_from_html
 from ..xmlsafe import MAX_XML_BYTES, Budget, UnsafeXmlError, iterparse_untrusted, parse_untrusted
 from . import ExportOptions, Format
-from .moodle_files import MEDIA_FOLDER, attach_files, bank_html, missing_files, plugin_url, read_files
+from .moodle_files import MEDIA_FOLDER, PLUGINFILE, attach_files, bank_html, missing_files, plugin_url, read_files
 
 # Moodle's grade list (question_bank::fraction_options), in percent as Moodle writes it. Its importer refuses a
 # fraction further than 0.001 percent from every entry, and then stops the whole import.
@@ -369,8 +382,12 @@ class _Texts:
         """The inline HTML of each block of one text of locale ``i``, each inside a <bdi> saying its direction and
         language (the filter keeps a span's content, not the span: its lang would not reach the page)."""
         info = self.views[i].source_info if resolved.lang != self._langs[i] else self.views[i].info
-        marker = f'<bdi dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
+        marker = self._bdi(info)
         return [marker + inline + "</bdi>" for inline in inlines]
+
+    @staticmethod
+    def _bdi(info: LocaleInfo) -> str:
+        return f'<bdi dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
 
     def _run(self, inlines: Sequence[str]) -> str:
         return "".join(span + inline + "</span>" for span, inline in zip(self._spans, inlines, strict=True))
@@ -526,12 +543,14 @@ class _Template:
 
 
 class _Questions:
-    """Builds the question elements of one category from per-shape templates."""
+    """Builds the question elements of one category from per-shape templates (:meth:`element`), and writes them
+    from per-shape skeletons (:meth:`serialised`, the same bytes, several times faster)."""
 
     def __init__(self, bank: Bank, texts: _Texts) -> None:
         self.bank = bank
         self.texts = texts
         self.templates: dict[tuple[Kind, int, int], _Template] = {}
+        self.skeletons: dict[tuple[Kind, int, int, bool], Skeleton] = {}
         self.feedback = {
             which: texts.html(
                 f"the bank's {which.replace('_', ' ')} feedback",
@@ -545,6 +564,26 @@ class _Questions:
                 _set(etree.Element("text"), value)
             except ValueError:
                 raise _not_xml(f"the bank's {which.replace('_', ' ')} feedback", value) from None
+        # What the skeletons' feedback slots hold; and whether an image of the bank may show in a question (then
+        # attach_files adds <file> elements, and the question is built element by element).
+        self._feedback_values = [_element_text(value) for value in self.feedback.values()]
+        self._media = bool(bank.media)
+        self._feedback_files = any(PLUGINFILE in value for value in self.feedback.values())
+        # The fast path's pieces: a text that renders as itself is one of these around it (see _Texts.html): a
+        # choice inline, any other text as one paragraph; in its locale's own language or fallen back.
+        view = texts.views[0]
+        self._view, self._locale, self._lang = view, view.locale, view.info.lang
+        self._source = view.locale == bank.source_locale
+        own, fallback = "<![CDATA[" + texts._first_own, "<![CDATA[" + texts._first_fallback
+        self._block = (own + "<p>", fallback + "<p>", "</p></div>]]>")
+        self._inline = (own, fallback, "</div>]]>")
+        # Multilang: the span and <bdi> of each locale, for a text in the locale's own language or fallen back.
+        self._runs = [
+            (texts._spans[i] + texts._bdi(view.info), texts._spans[i] + texts._bdi(view.source_info), view.info.lang)
+            for i, view in enumerate(texts.views)
+        ]
+        self._points: dict[float, str] = {}
+        self._tag_values: dict[tuple[str, ...], list[str]] = {}
 
     def template(self, kind: Kind, choices: int, tags: int) -> _Template:
         key = (kind, choices, tags)
@@ -581,7 +620,54 @@ class _Questions:
         position = {node: i for i, node in enumerate(element.iter())}
         return _Template(element, [position[s] for s in slots], [position[a] for a in answers])
 
-    def element(self, q: Question, fractions: tuple[str, ...]) -> etree._Element:
+    def _skeleton(self, kind: Kind, choices: int, tags: int, wrapped: bool) -> Skeleton:
+        """The template of this shape, serialised as write() serialises a question, with a marker in every slot
+        (see :meth:`_fast_values` for their order). Every text is a raw marker, filled as :func:`_element_text`
+        writes it (the bank's feedback too, so that no bank text is ever read as a marker); the fractions are
+        verbatim (numbers). ``wrapped``: the question's texts are plain and in the locale's own language, and the
+        skeleton holds the CDATA section and wrapper around each (as _Texts.html wraps such a text)."""
+        key = (kind, choices, tags, wrapped)
+        skeleton = self.skeletons.get(key)
+        if skeleton is None:
+            template = self.template(kind, choices, tags)
+            element = copy.copy(template.element)
+            nodes = list(element.iter())
+            texts = 2 + 2 * choices
+            # template.slots: name, question text, general feedback, grade, idnumber, shuffle, each answer's text
+            # and feedback, tags. Values: the texts in question_texts order, then name, grade, idnumber, shuffle,
+            # tags, fractions, feedback.
+            order = [
+                texts,
+                0,
+                1,
+                texts + 1,
+                texts + 2,
+                texts + 3,
+                *range(2, texts),
+                *range(texts + 4, texts + 4 + tags),
+            ]
+            own = self.texts._first_own
+            for index, position in zip(order, template.slots, strict=True):
+                if wrapped and index < texts:
+                    inline = index >= 2 and index % 2 == 0
+                    around = (own, "</div>") if inline else (own + "<p>", "</p></div>")
+                    nodes[position].text = etree.CDATA(around[0] + raw_slot(index) + around[1])
+                else:
+                    nodes[position].text = raw_slot(index)
+            fractions = texts + 4 + tags
+            for j, position in enumerate(template.answers):
+                nodes[position].set("fraction", slot(fractions + j))
+            feedback = fractions + choices
+            for k, tag in enumerate(FEEDBACK_ELEMENTS.values()):
+                found = element.find(tag)
+                assert found is not None
+                found[0].text = raw_slot(feedback + k)
+            verbatim = range(fractions, feedback)
+            skeleton = self.skeletons[key] = Skeleton.of(element, pretty_print=True, verbatim=verbatim)
+        return skeleton
+
+    def values(self, q: Question) -> list[str]:
+        """The text of each slot of the question's template, in slot order (see :meth:`element`)."""
         texts, html = self.texts, self.texts.html
         # Every string of the question in each locale, in model.question_strings order (stem, explanation, choices).
         columns = list(zip(*(view.question_texts(q) for view in texts.views), strict=True))
@@ -596,9 +682,13 @@ class _Questions:
         for j, c in enumerate(q.choices):
             values.append(html("choice", columns[2 + 2 * j], render_inline, c.id))
             values.append(html("the explanation of choice", columns[3 + 2 * j], render_block, c.id))
-        tags = _question_tags(self.bank, q)
-        values += tags
-        template = self.template(q.kind, len(q.choices), len(tags))
+        values += _question_tags(self.bank, q)
+        return values
+
+    def element(self, q: Question, fractions: tuple[str, ...]) -> etree._Element:
+        """The question element, built from its shape's template (the thorough way: see :meth:`serialised`)."""
+        values = self.values(q)
+        template = self.template(q.kind, len(q.choices), len(values) - 6 - 2 * len(q.choices))
         element = copy.copy(template.element)  # lxml's copy of an element is deep: the whole subtree
         nodes = list(element.iter())
         try:
@@ -611,6 +701,152 @@ class _Questions:
         if self.bank.media:
             attach_files(element, self.bank.media)
         return element
+
+    def built(self, q: Question, fractions: tuple[str, ...]) -> bytes:
+        """:meth:`element` serialised as write() writes it."""
+        data: bytes = etree.tostring(self.element(q, fractions), encoding="UTF-8", pretty_print=True)
+        return data
+
+    def serialised(self, q: Question, fractions: tuple[str, ...]) -> bytes:
+        """The bytes of :meth:`built`, from the shape's skeleton. A text that renders as itself (most of a bank) is
+        wrapped here as _Texts would wrap its rendering; any other goes through _Texts. A question that needs
+        anything else (a character XML cannot carry, to be named in the error; an image of the bank, carried in
+        <file> elements) is built element by element."""
+        try:
+            if self.texts.multilang:
+                values, wrapped = self._fast_multilang_values(q), False
+            else:
+                values, wrapped = self._fast_values(q)
+        except ValueError:  # a character XML cannot carry: the thorough way names the text that holds it
+            return self.built(q, fractions)
+        tags = len(values) - 6 - 2 * len(q.choices)
+        values += fractions
+        values += self._feedback_values
+        filled = self._skeleton(q.kind, len(q.choices), tags, wrapped).fill_bytes(values)
+        if self._media and (self._feedback_files or _PLUGINFILE_BYTES in filled):
+            return self.built(q, fractions)
+        return filled
+
+    def _fast_values(self, q: Question) -> tuple[list[str], bool]:
+        """What a per-locale category's skeleton is filled with, each as :func:`_element_text` writes it: the
+        question's texts in question_texts order, then its name, grade, idnumber, shuffle and tags; and whether
+        every text is plain and in the locale's own language (then the texts go in as they are, into the skeleton
+        that holds their wrappers). Raises ValueError for a character XML cannot carry."""
+        texts: Sequence[str]
+        langs: Sequence[str] | None
+        if self._source:  # every text is the source's, in the locale's own language: no Resolved needed
+            texts, langs = question_sources(q), None
+        else:
+            texts, _, langs = zip(*self._view.question_texts(q), strict=True)
+        # (_plain, inlined: it runs for every text of the bank)
+        plain = [
+            bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
+            for text in texts
+        ]
+        stem = texts[0]
+        name = f"{q.id}: {_short(stem if plain[0] else _visible(render_block(stem)), _NAME_LENGTH)}"
+        lang = self._lang
+        wrapped = all(plain) and (langs is None or langs.count(lang) == len(langs))
+        if wrapped:
+            values = list(texts)
+        else:
+            values = []
+            own_block, fallback_block, block_end = self._block
+            own_inline, fallback_inline, inline_end = self._inline
+            for k, text in enumerate(texts):
+                if plain[k]:
+                    own = langs is None or langs[k] == lang
+                    if k < 2 or k % 2:
+                        values.append((own_block if own else fallback_block) + text + block_end)
+                    else:
+                        values.append((own_inline if own else fallback_inline) + text + inline_end)
+                else:
+                    values.append(self._rendered(q, k, self._view.question_texts(q)[k : k + 1]))
+        values += (_element_text(name), self._grade(q), _element_text(f"{q.id}-{self._locale}"), _SHUFFLE[q.shuffle])
+        values += self._tags(q)
+        return values, wrapped
+
+    def _fast_multilang_values(self, q: Question) -> list[str]:
+        """:meth:`_fast_values` of a multilang category."""
+        runs = self._runs
+        resolved = [view.question_texts(q) for view in self.texts.views]
+        stem = resolved[0][0].text
+        name = f"{q.id}: {_short(stem if _plain(stem) else _visible(render_block(stem)), _NAME_LENGTH)}"
+        values: list[str] = []
+        for k in range(len(resolved[0])):
+            # A text that renders as itself in every locale is one paragraph (a choice: one inline run) of a span
+            # per locale, the layout _Texts.html gives it.
+            spans = []
+            first = None  # the first locale's text, once found plain: a text that fell back to it is plain too
+            for (own, fallback, lang), texts in zip(runs, resolved, strict=True):
+                text, _, text_lang = texts[k]
+                if text is not first and not (
+                    text
+                    and "$" not in text
+                    and renders_as_itself(text)
+                    and (text.isprintable() or xml_compatible(text))
+                ):  # (_plain, inlined)
+                    values.append(self._rendered(q, k, [texts[k] for texts in resolved]))
+                    break
+                if first is None:
+                    first = text
+                spans.append((own if text_lang == lang else fallback) + text)
+            else:
+                run = _SPAN_END.join(spans)
+                values.append(
+                    f"<![CDATA[<p>{run}</bdi></span></p>]]>" if k < 2 or k % 2 else f"<![CDATA[{run}</bdi></span>]]>"
+                )
+        values += (_element_text(name), self._grade(q), _element_text(q.id), _SHUFFLE[q.shuffle])
+        values += self._tags(q)
+        return values
+
+    def _rendered(self, q: Question, k: int, column: Sequence[Resolved]) -> str:
+        """Text ``k`` of a question (question_texts order) as _Texts.html gives it, written as _element_text."""
+        if k < 2:
+            return _element_text(self.texts.html(_WHAT[k], column, render_block))
+        choice, render = q.choices[(k - 2) // 2].id, render_block if k % 2 else render_inline
+        return _element_text(self.texts.html(_WHAT[2 + k % 2], column, render, choice))
+
+    def _tags(self, q: Question) -> list[str]:
+        """:func:`_question_tags`, each as :func:`_element_text` writes it (questions share a few tag lists: the
+        first _KEPT are kept)."""
+        tags = self._tag_values.get(q.tags)
+        if tags is None:
+            tags = [_element_text(tag) for tag in _question_tags(self.bank, q)]
+            if len(self._tag_values) < _KEPT:
+                self._tag_values[q.tags] = tags
+        return tags
+
+    def _grade(self, q: Question) -> str:
+        grade = self._points.get(q.points)
+        if grade is None:
+            grade = f"{float(q.points):.7f}"
+            if len(self._points) < _KEPT:
+                self._points[q.points] = grade
+        return grade
+
+
+def _plain(text: str) -> bool:
+    """Whether a text renders as itself, with nothing to escape, both inline and as one paragraph (Moodle's math
+    is $: such text goes to the renderer), and holds only characters XML carries (most text is printable, which
+    says so at once; the rest is looked at)."""
+    return bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
+
+
+_PLUGINFILE_BYTES = PLUGINFILE.encode("ascii")
+_KEPT = 1024  # distinct tag lists and grades a category keeps written (a bank has a handful)
+_SPAN_END = "</bdi></span>"
+# What _Questions.values names each text of a question (stem, explanation, a choice, a choice's explanation).
+_WHAT = ("the stem", "the explanation", "choice", "the explanation of choice")
+_SHUFFLE = {True: "true", False: "false"}
+
+
+def _element_text(value: str) -> str:
+    """``value`` as :func:`_set` writes it: a CDATA section when it holds markup characters, else escaped text.
+    Raises ValueError for a character XML cannot carry, as lxml does."""
+    if "<" in value or "&" in value or ">" in value:
+        return cdata(value)
+    return escape_text(value)
 
 
 def _bad_slot(q: Question, values: list[str]) -> tuple[str, str]:
@@ -635,15 +871,16 @@ def _structure_problems(bank: Bank) -> tuple[dict[str, tuple[str, ...]], list[Pr
     problems: list[Problem] = []
     seen: set[str] = set()
     for q in bank.questions:
-        where = f"question {q.id!r}"
-        if q.id in seen:
+        qid = q.id
+        if qid in seen:
             message = "the id is used twice; Moodle silently drops the second question's idnumber"
-            problems.append(Problem("bank.yaml", None, message, where))
-        seen.add(q.id)
-        values, messages = _grading(q.kind, tuple(c.correct for c in q.choices))
-        problems += [Problem("bank.yaml", None, message, where) for message in messages]
+            problems.append(Problem("bank.yaml", None, message, f"question {qid!r}"))
+        seen.add(qid)
+        values, messages = _grading(q.kind, tuple([c.correct for c in q.choices]))
+        if messages:
+            problems += [Problem("bank.yaml", None, message, f"question {qid!r}") for message in messages]
         if values is not None:
-            fractions[q.id] = values
+            fractions[qid] = values
     return fractions, problems
 
 
@@ -671,8 +908,11 @@ def _grading(kind: Kind, key: tuple[bool, ...]) -> tuple[tuple[str, ...] | None,
     return values, tuple(problems)
 
 
-def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    """Stream the bank as Moodle XML: one category per locale, or one multilang category (see the module doc)."""
+def write(bank: Bank, options: ExportOptions, out: BinaryIO, *, thorough: bool = False) -> None:
+    """Stream the bank as Moodle XML: one category per locale, or one multilang category (see the module doc).
+
+    Each question is written from its shape's skeleton; ``thorough`` builds each one element by element instead
+    (the same bytes: tests compare the two)."""
     fractions, problems = _structure_problems(bank)
     if problems:
         raise ProblemsFound(problems)
@@ -683,26 +923,27 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     # Code is highlighted with <span>s, which a multilang text cannot hold: there it stays plain.
     multilang = len(groups) == 1 and groups[0].multilang
     profile = Profile(math="tex", image_url=plugin_url, media=bank.media, highlight="none" if multilang else "inline")
-    with gc_paused(), rendering(profile), etree.xmlfile(out, encoding="UTF-8") as xf:
-        xf.write_declaration()
-        with xf.element("quiz"):
-            xf.write("\n")
-            for texts in groups:
-                file = "bank.yaml" if texts.multilang else _file_of(bank, texts.views[0].locale)
+    # The bytes lxml's xmlfile wrote: the declaration, <quiz>, each question indented, then </quiz>.
+    with gc_paused(), rendering(profile):
+        out.write(b"<?xml version='1.0' encoding='UTF-8'?>\n<quiz>\n")
+        for texts in groups:
+            file = "bank.yaml" if texts.multilang else _file_of(bank, texts.views[0].locale)
+            try:
+                out.write(etree.tostring(_category(bank, texts), encoding="UTF-8", pretty_print=True))
+            except _Unwritable as exc:
+                problems.append(Problem(file, None, str(exc), "the bank"))
+            try:
+                builder = _Questions(bank, texts)
+            except _Unwritable as exc:
+                problems.append(Problem(file, None, str(exc), "the bank"))
+                continue
+            question = builder.built if thorough else builder.serialised
+            for q in bank.questions:
                 try:
-                    xf.write(_category(bank, texts), pretty_print=True)
+                    out.write(question(q, fractions[q.id]))
                 except _Unwritable as exc:
-                    problems.append(Problem(file, None, str(exc), "the bank"))
-                try:
-                    builder = _Questions(bank, texts)
-                except _Unwritable as exc:
-                    problems.append(Problem(file, None, str(exc), "the bank"))
-                    continue
-                for q in bank.questions:
-                    try:
-                        xf.write(builder.element(q, fractions[q.id]), pretty_print=True)
-                    except _Unwritable as exc:
-                        problems.append(Problem(file, None, str(exc), f"question {q.id!r}"))
+                    problems.append(Problem(file, None, str(exc), f"question {q.id!r}"))
+        out.write(b"</quiz>")
     if problems:
         raise ProblemsFound(problems)
 
