@@ -435,7 +435,7 @@ def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], list[int] |
 
 def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
     """A locale tag of the right shape that no locale database knows (``xq``) is an error at its line."""
-    from .locales import locale_info  # Babel's locale data: loaded when a bank is, not when the package is
+    from .locales import check_locale  # (Babel: imported when a bank is read, not when the package is)
 
     problems = []
     fields: list[tuple[tuple[str | int, ...], str]] = [(("source_locale",), bank.source_locale)]
@@ -443,7 +443,7 @@ def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
     lines = None
     for loc, tag in fields:
         try:
-            locale_info(tag)
+            check_locale(tag)
         except ValueError:
             lines = lines or _YamlLines(path)
             line, column = lines.locate(loc)
