@@ -82,3 +82,12 @@ def test_anything_text_py_renders_comes_back_rendering_the_same(markdown: str) -
         rendered = render(markdown)
         assume(rendered)
         assert render(markdown_from_html(rendered, inline=inline)) == rendered
+
+
+@pytest.mark.parametrize("code", ["0\xa0", "no-break\xa0space & <tags> \"quoted\" 'x'", "\u202eA\u200f 😀"])
+def test_a_code_block_is_written_the_same_fenced_or_indented(code: str) -> None:
+    # An import reads an indented block back as a fenced one; a no-break space written raw by one and as
+    # &nbsp; by the other made a Moodle export, imported and exported again, differ in its bytes.
+    from moe_lms import rich
+
+    assert rich.render_block(f"```\n{code}\n```") == rich.render_block(f"    {code}")

@@ -78,8 +78,20 @@ def has_rich(markdown: str) -> bool:
     return _RICH.search(markdown) is not None
 
 
+# text.py's Markdown syntax characters and "$": text with none of them has no rich content (each _RICH mark
+# holds one), so one search tells both (the hot path of large banks: every plain string).
+_SYNTAX_OR_RICH = re.compile(text._MARKDOWN_CHARACTERS.pattern.removesuffix("]") + "$]")
+
+
+def renders_as_itself(markdown: str) -> bool:
+    """Whether ``markdown`` renders as itself in every profile: inline as the text, block as ``<p>text</p>``."""
+    return _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown)
+
+
 def render_block(markdown: str) -> str:
     """:func:`text.render_block`, with math, images and code as the current profile wants them."""
+    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+        return f"<p>{markdown}</p>"
     if not has_rich(markdown):
         return text.render_block(markdown)
     return _render(markdown, False, _profile.get())
@@ -87,6 +99,8 @@ def render_block(markdown: str) -> str:
 
 def render_inline(markdown: str) -> str:
     """:func:`text.render_inline`, with math, images and code as the current profile wants them."""
+    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+        return markdown
     if not has_rich(markdown):
         return text.render_inline(markdown)
     return _render(markdown, True, _profile.get())
@@ -94,6 +108,8 @@ def render_inline(markdown: str) -> str:
 
 def plain_text(markdown: str) -> str:
     """The text a learner reads, without markup; math stays as its LaTeX between dollars, an image as its alt."""
+    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+        return markdown  # (renders as itself, with no & < to unescape or to keep from opening a tag)
     if "$" not in markdown and "![" not in markdown:
         return text.plain_text(markdown)
     tokens = _markdown().parseInline(markdown)
@@ -168,6 +184,9 @@ def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
     if inline:
         rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
         return holes.fill(text._inline_cleaner.clean(rendered).strip())
+    if text.one_paragraph(markdown):  # (as text._render_markdown does: no block parser for one paragraph)
+        rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
+        return holes.fill(text.sanitize(f"<p>{rendered}</p>\n").strip())
     tokens = md.parse(markdown, env)
     if text._too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
         return text.render_block(markdown)
@@ -239,7 +258,9 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
             style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
             name = html.escape(language)
             return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
-    body = html.escape(code, quote=False)  # (as markdown-it renders a fence, trailing newline and all)
+    # As markdown-it renders a fence (trailing newline and all) and nh3 then writes it: a no-break space as
+    # &nbsp;, so a fenced block and an indented one (which an import reads back as fenced) are the same bytes.
+    body = html.escape(code, quote=False).replace("\xa0", "&nbsp;")
     name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
     return f"<pre{direction}><code{name}>{body}</code></pre>"
 
@@ -299,7 +320,11 @@ def _mathml_cached(source: str, display: bool) -> etree._Element:
         converted = convert(source, display="block" if display else "inline")
     except Exception as exc:  # latex2mathml raises many kinds (its own, IndexError, KeyError …)
         raise FormulaError(f"${source}$ does not parse: {exc.__class__.__name__} {exc}".rstrip()) from None
-    root = etree.fromstring(converted.encode("utf-8"))
+    try:
+        root = etree.fromstring(converted.encode("utf-8"))
+    except etree.XMLSyntaxError:  # latex2mathml writes some input as is: a lone "&" (a column break) is no XML
+        hint = ": '&' separates the columns of a matrix; an ampersand is \\&" if "&" in source else ""
+        raise FormulaError(f"${source}$ does not parse{hint}") from None
     for element in root.iter():
         local = etree.QName(element).localname
         if local in ("mi", "mo", "mtext") and element.text and re.match(r"\\[A-Za-z]+", element.text):
@@ -349,13 +374,25 @@ def formulas(markdown: str) -> Iterator[tuple[str, bool]]:
 
 
 def formula_problem(markdown: str) -> str | None:
-    """What is wrong with the first formula of a text that does not parse, or None."""
-    for source, _display in formulas(markdown):
+    """What is wrong with the first formula of a text that does not parse, or None. The text is read both as a
+    block and as a line (a choice, a title): the two can find different formulas (a line that starts with raw
+    HTML is an HTML block, whose dollars a line still reads as math), and check cannot tell which it is."""
+    for source, _display in (*formulas(markdown), *_line_formulas(markdown)):
         try:
             check_formula(source)
         except FormulaError as exc:
             return str(exc)
     return None
+
+
+def _line_formulas(markdown: str) -> Iterator[tuple[str, bool]]:
+    """The formulas of a text read as render_inline reads it."""
+    if "$" not in markdown:
+        return
+    for token in _markdown().parseInline(markdown):
+        for child in token.children or ():
+            if child.type in ("math_inline", "math_inline_double"):
+                yield child.content.strip(), child.type == "math_inline_double"
 
 
 # \(…\) and \[…\] as moe-lms writes them for MathJax (and as Moodle and Canvas users type them).

@@ -13,10 +13,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import lxml.html
 from babel import Locale
@@ -25,9 +25,10 @@ from lxml import etree
 from lxml.html import HtmlElement
 from lxml.html.builder import E
 
-from ..locales import LocaleInfo, LocalizedView, Resolved, locale_info, resolve
+from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, Kind, MediaItem, Question
-from ..rich import Profile, code_style, plain_text, render_block, render_inline, rendering
+from ..rich import Profile, code_style, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format
 
 _ASSETS = resources.files(__package__) / "html_assets"
@@ -162,15 +163,108 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
+def integer_format(locale: str) -> Callable[[int], str]:
+    """``format_decimal(n, locale=locale)`` for a whole number n >= 0 (a question's number, a count), without
+    Babel's work per call (a tenth of a large page's time): the locale's pattern (prefix, grouping, suffix) is
+    read once and checked against Babel on numbers of every width up to 10 digits; a locale it does not
+    reproduce, and any other number, goes to Babel."""
+    from babel.numbers import get_group_symbol
+
+    def babel(n: int) -> str:
+        return str(format_decimal(n, locale=locale))
+
+    pattern = Locale.parse(locale).decimal_formats[None]
+    group: str = get_group_symbol(locale)
+    primary: int = pattern.grouping[0]
+    secondary: int = pattern.grouping[1]
+    prefix: str = pattern.prefix[0]
+    suffix: str = pattern.suffix[0]
+    least: int = pattern.int_prec[0]
+    if primary <= 0 or secondary <= 0:
+        return babel
+
+    def fast(n: int) -> str:
+        if n < 0 or n >= LARGEST or type(n) is not int:
+            return babel(n)
+        digits = str(n).rjust(least, "0")
+        if len(digits) <= primary:
+            return prefix + digits + suffix
+        head, groups = digits[:-primary], [digits[-primary:]]
+        while len(head) > secondary:
+            groups.append(head[-secondary:])
+            head = head[:-secondary]
+        groups.append(head)
+        return prefix + group.join(reversed(groups)) + suffix
+
+    samples = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10000, 12345, 99999, 100000, 123456, 1000000]
+    samples += [1234567, 10000000, 12345678, 100000000, 123456789, 1000000000, 1234567890, LARGEST - 1]
+    return fast if all(fast(n) == babel(n) for n in samples) else babel
+
+
+LARGEST = 10**10  # integer_format checks its numbers below this against Babel
+
+
+class _Shape(NamedTuple):
+    """What a question's markup depends on besides its ids and texts (the page's words are the page's)."""
+
+    kind: Kind
+    correct: tuple[bool, ...]  # for each choice, whether it is right
+
+
+def _shape(q: Question) -> _Shape:
+    return _Shape(q.kind, tuple([c.correct for c in q.choices]))
+
+
+def _serialise(element: HtmlElement) -> str:
+    """An element as the page writes it (lxml's HTML serialiser, which etree.htmlfile uses too)."""
+    return str(etree.tostring(element, method="html", encoding="unicode"))
+
+
+def _escape_text(value: str) -> str:
+    """``value`` as lxml's HTML serialiser writes it as element text (UTF-8 output: only & < > are escaped)."""
+    if "&" in value or "<" in value or ">" in value:
+        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return value
+
+
+def lxml_form(markup: str) -> str:
+    """Rendered bank text as the page writes it: the markup lxml writes once it has parsed it into an element
+    (fragment_fromstring, as :meth:`_Page.bank_text` does) and serialises that element's content.
+
+    The renderer's output is sanitised HTML that html5ever (nh3) serialised; lxml writes most of it back as it
+    stands. Text with no markup at all needs no parsing (the common case), nor does markup :func:`_as_written`
+    proves lxml keeps; anything else is parsed and written as the element-by-element page does."""
+    if "&" not in markup and "\r" not in markup:
+        if "<" not in markup:
+            return markup if markup.strip() else ""  # (lxml drops leading text that is only white space)
+        if markup.startswith("<p>") and markup.endswith("</p>") and markup.count("<") == 2:
+            return markup  # one paragraph of text
+    return _parsed_form(markup)
+
+
+def _parsed_form(markup: str) -> str:
+    """:func:`lxml_form` the thorough way: parse, serialise, take the content out of its parent."""
+    written = _serialise(lxml.html.fragment_fromstring(markup, create_parent="div"))
+    return written[len("<div>") : -len("</div>")]
+
+
 class _Page:
-    """Builds one locale's page as lxml elements."""
+    """Builds one locale's page: its parts as lxml elements, its questions from skeletons of those."""
+
+    # Question skeletons kept per page; a bank whose questions take more shapes builds the rest as it goes.
+    SKELETONS = 512
 
     def __init__(self, view: LocalizedView, siblings: Sequence[str]) -> None:
         self.view = view
         self.info = view.info
+        self.lang = view.info.lang
         self.chrome = chrome_for(view.locale)
         self.chrome_info = locale_info(self.chrome.lang) if self.chrome.lang != view.locale else self.info
         self.siblings = siblings
+        self._number = integer_format(view.locale)
+        self.total = self.number(len(view.bank.questions))
+        self._wrappers: dict[tuple[bool, str, bool, bool, bool], tuple[Skeleton, str, str]] = {}
+        self._questions: dict[_Shape, Skeleton] = {}
 
     # -- text helpers ---------------------------------------------------------------------------------------
 
@@ -189,7 +283,10 @@ class _Page:
         return element
 
     def bank_text(self, resolved: Resolved, *, block: bool, cls: str, **attrs: str) -> HtmlElement:
-        """A bank string as rendered HTML inside a div (block) or span (inline)."""
+        """A bank string as rendered HTML inside a div (block) or span (inline).
+
+        (The element-by-element way, for the page's few one-off texts and as the reference :meth:`bank_html`
+        is tested against.)"""
         markup = render_block(resolved.text) if block else render_inline(resolved.text)
         element = lxml.html.fragment_fromstring(markup, create_parent="div" if block else "span")
         element.set("class", cls)
@@ -197,6 +294,33 @@ class _Page:
             element.set(name, value)
         info = self.view.source_info if resolved.lang != self.info.lang else self.info
         return self._mark(element, info, fallback=resolved.fell_back)
+
+    def bank_html(self, resolved: Resolved, block: bool, cls: str, id: str = "") -> str:
+        """:meth:`bank_text` serialised (with ``id`` when given, an identifier), from a skeleton of its wrapper
+        and the rendering in the form lxml writes it (see :func:`lxml_form`)."""
+        text, origin, lang = resolved
+        key = (block, cls, bool(id), lang != self.lang, origin is Origin.FALLBACK)
+        wrapper = self._wrappers.get(key) or self._wrapper(*key)
+        if renders_as_itself(text):  # (no & < >: lxml writes it back as it stands)
+            content = f"<p>{text}</p>" if block else text
+        else:
+            content = lxml_form(render_block(text) if block else render_inline(text))
+        if id:
+            return wrapper[0].fill((id, content))
+        return wrapper[1] + content + wrapper[2]
+
+    def _wrapper(self, block: bool, cls: str, with_id: bool, other: bool, fallback: bool) -> tuple[Skeleton, str, str]:
+        """The skeleton of a bank text's element (its id, its content), and the markup before and after the
+        content of one without an id."""
+        element = E.div() if block else E.span()
+        element.set("class", cls)
+        if with_id:
+            element.set("id", slot(0))
+        element.text = raw(1)
+        self._mark(element, self.view.source_info if other else self.info, fallback=fallback)
+        skeleton = Skeleton(_serialise(element), verbatim={0})
+        wrapper = self._wrappers[block, cls, with_id, other, fallback] = (skeleton, *skeleton.around(("", ""), 1))
+        return wrapper
 
     def ui(self, tag: str, text: str, **attrs: str) -> HtmlElement:
         """An element holding the page's own words, marked when they are not in the page's language."""
@@ -211,7 +335,7 @@ class _Page:
         return str(name)[:1].lower() + str(name)[1:] if self.chrome.lowercase_language_names else str(name)
 
     def number(self, value: int) -> str:
-        return str(format_decimal(value, locale=self.view.locale))
+        return self._number(value)
 
     # -- parts ----------------------------------------------------------------------------------------------
 
@@ -261,14 +385,58 @@ class _Page:
         return header
 
     def question(self, number: int, q: Question) -> HtmlElement:
-        view, chrome = self.view, self.chrome
+        """A question as a form, element by element (the reference :meth:`question_html` is tested against)."""
+        texts = self.view.question_texts(q)
+
+        def bank(k: int, block: bool, cls: str, **attrs: str) -> HtmlElement:
+            return self.bank_text(texts[k], block=block, cls=cls, **attrs)
+
+        ids = [c.id for c in q.choices]
+        return self._question(_shape(q), f"q-{q.id}", self.number(number), format(q.points, "g"), ids, bank)
+
+    def question_html(self, number: int, q: Question) -> str:
+        """:meth:`question` serialised, from one skeleton per shape of question (kind, which choices are right)
+        with each bank text put in from :meth:`bank_html`."""
+        shape = _shape(q)
+        skeleton = self._questions.get(shape)
+        n = len(shape.correct)
+        if skeleton is None:
+            base = 3 + n
+
+            def marker(k: int, block: bool, cls: str, **attrs: str) -> str:
+                return raw(base + k)
+
+            ids = [slot(3 + j) for j in range(n)]
+            tree = self._question(shape, slot(0), slot(1), slot(2), ids, marker)
+            skeleton = Skeleton(_serialise(tree), verbatim=range(base))
+            if len(self._questions) < self.SKELETONS:
+                self._questions[shape] = skeleton
         qid = f"q-{q.id}"
-        multiple = q.kind is Kind.MULTIPLE
-        heading = self.ui(
-            "h2",
-            chrome.question_of.format(n=self.number(number), total=self.number(len(view.bank.questions))),
-            id=f"{qid}-h",
-        )
+        texts = self.view.question_texts(q)
+        html = self.bank_html
+        values = [qid, _escape_text(self.number(number)), format(q.points, "g")]
+        values += [c.id for c in q.choices]
+        values.append(html(texts[0], True, "stem", f"{qid}-stem"))
+        values.append(html(texts[1], True, "explanation-text"))
+        for k in range(2, 2 + 2 * n, 2):
+            values.append(html(texts[k], False, "choice-text"))
+            values.append(html(texts[k + 1], True, "choice-explanation"))
+        return skeleton.fill(values)
+
+    def _question(
+        self,
+        shape: _Shape,
+        qid: str,
+        number: str,
+        points: str,
+        choice_ids: Sequence[str],
+        bank: Callable[..., HtmlElement | str],
+    ) -> HtmlElement:
+        """The form of a question of ``shape``; ``bank(k, block, cls, **attrs)`` gives its k-th text (in
+        LocalizedView.question_texts order) as an element, or as a skeleton's marker."""
+        chrome = self.chrome
+        multiple = shape.kind is Kind.MULTIPLE
+        heading = self.ui("h2", chrome.question_of.format(n=number, total=self.total), id=f"{qid}-h")
         hint = self.ui("p", chrome.choose_all if multiple else chrome.choose_one, id=f"{qid}-hint")
         hint.set("class", "hint")
         fieldset = E.fieldset(
@@ -276,37 +444,37 @@ class _Page:
             {"class": "choices", "aria-labelledby": f"{qid}-h {qid}-stem", "aria-describedby": f"{qid}-hint"},
         )
         key_items = []
-        correct_count = len(q.correct_choices)
-        wrong_count = len(q.choices) - correct_count
-        for index, choice in enumerate(q.choices):
-            input_id = f"{qid}-{choice.id}"
+        correct_count = sum(shape.correct)
+        wrong_count = len(shape.correct) - correct_count
+        for index, (choice_id, correct) in enumerate(zip(choice_ids, shape.correct, strict=True)):
+            input_id = f"{qid}-{choice_id}"
             letter = chrome.letters[index] if index < len(chrome.letters) else self.number(index + 1)
-            text = self.bank_text(view.choice_text(q, choice), block=False, cls="choice-text")
+            text = bank(2 + 2 * index, False, "choice-text")
             box = E.input(
                 type="checkbox" if multiple else "radio",
                 name=qid,
                 id=input_id,
-                value=choice.id,
-                **{"data-correct": "true" if choice.correct else "false"},
+                value=choice_id,
+                **{"data-correct": "true" if correct else "false"},
             )
             label = E.label(E.span(letter, {"class": "letter", "aria-hidden": "true"}), text, {"for": input_id})
-            fieldset.append(E.div(box, label, {"class": "choice", "data-choice": choice.id}))
-            verdict = chrome.right_answer if choice.correct else chrome.wrong_answer
+            fieldset.append(E.div(box, label, {"class": "choice", "data-choice": choice_id}))
+            verdict = chrome.right_answer if correct else chrome.wrong_answer
             key_items.append(
                 E.li(
                     E.p(
                         self.ui("span", verdict, **{"class": "verdict-mark"}),
                         E.span(letter, {"class": "letter"}),
-                        self.bank_text(view.choice_text(q, choice), block=False, cls="choice-text"),
+                        bank(2 + 2 * index, False, "choice-text"),
                         {"class": "key-choice"},
                     ),
-                    self.bank_text(view.choice_explanation(q, choice), block=True, cls="choice-explanation"),
-                    {"class": "right" if choice.correct else "wrong", "data-choice": choice.id},
+                    bank(3 + 2 * index, True, "choice-explanation"),
+                    {"class": "right" if correct else "wrong", "data-choice": choice_id},
                 )
             )
         general = E.div(
             self.ui("h3", chrome.general),
-            self.bank_text(view.explanation(q), block=True, cls="explanation-text"),
+            bank(1, True, "explanation-text"),
             {"class": "general"},
         )
         key = E.details(
@@ -325,7 +493,7 @@ class _Page:
         )
         return E.form(
             heading,
-            self.bank_text(view.stem(q), block=True, cls="stem", id=f"{qid}-stem"),
+            bank(0, True, "stem", id=f"{qid}-stem"),
             fieldset,
             actions,
             result,
@@ -334,8 +502,8 @@ class _Page:
                 "class": "question",
                 "id": qid,
                 "method": "dialog",
-                "data-kind": q.kind.value,
-                "data-points": format(q.points, "g"),
+                "data-kind": shape.kind.value,
+                "data-points": points,
                 "data-right": str(correct_count),
                 "data-wrong": str(wrong_count),
             },
@@ -384,20 +552,37 @@ class _Page:
 
     def stream(self, out: BinaryIO) -> None:
         """Write the page question by question, so memory stays flat however large the bank."""
-        with etree.htmlfile(out, encoding="utf-8") as xf:
+        before, after = self._frame()
+        out.write(before)
+        questions = self.view.bank.questions
+        for start in range(0, len(questions), self.CHUNK):
+            chunk = questions[start : start + self.CHUNK]
+            out.write("".join([self.question_html(n, q) for n, q in enumerate(chunk, start=start + 1)]).encode())
+        out.write(after)
+
+    CHUNK = 256  # questions written at once
+
+    def _frame(self) -> tuple[bytes, bytes]:
+        """The page before its questions and after them, written by lxml around a marker where they go."""
+        buffer = io.BytesIO()
+        with etree.htmlfile(buffer, encoding="utf-8") as xf:
             xf.write_doctype("<!DOCTYPE html>")
             with xf.element("html", lang=self.info.lang, dir=self.info.direction):
                 xf.write(self.head())
                 with xf.element("body"):
                     xf.write(self.header())
                     with xf.element("main", id="quiz"):
-                        for number, q in enumerate(self.view.bank.questions, start=1):
-                            xf.write(self.question(number, q))
+                        xf.write(_QUESTIONS)
                         xf.write(self.score())
                         xf.write(self.templates())
                     xf.write(self.footer())
                     xf.write(E.script(SCRIPT))
-        out.write(b"\n")
+        before, marker, after = buffer.getvalue().partition(_QUESTIONS.encode())
+        assert marker, "the page's frame lost the questions' marker"
+        return before, after + b"\n"
+
+
+_QUESTIONS = "\ue003"  # (a private-use character: lxml writes it as it is, bank text never reaches the frame)
 
 
 def stream(
