@@ -11,7 +11,8 @@ from lxml import etree
 from moe_lms.formats import qti21
 from moe_lms.locales import resolve
 from moe_lms.model import Bank
-from moe_lms.skeleton import inner
+from moe_lms.problems import ProblemsFound
+from moe_lms.skeleton import NOT_XML, inner
 
 from .qti_support import export, members, rich_bank
 from .strategies import banks
@@ -96,3 +97,14 @@ def test_a_test_with_an_intro_in_markdown_is_unchanged() -> None:
     for locale in bank.locales:
         built = qti21.build_test(bank, resolve(bank, locale))
         assert package[qti21.test_path(bank, locale)] == etree.tostring(built, xml_declaration=True, encoding="UTF-8")
+
+
+@pytest.mark.parametrize("bad", ["\x07", "\ufffe"])
+def test_a_character_xml_cannot_carry_that_bypassed_the_model_is_refused_naming_its_item(bad: str) -> None:
+    bank = rich_bank()
+    question = bank.questions[2].model_copy(update={"explanation": f"bell {bad} rings"})  # (not validated)
+    bank = bank.model_copy(update={"questions": (*bank.questions[:2], question)})
+    with pytest.raises(ProblemsFound) as refused:
+        export(bank, ["en"])
+    (problem,) = refused.value.problems
+    assert (problem.file, problem.message) == (qti21.item_path(question.id, "en"), NOT_XML)

@@ -80,3 +80,29 @@ def test_zip64_records_are_written_where_zipfile_writes_them(monkeypatch: pytest
     small = [(name, data[:50]) for name, data in files]
     assert by_zipout(small) == by_zipfile(small)
     assert b"PK\x06\x06" in by_zipout(small)
+
+
+@given(entries, st.data())
+def test_a_held_entry_put_later_is_the_bytes_of_that_entry_written_in_place(
+    files: list[tuple[str, bytes]], data: st.DataObject
+) -> None:
+    """A file deflated while others are written, and put after them, is the file written there in one go."""
+    files = list(dict(files).items())
+    if not files:
+        return
+    at = data.draw(st.integers(0, len(files) - 1))
+    name, content = files[at]
+    out = io.BytesIO()
+    stream = zipout.ZipStream(out)
+    held = stream.held(name)
+    cut = data.draw(st.integers(0, len(content)))
+    held.write(content[:cut])  # in two parts, the second while others are written
+    for other, other_data in files[:at]:
+        stream.add(other, other_data)
+        held.write(b"")
+    held.write(content[cut:])
+    stream.put(held)
+    for other, other_data in files[at + 1 :]:
+        stream.add(other, other_data)
+    stream.close()
+    assert out.getvalue() == by_zipfile(files)

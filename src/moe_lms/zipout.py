@@ -69,6 +69,27 @@ class ZipStream:
         self._write(encoded)
         return Entry(self, name, encoded, flags, offset)
 
+    def held(self, name: str) -> HeldEntry:
+        """One file, written in parts now but into the zip later, by :meth:`put` (where it then stands among the
+        entries): for a file made of parts that other files, written before it, are made of too (a cartridge's
+        question bank holds its quizzes' items), so each part is made once. Its parts are deflated as they come;
+        only the deflated bytes are held."""
+        encoded, flags = self._name(name)
+        return HeldEntry(self, name, encoded, flags)
+
+    def put(self, entry: HeldEntry) -> None:
+        """Write a :meth:`held` file, finished, at this place: the same bytes as :meth:`open` writing its parts."""
+        deflated, descriptor = entry.finish()
+        offset = self._offset
+        header = _LOCAL.pack(
+            b"PK\x03\x04", _VERSION, 0, entry.flags, _DEFLATED, _TIME, _DATE, 0, 0, 0, len(entry.encoded), 0
+        )
+        self._write(header + entry.encoded)
+        for part in deflated:
+            self._write(part)
+        self._write(descriptor)
+        self._entries.append((entry.encoded, entry.flags, entry.crc, entry.compressed, entry.size, offset))
+
     def close(self) -> None:
         start = self._offset
         directory = []
@@ -124,3 +145,32 @@ class Entry:
     def __exit__(self, *exc: object) -> None:
         if exc[0] is None:
             self.close()
+
+
+class HeldEntry:
+    """A file of a :class:`ZipStream` deflated as it comes and held (deflated) until :meth:`ZipStream.put`."""
+
+    def __init__(self, stream: ZipStream, name: str, encoded: bytes, flags: int) -> None:
+        self._stream, self.name, self.encoded, self.flags = stream, name, encoded, flags
+        self._compressor = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+        self._deflated: list[bytes] = []
+        self.crc = self.size = self.compressed = 0
+
+    def write(self, data: bytes) -> int:
+        self.crc = zlib.crc32(data, self.crc)
+        self.size += len(data)
+        deflated = self._compressor.compress(data)
+        if deflated:
+            self.compressed += len(deflated)
+            self._deflated.append(deflated)
+        return len(data)
+
+    def finish(self) -> tuple[list[bytes], bytes]:
+        """The deflated parts and the data descriptor (once: the entry is then spent)."""
+        deflated = self._compressor.flush()
+        self.compressed += len(deflated)
+        self._deflated.append(deflated)
+        if self.size > ZIP64_LIMIT or self.compressed > ZIP64_LIMIT:
+            raise RuntimeError(f"{self.name} is too large for a zip entry written as a stream")  # as zipfile does
+        parts, self._deflated = self._deflated, []
+        return parts, _DESCRIPTOR.pack(_DESCRIPTOR_SIGNATURE, self.crc, self.compressed, self.size)

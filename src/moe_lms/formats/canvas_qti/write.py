@@ -24,20 +24,24 @@ What Canvas reads, and where (instructure/canvas-lms):
 from __future__ import annotations
 
 import re
-import zipfile
-from typing import IO, BinaryIO
+from functools import partial
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 from lxml import etree
 
+from ...bulk import gc_paused
 from ...locales import LocalizedView, resolve
 from ...media import shown_media
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
 from ...rich import plain_text, render_block, rendering
-from ...zipsafe import Unseekable, entry_info
+from ...zipout import ZipStream
 from .. import ExportOptions
 from ..qti12 import (
     Flavour,
+    Items,
+    ItemsAt,
+    around,
     build_item,
     document,
     metadata,
@@ -48,7 +52,11 @@ from ..qti12 import (
     serialise,
     web_resource_path,
     wrapped_html,
+    write_items,
 )
+
+if TYPE_CHECKING:
+    from lxml.etree._serializer import _IncrementalFileWriter
 
 CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 IMSMD = "http://www.imsglobal.org/xsd/imsmd_v1p2"
@@ -121,7 +129,7 @@ def media_resource(path: str) -> str:
     return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
 
 
-def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
+def _assessment(bank: Bank, view: LocalizedView, stream: IO[bytes], items: ItemsAt) -> None:
     ident = quiz_ident(bank, view.locale)
     attrib = {"ident": ident, "title": _title(view.title.text)}
     # No xml:lang here: lxml's xmlfile writes it under a made-up prefix on an open element. The items say theirs.
@@ -130,9 +138,18 @@ def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None
         put(xf, metadata(None, [("cc_maxattempts", "unlimited")]))
         with xf.element(q("section"), {"ident": "root_section"}):
             xf.write("\n")
-            for question in bank.questions:
-                put(xf, build_item(question, view, Flavour.CANVAS))
+            items(xf)
         xf.write("\n")
+
+
+def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
+    """The quiz of one locale, its items built element by element (:func:`write` writes the same bytes)."""
+
+    def items(xf: _IncrementalFileWriter) -> None:
+        for question in bank.questions:
+            put(xf, build_item(question, view, Flavour.CANVAS))
+
+    _assessment(bank, view, stream, items)
 
 
 def build_meta(bank: Bank, view: LocalizedView) -> etree._Element:
@@ -171,22 +188,23 @@ def build_meta(bank: Bank, view: LocalizedView) -> etree._Element:
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options. Items
+    from skeletons (:class:`..qti12.Items`)."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
-    with (
-        rendering(rich_profile(bank.media)),
-        zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package,
-    ):
-        with package.open(entry_info(MANIFEST), "w") as entry:
-            entry.write(serialise(build_manifest(bank, views)))
+    package = ZipStream(out)  # entries in a fixed order, fixed timestamps and permissions, no seeking
+    items = Items()
+    with gc_paused(), rendering(rich_profile(bank.media)):
+        package.add(MANIFEST, serialise(build_manifest(bank, views)))
         try:
             for loc, view in views.items():
-                with package.open(entry_info(quiz_path(bank, loc)), "w") as entry:
-                    write_assessment(bank, view, entry)
-                with package.open(entry_info(meta_path(bank, loc)), "w") as entry:
-                    entry.write(serialise(build_meta(bank, view)))
+                head, tail = around(partial(_assessment, bank, view))
+                with package.open(quiz_path(bank, loc)) as entry:
+                    entry.write(head)
+                    write_items((items.serialise(q, view, Flavour.CANVAS) for q in bank.questions), entry)
+                    entry.write(tail)
+                package.add(meta_path(bank, loc), serialise(build_meta(bank, view)))
             for image in shown_media(views.values()):
-                with package.open(entry_info(web_resource_path(image)), "w") as entry:
-                    entry.write(image.data)
+                package.add(web_resource_path(image), image.data)
         except ValueError as exc:  # characters XML cannot carry, from a translation
             raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
+        package.close()

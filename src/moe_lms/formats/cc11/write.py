@@ -17,21 +17,25 @@ Schoology (their *Import Common Cartridge* course tools).
 from __future__ import annotations
 
 import re
-import zipfile
-from typing import IO, BinaryIO
+from functools import partial
+from typing import IO, TYPE_CHECKING, BinaryIO
 
 from lxml import etree
 
+from ...bulk import gc_paused
 from ...locales import LocalizedView, locale_info, resolve
 from ...media import shown_media
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
 from ...rich import plain_text, render_block, rendering
-from ...zipsafe import Unseekable, entry_info
+from ...zipout import ZipStream
 from .. import ExportOptions
 from ..qti12 import (
     QTI,
     Flavour,
+    Items,
+    ItemsAt,
+    around,
     build_item,
     document,
     material,
@@ -41,7 +45,11 @@ from ..qti12 import (
     rich_profile,
     serialise,
     web_resource_path,
+    write_items,
 )
+
+if TYPE_CHECKING:
+    from lxml.etree._serializer import _IncrementalFileWriter
 
 CP = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 LOM_MANIFEST = "http://ltsc.ieee.org/xsd/imsccv1p1/LOM/manifest"
@@ -138,8 +146,9 @@ def media_resource(path: str) -> str:
     return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
 
 
-def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
-    """The bank in one locale as a CC assessment (``cc.exam.v0p1``), the intro as its rubric."""
+def _assessment(bank: Bank, view: LocalizedView, stream: IO[bytes], items: ItemsAt) -> None:
+    """The bank in one locale as a CC assessment (``cc.exam.v0p1``), the intro as its rubric; ``items(xf)`` writes
+    its items."""
     attrib = {"ident": f"{bank.id}-{view.locale}", "title": _title(view.title.text)}
     # No xml:lang here: lxml's xmlfile writes it under a made-up prefix on an open element. The items say theirs.
     with document(stream, Flavour.CC) as xf, xf.element(q("assessment"), attrib):
@@ -157,38 +166,65 @@ def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None
             put(xf, rubric)
         with xf.element(q("section"), {"ident": "root_section"}):
             xf.write("\n")
-            for question in bank.questions:
-                put(xf, build_item(question, view, Flavour.CC))
+            items(xf)
         xf.write("\n")
 
 
-def write_bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
-    """Every question in every locale of the cartridge as its one question bank (``objectbank``)."""
+def _bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes], items: ItemsAt) -> None:
+    """Every question in every locale of the cartridge as its one question bank (``objectbank``); ``items(xf)``
+    writes the items."""
     with document(stream, Flavour.CC) as xf, xf.element(q("objectbank"), {"ident": bank.id}):
         xf.write("\n")
         put(xf, metadata(None, [("bank_title", _title(next(iter(views.values())).title.text))]))
+        items(xf)
+
+
+def write_assessment(bank: Bank, view: LocalizedView, stream: IO[bytes]) -> None:
+    """The assessment of one locale, its items built element by element (:func:`write` writes the same bytes)."""
+
+    def items(xf: _IncrementalFileWriter) -> None:
+        for question in bank.questions:
+            put(xf, build_item(question, view, Flavour.CC))
+
+    _assessment(bank, view, stream, items)
+
+
+def write_bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -> None:
+    """The question bank, its items built element by element (:func:`write` writes the same bytes)."""
+
+    def items(xf: _IncrementalFileWriter) -> None:
         for view in views.values():
             for question in bank.questions:
                 put(xf, build_item(question, view, Flavour.CC))
 
+    _bank(bank, views, stream, items)
+
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    """Stream the cartridge for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    """Stream the cartridge for ``options.locales`` into ``out``: byte-identical for the same bank and options.
+
+    The question bank holds the quizzes' items in the same order, so each item is made once (from a skeleton,
+    :class:`..qti12.Items`) and written into its quiz and into the bank, which is deflated alongside the quizzes
+    and written after them (:meth:`ZipStream.held`)."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
-    with (
-        rendering(rich_profile(bank.media)),
-        zipfile.ZipFile(Unseekable(out), "w", compression=zipfile.ZIP_DEFLATED) as package,
-    ):
-        with package.open(entry_info(MANIFEST), "w") as entry:
-            entry.write(serialise(build_manifest(bank, views)))
+    package = ZipStream(out)  # entries in a fixed order, fixed timestamps and permissions, no seeking
+    items = Items()
+    with gc_paused(), rendering(rich_profile(bank.media)):
+        package.add(MANIFEST, serialise(build_manifest(bank, views)))
         try:
+            question_bank = package.held(BANK_PATH)
+            bank_head, bank_tail = around(partial(_bank, bank, views))
+            question_bank.write(bank_head)
             for loc, view in views.items():
-                with package.open(entry_info(quiz_path(loc)), "w") as entry:
-                    write_assessment(bank, view, entry)
-            with package.open(entry_info(BANK_PATH), "w") as entry:
-                write_bank(bank, views, entry)
+                head, tail = around(partial(_assessment, bank, view))
+                with package.open(quiz_path(loc)) as entry:
+                    entry.write(head)
+                    write_items((items.serialise(q, view, Flavour.CC) for q in bank.questions), entry, question_bank)
+                    entry.write(tail)
+            question_bank.write(bank_tail)
+            package.put(question_bank)
             for image in shown_media(views.values()):
-                with package.open(entry_info(web_resource_path(image)), "w") as entry:
-                    entry.write(image.data)
+                package.add(web_resource_path(image), image.data)
         except ValueError as exc:  # characters XML cannot carry, from a translation
             raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
+        package.close()

@@ -31,19 +31,22 @@ too (Canvas exports, text2qti, Moodle): no wrapper, plain text, feedback found b
 from __future__ import annotations
 
 import html
+import io
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
 from lxml import etree
 
-from ...locales import LocalizedView, Resolved, locale_info
+from ...locales import LocalizedView, Origin, Resolved, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
+from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
+from ...text import renders_as_itself
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
 
@@ -169,42 +172,86 @@ def metadata(parent: etree._Element | None, fields: Iterable[tuple[str, str]]) -
     return box
 
 
-def stem_title(view: LocalizedView, question: Question, limit: int = 80) -> str:
-    text = " ".join(plain_text(view.stem(question).text).split())
+def _shorten(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def stem_title(view: LocalizedView, question: Question, limit: int = 80) -> str:
+    return _shorten(plain_text(view.stem(question).text), limit)
 
 
 def _displayfeedback(parent: etree._Element, ident: str) -> None:
     _sub(parent, "displayfeedback", {"feedbacktype": "Response", "linkrefid": ident})
 
 
-def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
-    """One question in one locale as an ``item`` (appended by the caller to a section or an objectbank)."""
-    qn = question
-    ident = item_ident(qn.id, view.locale)
-    item = etree.Element(q("item"), {"ident": ident, "title": stem_title(view, qn)}, nsmap={None: QTI})
-    item.set(XML_LANG, view.info.lang)
-    if flavour is Flavour.CC:
-        fields = [("cc_profile", CC_PROFILES[qn.kind]), ("cc_weighting", num(qn.points))]
+# --- items: one description of their shape, used element by element or as a skeleton ---------------------------
+
+
+class _Shape(NamedTuple):
+    """What the elements of an item depend on; items of one shape differ only in their text."""
+
+    flavour: Flavour
+    kind: Kind
+    choices: int
+    correct: tuple[bool, ...]  # which choices are correct, for a multiple-answer item (its scoring says it); else ()
+    tagged: bool
+
+
+# An item's values, by position: these, then the metadata fields' entries, the choice ids, their feedback idents,
+# (CC, one answer) each choice's score, (Canvas, one answer) the correct choice's id; then 2 per content: the
+# ``xml:lang`` of its ``mattext`` and its text as XML (the language div around its HTML, escaped).
+_IDENT, _TITLE, _LANG, _SHUFFLE = range(4)
+_FIXED = 4
+# Contents, by position: the stem, each choice, the general feedback, each choice's feedback.
+_PER_CONTENT = 2
+
+
+def _field_labels(shape: _Shape) -> list[str]:
+    if shape.flavour is Flavour.CC:
+        labels = ["cc_profile", "cc_weighting"]
     else:
-        fields = [
-            ("question_type", CANVAS_TYPES[qn.kind]),
-            ("points_possible", num(qn.points)),
-            ("original_answer_ids", ",".join(c.id for c in qn.choices)),
-            ("assessment_question_identifierref", f"{ident}-ref"),
-        ]
-    if qn.tags:  # ours: an LMS ignores a field it does not know
-        fields.append((TAGS_FIELD, " ".join(qn.tags)))
-    metadata(_sub(item, "itemmetadata"), fields)
+        labels = ["question_type", "points_possible", "original_answer_ids", "assessment_question_identifierref"]
+    return [*labels, TAGS_FIELD] if shape.tagged else labels  # ours: an LMS ignores a field it does not know
+
+
+def _scored_per_choice(shape: _Shape) -> bool:
+    # One answer (single, true-false) in the CC profile: the chosen choice's condition scores it, shows its feedback
+    # and ends processing, so Moodle, which takes every continue="Yes" condition's feedback as the general feedback
+    # (backup/cc/entity11.quiz.class.php get_general_feedback), gets the general explanation alone. Canvas's shape
+    # (and every multiple-answer item, where several conditions must fire) keeps scoring in a last condition.
+    return shape.flavour is Flavour.CC and shape.kind is not Kind.MULTIPLE
+
+
+def _contents_start(shape: _Shape) -> int:
+    """Where the contents' values start: after the fixed values, fields, ids, feedback idents and scoring's."""
+    n = shape.choices
+    scoring = n if _scored_per_choice(shape) else 1 if shape.kind is not Kind.MULTIPLE else 0
+    return _FIXED + len(_field_labels(shape)) + 2 * n + scoring
+
+
+# Builds the ``material`` of one content of an item: (parent, index among the item's contents).
+ContentMaker = Callable[[etree._Element, int], None]
+
+
+def _item_element(shape: _Shape, values: Sequence[str], content: ContentMaker) -> etree._Element:
+    """An ``item`` of ``shape`` with ``values`` (see _IDENT): real text, or skeleton markers."""
+    n = shape.choices
+    labels = _field_labels(shape)
+    at = _FIXED + len(labels)
+    ids, feedback_ids = values[at : at + n], values[at + n : at + 2 * n]
+    at += 2 * n
+    item = etree.Element(q("item"), {"ident": values[_IDENT], "title": values[_TITLE]}, nsmap={None: QTI})
+    item.set(XML_LANG, values[_LANG])
+    metadata(_sub(item, "itemmetadata"), zip(labels, values[_FIXED : _FIXED + len(labels)], strict=True))
 
     presentation = _sub(item, "presentation")
-    material(presentation, view.stem(qn), render_block)
-    multiple = qn.kind is Kind.MULTIPLE
+    content(presentation, 0)
+    multiple = shape.kind is Kind.MULTIPLE
     lid = _sub(presentation, "response_lid", {"ident": RESPONSE, "rcardinality": "Multiple" if multiple else "Single"})
-    render = _sub(lid, "render_choice", {"shuffle": "Yes" if qn.shuffle else "No"})
-    for c in qn.choices:
-        label = _sub(render, "response_label", {"ident": c.id})
-        material(label, view.choice_text(qn, c), render_inline)
+    render = _sub(lid, "render_choice", {"shuffle": values[_SHUFFLE]})
+    for j, choice_id in enumerate(ids):
+        content(_sub(render, "response_label", {"ident": choice_id}), 1 + j)
 
     processing = _sub(item, "resprocessing")
     _sub(
@@ -215,38 +262,142 @@ def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etr
     general = _sub(processing, "respcondition", {"continue": "Yes"})
     _sub(_sub(general, "conditionvar"), "other")
     _displayfeedback(general, GENERAL_FEEDBACK)
-    # One answer (single, true-false) in the CC profile: the chosen choice's condition scores it, shows its feedback
-    # and ends processing, so Moodle, which takes every continue="Yes" condition's feedback as the general feedback
-    # (backup/cc/entity11.quiz.class.php get_general_feedback), gets the general explanation alone. Canvas's shape
-    # (and every multiple-answer item, where several conditions must fire) keeps scoring in a last condition.
-    scored_per_choice = flavour is Flavour.CC and not multiple
-    for index, c in enumerate(qn.choices):
+    scored_per_choice = _scored_per_choice(shape)
+    for j, choice_id in enumerate(ids):
         chosen = _sub(processing, "respcondition", {"continue": "No" if scored_per_choice else "Yes"})
-        _sub(_sub(chosen, "conditionvar"), "varequal", {"respident": RESPONSE}, c.id)
+        _sub(_sub(chosen, "conditionvar"), "varequal", {"respident": RESPONSE}, choice_id)
         if scored_per_choice:
-            _sub(chosen, "setvar", {"action": "Set", "varname": "SCORE"}, "100" if c.correct else "0")
-        _displayfeedback(chosen, feedback_ident(c.id, index))
+            _sub(chosen, "setvar", {"action": "Set", "varname": "SCORE"}, values[at + j])
+        _displayfeedback(chosen, feedback_ids[j])
     if not scored_per_choice:
         scoring = _sub(processing, "respcondition", {"continue": "No"})
         condition = _sub(scoring, "conditionvar")
         if multiple:  # all correct choices and none of the others (Canvas's multiple_answers_resprocessing)
             both = _sub(condition, "and")
-            for c in qn.choices:
-                holder = both if c.correct else _sub(both, "not")
-                _sub(holder, "varequal", {"respident": RESPONSE}, c.id)
+            for choice_id, correct in zip(ids, shape.correct, strict=True):
+                holder = both if correct else _sub(both, "not")
+                _sub(holder, "varequal", {"respident": RESPONSE}, choice_id)
         else:
-            _sub(condition, "varequal", {"respident": RESPONSE}, qn.correct_choices[0].id)
+            _sub(condition, "varequal", {"respident": RESPONSE}, values[at])
         _sub(scoring, "setvar", {"action": "Set", "varname": "SCORE"}, "100")
 
-    _feedback(item, GENERAL_FEEDBACK, view.explanation(qn))
-    for index, c in enumerate(qn.choices):
-        _feedback(item, feedback_ident(c.id, index), view.choice_explanation(qn, c))
+    for j, ident in enumerate([GENERAL_FEEDBACK, *feedback_ids]):
+        content(_sub(_sub(item, "itemfeedback", {"ident": ident}), "flow_mat"), 1 + n + j)
     return item
 
 
-def _feedback(item: etree._Element, ident: str, resolved: Resolved) -> None:
-    box = _sub(item, "itemfeedback", {"ident": ident})
-    material(_sub(box, "flow_mat"), resolved, render_block)
+def _item_values(question: Question, view: LocalizedView, flavour: Flavour) -> tuple[_Shape, list[str]]:
+    """One question in one locale: its shape and its values before the contents (no title yet)."""
+    qn = question
+    ident = item_ident(qn.id, view.locale)
+    ids = [c.id for c in qn.choices]
+    multiple = qn.kind is Kind.MULTIPLE
+    shape = _Shape(flavour, qn.kind, len(ids), tuple(c.correct for c in qn.choices) if multiple else (), bool(qn.tags))
+    values = [ident, "", view.info.lang, "Yes" if qn.shuffle else "No"]
+    if flavour is Flavour.CC:
+        values += (CC_PROFILES[qn.kind], num(qn.points))
+    else:
+        values += (CANVAS_TYPES[qn.kind], num(qn.points), ",".join(ids), f"{ident}-ref")
+    if qn.tags:
+        values.append(" ".join(qn.tags))
+    values += ids
+    values += [feedback_ident(choice_id, j) for j, choice_id in enumerate(ids)]
+    if _scored_per_choice(shape):
+        values += ["100" if c.correct else "0" for c in qn.choices]
+    elif not multiple:
+        values.append(qn.correct_choices[0].id)
+    return shape, values
+
+
+def _contents(question: Question, view: LocalizedView) -> list[Resolved]:
+    """The item's contents in order: the stem, each choice, the general feedback, each choice's feedback."""
+    texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
+    return [texts[0], *texts[2::2], texts[1], *texts[3::2]]
+
+
+def _inline(shape: _Shape, index: int) -> bool:
+    """Whether content ``index`` is rendered inline (the choices) or as blocks (the stem, the feedback)."""
+    return 1 <= index <= shape.choices
+
+
+def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
+    """One question in one locale as an ``item``, element by element (:class:`Items` writes the same bytes
+    faster)."""
+    shape, values = _item_values(question, view, flavour)
+    values[_TITLE] = stem_title(view, question)
+    contents = _contents(question, view)
+
+    def content(parent: etree._Element, index: int) -> None:
+        material(parent, contents[index], render_inline if _inline(shape, index) else render_block)
+
+    return _item_element(shape, values, content)
+
+
+class Items:
+    """Serialised items, indented as :func:`put` writes them: the bytes :func:`build_item` gives, from one
+    skeleton per shape (a handful for a whole bank), several times faster. One per export (it holds a few
+    skeletons and each language's wrapper)."""
+
+    # Distinct skeletons kept; a bank whose items are more varied than that builds the rest as it goes.
+    LIMIT = 512
+
+    def __init__(self) -> None:
+        self._skeletons: dict[_Shape, Skeleton] = {}
+        self._wrappers: dict[str, tuple[str, str, str, str]] = {}
+
+    @staticmethod
+    def _skeleton(shape: _Shape) -> Skeleton:
+        start = _contents_start(shape)
+
+        def content(parent: etree._Element, index: int) -> None:
+            at = start + _PER_CONTENT * index
+            mattext = _sub(_sub(parent, "material"), "mattext", {"texttype": "text/html"})
+            mattext.text = raw(at + 1)
+            mattext.set(XML_LANG, slot(at))
+
+        element = _item_element(shape, [slot(i) for i in range(start)], content)
+        # Every value is an id, a number, a constant or a language tag, but the title and the contents (raw XML).
+        contents = 2 * shape.choices + 2
+        verbatim = {*range(start), *(start + _PER_CONTENT * i for i in range(contents))} - {_TITLE}
+        return Skeleton.of(element, verbatim=verbatim, pretty_print=True)
+
+    def _wrapper(self, lang: str) -> tuple[str, str, str, str]:
+        """The start and end of a content's text in language ``lang`` (see :func:`wrapped_html`) as XML text, with
+        the paragraph of block text that renders as itself, then without (other HTML holds its own)."""
+        found = self._wrappers.get(lang)
+        if found is None:
+            start, end = wrapped_html(Resolved("", Origin.SOURCE, lang), lambda _: "\0").split("\0")
+            start_p, end_p, start, end = (escape_text(s) for s in (start + "<p>", "</p>" + end, start, end))
+            found = self._wrappers[lang] = (start_p, end_p, start, end)
+        return found
+
+    def serialise(self, question: Question, view: LocalizedView, flavour: Flavour) -> bytes:
+        shape, values = _item_values(question, view, flavour)
+        texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
+        stem = texts[0].text
+        fast = renders_as_itself(stem) and "$" not in stem
+        values[_TITLE] = _shorten(stem) if fast else stem_title(view, question)  # (the same for such text)
+        wrappers, append = self._wrappers, values.append
+        # Text that renders as itself has nothing XML escapes (no & < > \r): it goes in as it is once no text of the
+        # item holds a character XML cannot carry (else escape_text refuses it, as lxml would).
+        clean = xml_compatible("".join([resolved[0] for resolved in texts]))
+        # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
+        for block, group in ((True, texts[:1]), (False, texts[2::2]), (True, [texts[1], *texts[3::2]])):
+            for text, _, lang in group:
+                start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
+                append(lang)
+                if renders_as_itself(text) and "$" not in text:  # nearly every text: itself as inline HTML,
+                    if not clean:  # and <p>text</p> as a block
+                        text = escape_text(text)
+                    append(start_p + text + end_p if block else start + text + end)
+                else:
+                    append(start + escape_text(render_block(text) if block else render_inline(text)) + end)
+        skeleton = self._skeletons.get(shape)
+        if skeleton is None:
+            skeleton = self._skeleton(shape)
+            if len(self._skeletons) < self.LIMIT:
+                self._skeletons[shape] = skeleton
+        return skeleton.fill_bytes(values)
 
 
 @contextmanager
@@ -263,6 +414,49 @@ def document(stream: IO[bytes], flavour: Flavour) -> Iterator[_IncrementalFileWr
 
 def put(xf: _IncrementalFileWriter, element: etree._Element) -> None:
     xf.write(element, pretty_print=True)
+
+
+ItemsAt = Callable[["_IncrementalFileWriter"], None]
+
+
+def around(write: Callable[[IO[bytes], ItemsAt], None]) -> tuple[bytes, bytes]:
+    """What a document streamed by ``write(stream, items)`` holds before and after its items: ``write`` calls
+    ``items(xf)`` where it would :func:`put` them, and writes nothing there. (Cut where the writer stands, so no
+    marker that text of the bank could hold.)"""
+    buffer = io.BytesIO()
+    cuts: list[int] = []
+
+    def items(xf: _IncrementalFileWriter) -> None:
+        xf.flush()
+        cuts.append(buffer.tell())
+
+    write(buffer, items)
+    data = buffer.getvalue()
+    (cut,) = cuts
+    return data[:cut], data[cut:]
+
+
+class Sink(Protocol):
+    def write(self, data: bytes, /) -> int: ...
+
+
+def write_items(parts: Iterable[bytes], *sinks: Sink, size: int = 1 << 16) -> None:
+    """Serialised items into each of ``sinks`` (zip entries) in pieces of about ``size`` bytes: the same deflated
+    bytes as one write each, for far fewer calls."""
+    pending: list[bytes] = []
+    held = 0
+    for part in parts:
+        pending.append(part)
+        held += len(part)
+        if held >= size:
+            chunk = b"".join(pending)
+            for sink in sinks:
+                sink.write(chunk)
+            pending, held = [], 0
+    if pending:
+        chunk = b"".join(pending)
+        for sink in sinks:
+            sink.write(chunk)
 
 
 def serialise(root: etree._Element) -> bytes:
