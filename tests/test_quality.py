@@ -667,6 +667,7 @@ def test_a_block_s_glossary_matches_are_each_text_s_own(texts: list[str]) -> Non
 
     keep = {"ur": Rendering(keep=True)}
     glossary = Glossary([Term(forms, keep) for forms in (("expert parallelism",), ("GPU",), ("attention head",))])
+
     def forms(found: list[tuple[Term, str] | None]) -> set[tuple[str, ...]]:
         return {known[0].forms for known in found if known is not None}
 

@@ -30,7 +30,6 @@ from lxml import etree
 from .. import __version__
 from ..bulk import gc_paused
 from ..locales import LocalizedView, Resolved, locale_info, resolve
-from ..translations import PackedCatalog
 from ..media import bank_texts, image_references, media_of, packaged_media
 from ..model import XML_ILLEGAL, Bank, Kind, MediaItem, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
@@ -48,6 +47,7 @@ from ..rich import (
 from ..schemas import Schemas
 from ..skeleton import Skeleton, inner, raw, slot
 from ..text import renders_as_itself, visible_text
+from ..translations import PackedCatalog
 from ..unrender import markdown_from_html
 from ..xmlsafe import UnsafeXmlError
 from ..zipout import ZipStream
