@@ -253,8 +253,16 @@ class LocalizedView:
             new, origin, lang = tuple.__new__, Origin.SOURCE, self._source_lang  # (Resolved(...) costs twice as much)
             return [new(Resolved, (source, origin, lang)) for source in sources]
         if self._packed is not None:
-            base = self._packed.index.base(q)
-            return [self._at(base + k, source) for k, source in enumerate(sources)]
+            # A question's strings read at once (as _at reads each): every writer reads every question this way.
+            states, texts = self._packed.run(self._packed.index.base(q), len(sources))
+            new, unusable, lang, source_lang = tuple.__new__, self._unusable, self._lang, self._source_lang
+            fallback, draft, reviewed = Origin.FALLBACK, Origin.DRAFT, Origin.REVIEWED
+            return [
+                new(Resolved, (source, fallback, source_lang))
+                if not state & PRESENT or state & unusable
+                else new(Resolved, (text, draft if state & (DRAFT | STALE) else reviewed, lang))
+                for state, text, source in zip(states, texts, sources, strict=True)
+            ]
         return [self._lookup(path, source) for path, source in question_strings(q)]
 
     # Convenience accessors, so exporters never spell a path.

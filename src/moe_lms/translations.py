@@ -185,6 +185,14 @@ class PackedCatalog(Mapping[str, Translation]):
         start = self._start[ordinal]
         return self._text[start : start + self._length[ordinal]].decode()
 
+    def run(self, first: int, count: int) -> tuple[bytes, list[str]]:
+        """The state bytes and the texts ("" where none) of ``count`` strings from ``first`` on, read at once
+        (what reading them one by one with :meth:`state` and :meth:`text` gives)."""
+        end = first + count
+        text = self._text
+        spans = zip(self._start[first:end], self._length[first:end], strict=True)
+        return bytes(self._state[first:end]), [text[start : start + length].decode() for start, length in spans]
+
     def text_and_source(self, ordinal: int, source: str) -> tuple[str, str] | None:
         """What :meth:`translation` says, as (text, the source it translates), without building a Translation."""
         state = self._state[ordinal]
