@@ -11,7 +11,7 @@ import click
 
 from .. import formats
 from ..files import make_folder, replace_if_changed, write_atomic_stream
-from ..locales import resolve
+from ..locales import locale_info, resolve
 from ..problems import Problem, ProblemsFound
 from .common import (
     EXIT_PROBLEMS,
@@ -216,6 +216,8 @@ def build(
             replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
         with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
             writers = list(shelf.writers(plan, others))
+            for locale in bank.locales:  # Babel's data read once here, not once in each forked worker
+                locale_info(locale)
             for outcome in write_files(folder, writers, replace=not check, jobs=jobs or usable_cpus(), advance=advance):
                 if outcome.problems:
                     raise ProblemsFound(list(outcome.problems))
