@@ -171,8 +171,9 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
 def build(
     bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool, jobs: int | None
 ) -> None:
-    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and
-    HTML, one Moodle file with every locale, and a README saying which file to take and how to import it.
+    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas
+    QTI package, QTI 2.1, Canvas API payloads, GIFT and HTML, one Moodle file with every locale, and a README
+    saying which file to take and how to import it.
 
     A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
     .moe-lms-shelf.json and never overwrites or deletes a file it did not write. The files are written in
