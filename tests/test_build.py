@@ -337,3 +337,23 @@ def test_many_parallel_builds_in_a_row_all_finish(tmp_path: Path) -> None:
     )
     root = Path(__file__).resolve().parents[1]
     subprocess.run([sys.executable, "-c", script], cwd=root, check=True, timeout=600)
+
+
+def test_a_bug_in_a_worker_is_raised_with_its_traceback_once_the_other_files_are_written(tmp_path: Path) -> None:
+    # The worker sends the error back; the pool is closed, never terminated (Pool.terminate can hang).
+    from typing import BinaryIO
+
+    from moe_lms.shelf_pool import WorkerTraceback, write_files
+
+    def broken(out: BinaryIO) -> None:
+        raise RuntimeError("a bug in a writer")
+
+    def fine(out: BinaryIO) -> None:
+        out.write(b"written")
+
+    writers = [("a.txt", fine), ("b.txt", broken), ("c.txt", fine)]
+    with pytest.raises(RuntimeError, match="a bug in a writer") as caught:
+        list(write_files(tmp_path, writers, replace=True, jobs=2))
+    assert isinstance(caught.value.__cause__, WorkerTraceback)
+    assert "in broken" in str(caught.value.__cause__)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "c.txt"]

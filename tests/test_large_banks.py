@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import tempfile
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -24,9 +25,9 @@ from moe_lms.loader import (
     save_bank,
 )
 from moe_lms.locales import coverage, resolve
-from moe_lms.model import Bank, Choice, Translation, strings
+from moe_lms.model import XML_ILLEGAL, Bank, Choice, Translation, clean_text, strings
 from moe_lms.problems import Severity
-from moe_lms.translations import PackedCatalog
+from moe_lms.translations import PackedCatalog, StringIndex
 
 from .strategies import banks
 
@@ -159,6 +160,38 @@ def test_a_packed_catalog_is_a_mapping_like_any_other() -> None:
     assert packed.get("q1/stem") == Translation("Câu 1", "Stem 1? (old)")
     with pytest.raises(KeyError):
         packed["q0/explanation"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(bank=banks(max_questions=4, with_translations=False), first=st.integers(0, 60), count=st.integers(0, 60))
+def test_a_string_index_gives_any_stretch_of_strings_as_the_bank_lists_them(bank: Bank, first: int, count: int) -> None:
+    index = StringIndex(bank)
+    every = list(strings(bank))
+    assert index.size == len(every)
+    want = every[first : first + count]
+    assert index.strings(first, count) == want
+    assert index.columns(first, count) == ([p for p, _ in want], [s for _, s in want])
+
+
+_ANY_CHARACTER = st.one_of(
+    st.characters(),  # every category: controls, surrogates, format characters, unassigned, private use
+    st.sampled_from(list("\t\n\r\x00\x85\x92\x9f\u200c\u200d\u200f\u061c\ufeff\ufffe\uffff\ud800e\u0301\u1100\u1161ا")),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieces=st.lists(st.text(alphabet=_ANY_CHARACTER, min_size=1, max_size=8), min_size=1, max_size=5))
+def test_a_run_of_translations_is_taken_as_clean_only_when_clean_text_leaves_every_one_as_it_is(
+    pieces: list[str],
+) -> None:
+    joined = "".join(pieces)
+    assert loader._clean_already(joined) == (
+        loader.XML_ILLEGAL.search(joined) is None and unicodedata.is_normalized("NFC", joined)
+    )
+    if loader._clean_already(joined):
+        for piece in pieces:
+            if not piece.isspace():
+                assert clean_text(piece) == piece
 
 
 # --- PO problems found inside runs keep their lines ----------------------------------------------------------
@@ -478,6 +511,82 @@ def test_any_saved_bank_reads_the_same_a_question_at_a_time(bank: Bank) -> None:
         assert _read_whole_document(path) == (fast, [])
 
 
+# Pieces of text around the marks of math and images, and what YAML makes of text: escapes, quotes, line breaks.
+_MARKED = (
+    st.lists(
+        st.sampled_from(["$", "!", "[", "![", "]", "(", "\\", "\n", " ", "x", "é", '"', "'", ":", "#", "&", "*", "-"]),
+        min_size=1,
+        max_size=8,
+    )
+    .map("".join)
+    .filter(lambda s: s.strip() != "")
+)
+
+
+def _marked_bank(texts: list[str]) -> Bank:
+    return Bank.model_validate(
+        {
+            "id": "marks",
+            "title": "Marks",
+            "questions": [
+                {
+                    "id": f"q{n}",
+                    "stem": text,
+                    "explanation": "Plain.",
+                    "choices": [
+                        {"id": "a", "text": "1", "correct": True, "explanation": "Right."},
+                        {"id": "b", "text": "2", "explanation": "Wrong."},
+                    ],
+                }
+                for n, text in enumerate(texts)
+            ],
+        }
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(texts=st.lists(_MARKED, min_size=1, max_size=6), batch=st.integers(1, 3))
+def test_the_questions_left_out_of_the_rich_content_checks_hold_no_math_and_no_image(
+    texts: list[str], batch: int
+) -> None:
+    """The loader tells the formula and image checks which questions to look at, from bank.yaml's text (runs
+    without $, ![ or a backslash hold none); they find what they find looking at every question."""
+    bank = _marked_bank(texts)
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loader, "_BATCH", batch)
+        save_bank(bank, Path(tmp))
+        read = loader._read_in_runs(Path(tmp) / "bank.yaml")
+    assert read is not None and read[0] == bank
+    assert list(loader._rich_strings(bank, read[1])) == list(loader._rich_strings(bank))
+
+
+# What YAML can turn into $ or ![ without writing them: escapes, and an escaped line break (which joins lines).
+HIDDEN_MARKS = {
+    "an escaped dollar": (r'"Costs \x24 5"', "Costs $ 5"),
+    "a unicode-escaped dollar": (r'"Costs \u0024 5"', "Costs $ 5"),
+    "a long-escaped dollar": (r'"Costs \U00000024 5"', "Costs $ 5"),
+    "an escaped line break between ! and [": ('"See !\\\n      [a](media/a.png)"', "See ![a](media/a.png)"),
+}
+
+
+@pytest.mark.parametrize(("written", "read"), HIDDEN_MARKS.values(), ids=HIDDEN_MARKS.keys())
+def test_math_or_an_image_hidden_behind_a_yaml_escape_is_still_checked(tmp_path: Path, written: str, read: str) -> None:
+    text = (
+        "id: demo\ntitle: Demo\nquestions:\n"
+        f"  - id: q1\n    stem: {written}\n    explanation: Plain.\n    choices:\n"
+        '      - {id: a, text: "1", correct: true, explanation: Right.}\n'
+        '      - {id: b, text: "2", explanation: Wrong.}\n'
+    )
+    path = tmp_path / "bank.yaml"
+    path.write_text(text, encoding="utf-8")
+    found = loader._read_in_runs(path)
+    assert found is not None
+    bank, maybe_rich = found
+    assert bank.questions[0].stem == read
+    assert maybe_rich == [0]
+    assert [p for p, _ in loader._rich_strings(bank, maybe_rich)] == ["q1/stem"]
+
+
 # --- the model's memory diet ---------------------------------------------------------------------------------
 
 
@@ -494,3 +603,43 @@ def test_instances_share_a_fields_set_without_sharing_changes() -> None:
         "explanation",
         "correct",
     }
+
+
+def test_the_choices_of_every_question_share_one_fields_set_and_the_questions_another() -> None:
+    bank = numbered_bank(3)
+    first, *others = bank.questions
+    for q in others:
+        assert q.__pydantic_fields_set__ is first.__pydantic_fields_set__
+        for mine, theirs in zip(q.choices, first.choices, strict=True):
+            assert mine.__pydantic_fields_set__ is theirs.__pydantic_fields_set__
+    assert first.choices[0].model_fields_set == {"id", "text", "correct", "explanation"}
+    assert first.choices[1].model_fields_set == {"id", "text", "explanation"}
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts=st.lists(st.text(alphabet=_ANY_CHARACTER.filter(lambda c: not "\ud800" <= c <= "\udfff")), max_size=6))
+def test_one_scan_of_a_packed_catalog_finds_a_character_xml_cannot_carry_exactly_when_an_entry_holds_one(
+    texts: list[str],
+) -> None:
+    # (Surrogates never reach a catalog: they cannot be encoded as UTF-8.)
+    bank = Bank.model_validate(
+        {
+            "id": "b",
+            "title": "T",
+            "questions": [
+                {
+                    "id": "q",
+                    "stem": "S",
+                    "explanation": "E",
+                    "choices": [
+                        {"id": "a", "text": "A", "correct": True, "explanation": "X"},
+                        {"id": "b", "text": "B", "explanation": "Y"},
+                    ],
+                }
+            ],
+        }
+    )
+    catalog = PackedCatalog(StringIndex(bank))
+    for ordinal, text in enumerate(texts):
+        catalog.add(ordinal, text, draft=False)
+    assert catalog.holds_xml_illegal() == any(XML_ILLEGAL.search(text) for text in texts)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from moe_lms.locales import Origin, Status, coverage, locale_info, resolve
+from moe_lms.locales import Origin, Status, check_locale, coverage, locale_info, resolve
 from moe_lms.model import Bank, Translation
 
 
@@ -104,3 +106,21 @@ def test_direction_and_names_come_from_babel() -> None:
     assert (ur.rtl, ur.direction, ur.english_name, ur.name) == (True, "rtl", "Urdu", "اردو")
     assert (vi.rtl, vi.direction, vi.english_name, vi.name) == (False, "ltr", "Vietnamese", "Tiếng Việt")
     assert locale_info("pt_BR").lang == "pt-BR"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.from_regex(r"\A[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}\Z")
+    | st.sampled_from(["en", "ur", "vi", "pt_BR", "sr_Latn", "zh_Hant_TW", "xq"])
+)
+def test_a_bank_s_locales_are_checked_as_locale_info_would_take_them(tag: str) -> None:
+    """Reading a bank only checks that Babel knows its locales (loading a locale's data is for what shows its name
+    or direction): it refuses exactly the tags locale_info refuses."""
+    try:
+        locale_info(tag)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match="unknown locale") as refused:
+            check_locale(tag)
+        assert str(refused.value) == str(exc)
+    else:
+        check_locale(tag)

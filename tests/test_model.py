@@ -50,6 +50,23 @@ def test_choice_ids_are_unique_in_a_question() -> None:
     assert "choice id 'a' is used more than once" in text
 
 
+def test_an_answer_key_is_checked_however_a_question_comes_into_a_bank() -> None:
+    """A question validated inside its bank is not checked twice, but one made without validation (model_construct,
+    model_copy) is checked when its bank is validated."""
+    two_correct = question(choices=[choice("a", True), choice("b", True)])
+    assert "exactly one correct choice, found 2 (a, b)" in errors_of(Question, two_correct)
+    text = errors_of(Bank, {"id": "b", "title": "T", "questions": [question("q1"), {**two_correct, "id": "q2"}]})
+    assert "questions.1\n  a single-answer question needs exactly one correct choice, found 2 (a, b)" in text
+    good = Question.model_validate(question())
+    assert Bank.model_validate({"id": "b", "title": "T", "questions": [good]}).questions == (good,)
+    two = (*good.choices, good.choices[0].model_copy(update={"id": "c"}))
+    made = Question.model_construct(**{**dict(good), "choices": two})  # (no validation, as model_construct says)
+    copied = good.model_copy(update={"choices": two})
+    for unchecked in (made, copied):
+        text = errors_of(Bank, {"id": "b", "title": "T", "questions": [unchecked]})
+        assert "questions.0\n  a single-answer question needs exactly one correct choice, found 2 (a, c)" in text
+
+
 def test_a_question_needs_two_choices() -> None:
     assert "has 1 choice(s); a question needs at least 2" in errors_of(Question, question(choices=[choice("a", True)]))
 

@@ -56,6 +56,8 @@ def test_exporting_the_shipped_bank_to_moodle_imports_nothing_it_does_not_use(tm
     assert imported & (HEAVY - {"importlib.metadata"}) == set()  # (pydantic itself imports importlib.metadata)
     assert not any(m.startswith(("moe_lms.formats.qti21", "moe_lms.lms", "moe_lms.cli.canvas")) for m in imported)
     assert "moe_lms.shelf" not in imported  # only build plans a shelf
+    # its PO files are read by moe-lms's own reader: Babel's catalog only writes them
+    assert imported & {"babel.messages.catalog", "babel.messages.pofile"} == set()
 
 
 def test_exporting_a_bank_without_translations_reads_no_po_machinery(tmp_path: Path) -> None:

@@ -75,6 +75,7 @@ class Glossary:
         self._matched: dict[str, tuple[Term, str] | None] = {}  # text the pattern matched -> its term (few kinds)
         self._forms = self._pattern(form for term in self.terms for form in term.forms)
         self._keep: dict[str, re.Pattern[str] | None] = {}
+        self._forms_or_nul: re.Pattern[str] | None = None  # made by matched_in_each
 
     @staticmethod
     def _pattern(forms: Iterator[str] | Sequence[str]) -> re.Pattern[str] | None:
@@ -102,6 +103,24 @@ class Glossary:
             if known is not None:
                 found.setdefault(id(known[0]), known)
         return list(found.values())
+
+    def matched_in_each(self, texts: Sequence[str]) -> list[set[str]]:
+        """What :meth:`matches` matched in each text (each match as written, before it is told which term it is),
+        in one scan of the texts joined by NUL: no text holds NUL, and a form's match never reaches over one (NUL is
+        neither a word character nor a space)."""
+        if self._forms is None or not texts:
+            return [set() for _ in texts]
+        if self._forms_or_nul is None:
+            self._forms_or_nul = re.compile("\\x00|" + self._forms.pattern, self._forms.flags)
+        found = "\x01".join(self._forms_or_nul.findall("\x00".join(texts))).split("\x00")
+        return [set(matched.split("\x01")) - {""} for matched in found]
+
+    def term_of(self, matched: str) -> tuple[Term, str] | None:
+        """The term (and its form, as the glossary spells it) of a text :meth:`matches` matched."""
+        if matched in self._matched:
+            return self._matched[matched]
+        known = self._matched[matched] = self._term_of(matched)
+        return known
 
     def _term_of(self, matched: str) -> tuple[Term, str] | None:
         key = " ".join(fold(matched).split())

@@ -11,7 +11,7 @@ import codecs
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -369,8 +369,26 @@ def _read_question_by_question(path: Path) -> Bank | None:
     parsed form (about four times its text), nor even its text, never exists all at once. None means: read it
     the thorough way, which also reports every problem with its line (any doubt about the layout, any error,
     ends up there)."""
+    read = _read_in_runs(path)
+    return None if read is None else read[0]
+
+
+def _may_be_rich(yaml_text: str) -> bool:
+    """Whether a value of this YAML text may hold math (``$``) or an image (``![``). Every character of a value
+    stands in the text as itself but for an escape of a double-quoted scalar (``\\x24``), and a line break in a
+    value becomes a space or a line break, never nothing but through an escape (``\\`` at the end of a line), so
+    text without either mark and without a backslash has no value with one."""
+    return "$" in yaml_text or "![" in yaml_text or "\\" in yaml_text
+
+
+def _read_in_runs(path: Path) -> tuple[Bank, list[int]] | None:
+    """:func:`_read_question_by_question`'s bank, with the numbers of the questions that may hold math or an image
+    (those of every run of items :func:`_may_be_rich` says so of): :func:`rich_content_problems` looks at no
+    other question."""
     questions: list[Question] = []
+    maybe_rich: list[int] = []
     header: object = None
+    validate = Question.__pydantic_validator__.validate_python  # model_validate without its Python wrapper (5%)
     try:
         with path.open(encoding=TEXT_ENCODING) as stream:
             for part in _split_questions(stream):
@@ -383,30 +401,41 @@ def _read_question_by_question(path: Path) -> Bank | None:
                 items = yaml_rs.loads(text, parse_datetime=False)
                 if not isinstance(items, list) or len(items) != part[1]:
                     return None
-                questions += map(Question.model_validate, items)
+                if _may_be_rich(text):
+                    maybe_rich += range(len(questions), len(questions) + len(items))
+                questions += map(validate, items)
         if not isinstance(header, dict) or "questions" not in header or header["questions"] is not None:
             return None
         if "translations" in header:
             return None
-        return Bank.model_validate({**header, "questions": questions})
+        return Bank.model_validate({**header, "questions": questions}), maybe_rich
     except (_NotTheUsualLayout, yaml_rs.YAMLDecodeError, ValidationError, OSError, UnicodeDecodeError):
         return None
 
 
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
-    bank = _read_question_by_question(path)
+    bank, problems, _ = _read_bank_yaml(path)
+    return bank, problems
+
+
+def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], list[int] | None]:
+    """:func:`read_bank_yaml`, and the numbers of the questions that may hold math or an image (None: any)."""
+    read = _read_in_runs(path)
     problems: list[Problem] = []
-    if bank is None:
+    maybe_rich: list[int] | None = None
+    if read is None:
         bank, problems = _read_whole_document(path)
+    else:
+        bank, maybe_rich = read
     if bank is not None:
         problems = _unknown_locales(path, bank)
-    return (None if problems else bank), problems
+    return (None if problems else bank), problems, maybe_rich
 
 
 def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
     """A locale tag of the right shape that no locale database knows (``xq``) is an error at its line."""
-    from .locales import locale_info  # Babel's locale data: loaded when a bank is, not when the package is
+    from .locales import check_locale  # (Babel: imported when a bank is read, not when the package is)
 
     problems = []
     fields: list[tuple[tuple[str | int, ...], str]] = [(("source_locale",), bank.source_locale)]
@@ -414,7 +443,7 @@ def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
     lines = None
     for loc, tag in fields:
         try:
-            locale_info(tag)
+            check_locale(tag)
         except ValueError:
             lines = lines or _YamlLines(path)
             line, column = lines.locate(loc)
@@ -554,10 +583,9 @@ class _CatalogReader:
 
     def run(self, run: po.Run) -> None:
         first, count = self.next, len(run.contexts)
-        expected = self.index.strings(first, count)
+        paths, sources = self.index.columns(first, count)
         bulk = (
-            len(expected) == count
-            and [path for path, _ in expected] == run.contexts
+            paths == run.contexts
             and not self.catalog.any_listed(first, count)
             and not any(map(str.isspace, run.msgstrs))
             and _clean_already("".join(run.msgstrs))
@@ -568,8 +596,10 @@ class _CatalogReader:
             ):
                 self.entry(context, msgid, msgstr, fuzzy, run.line_of(k))
             return
-        pairs = zip(run.msgids, expected, strict=True)
-        stale = {k: msgid for k, (msgid, (_, source)) in enumerate(pairs) if msgid != source}
+        stale: dict[int, str] = {}
+        if run.msgids != sources:  # (list equality, in C: a run is seldom stale)
+            pairs = zip(run.msgids, sources, strict=True)
+            stale = {k: msgid for k, (msgid, source) in enumerate(pairs) if msgid != source}
         self.catalog.add_run(first, run.msgstrs, run.fuzzy, stale)
         self.next = first + count
 
@@ -616,8 +646,12 @@ class _CatalogReader:
 
 def _clean_already(text: str) -> bool:
     """Whether clean_text would leave every piece of ``text`` as it is (NFC, nothing XML cannot carry).
-    One check of the joined pieces answers for all of them: joining can only hide NFC text, never non-NFC."""
-    return XML_ILLEGAL.search(text) is None and unicodedata.is_normalized("NFC", text)
+    One check of the joined pieces answers for all of them: joining can only hide NFC text, never non-NFC.
+
+    Printable text (str.isprintable: no control, surrogate, unassigned or format character) has nothing
+    XML_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
+    character (a zero-width joiner, a direction mark), and the test stops at the first one."""
+    return (text.isprintable() or XML_ILLEGAL.search(text) is None) and unicodedata.is_normalized("NFC", text)
 
 
 def _path_where(path: str) -> str | None:
@@ -637,7 +671,7 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems = read_bank_yaml(directory / BANK_FILE)
+    bank, problems, maybe_rich = _read_bank_yaml(directory / BANK_FILE)
     if bank is None:
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
@@ -660,26 +694,33 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         if catalog:
             translations[locale] = catalog
     bank = bank.model_copy(update={"translations": translations})
-    media, found = rich_content_problems(directory, bank)
+    media, found = rich_content_problems(directory, bank, maybe_rich)
     problems.extend(found)
     return bank.model_copy(update={"media": media}) if media else bank, problems
 
 
-def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:
-    """The bank's strings that may hold math or an image (the paths of the others are never built)."""
+def _rich_strings(bank: Bank, maybe_rich: Iterable[int] | None = None) -> Iterator[tuple[str, str]]:
+    """The bank's strings that may hold math or an image (the paths of the others are never built).
+
+    ``maybe_rich``: the numbers of the only questions that may (None: any question may)."""
     for path, text in bank_strings(bank):
         if "$" in text or "![" in text:
             yield path, text
-    for q in bank.questions:
+    questions = bank.questions if maybe_rich is None else (bank.questions[n] for n in maybe_rich)
+    for q in questions:
         if any("$" in text or "![" in text for text in question_sources(q)):
             for path, text in question_strings(q):
                 if "$" in text or "![" in text:
                     yield path, text
 
 
-def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaItem], list[Problem]]:
+def rich_content_problems(
+    directory: Path, bank: Bank, maybe_rich: Iterable[int] | None = None
+) -> tuple[dict[str, MediaItem], list[Problem]]:
     """Load the images the bank's text (source and translations) refers to, and check every formula and image:
-    each problem with its file, line and question (see moe_lms.media and moe_lms.rich)."""
+    each problem with its file, line and question (see moe_lms.media and moe_lms.rich). ``maybe_rich``, when
+    given, numbers the only questions whose source text may hold a formula or an image (as the loader knows it
+    from bank.yaml's text)."""
     from . import media as media_module
     from .rich import formula_problem
 
@@ -714,7 +755,7 @@ def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaI
     yaml_file = directory / BANK_FILE
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
-    for path, source in _rich_strings(bank):
+    for path, source in _rich_strings(bank, maybe_rich):
         for message in problems_of(source):
             if lines is None:
                 lines, numbers = _YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}

@@ -7,8 +7,9 @@ of a file to write or compare. Every file is written by exactly one process thro
 the results are given back in the plan's order, so what ``build`` prints does not depend on it either.
 
 A worker that meets a problem (``ProblemsFound``, or an ``OutputError`` the file could not be written for) sends
-it back as a value; the caller reports it as the sequential build does. A bug in a worker is re-raised in the
-caller with the worker's traceback (multiprocessing's ``RemoteTraceback``).
+it back as a value; the caller reports it as the sequential build does, once every worker has ended. A bug in a
+worker is sent back too, and re-raised in the caller with the worker's traceback (multiprocessing's
+``RemoteTraceback``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ import glob
 import multiprocessing
 import os
 import signal
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from .files import replace_if_changed
+from .files import OutputError, replace_if_changed
 from .problems import Problem, ProblemsFound
 
 Writer = tuple[str, Callable[[BinaryIO], object]]
@@ -67,10 +69,30 @@ def _remove_temporary_files(folder: Path, names: Sequence[str]) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def _worker(name: str) -> Outcome:
+class WorkerTraceback(Exception):
+    """The traceback of a bug in a worker, shown as the cause of the error re-raised in the parent (as
+    multiprocessing's own RemoteTraceback shows it)."""
+
+    def __str__(self) -> str:
+        return f'\n"""\n{self.args[0]}"""'
+
+
+class _Failure(NamedTuple):
+    """What a worker sends back when a file's writing raised: an ``OutputError`` (the file cannot be written) or
+    a bug. The parent raises it once every worker has ended on its own, never through ``Pool.terminate``."""
+
+    name: str
+    error: Exception
+    traceback: str
+
+
+def _worker(name: str) -> Outcome | _Failure:
     assert _job is not None, "a shelf worker runs only in a process forked by write_files"
     folder, writers, replace = _job
-    return _one(folder, name, writers[name], replace)
+    try:
+        return _one(folder, name, writers[name], replace)
+    except Exception as exc:
+        return _Failure(name, exc, traceback.format_exc())
 
 
 def write_files(
@@ -100,8 +122,12 @@ def write_files(
     pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_as_worker)
     try:
         outcomes: dict[str, Outcome] = {}
-        for outcome in pool.imap_unordered(_worker, order):
-            outcomes[outcome.name] = outcome
+        failures: dict[str, _Failure] = {}
+        for result in pool.imap_unordered(_worker, order):
+            if isinstance(result, _Failure):
+                failures[result.name] = result
+            else:
+                outcomes[result.name] = result
             advance(1)
         # Done: the workers are told to stop and end on their own. (Pool's context manager would terminate them
         # with SIGTERM instead, and a worker signalled while waiting for the task queue's lock could be left
@@ -109,7 +135,9 @@ def write_files(
         pool.close()
         pool.join()
     except BaseException:
-        pool.terminate()  # a bug in a worker, or Ctrl-C: end every worker now
+        # Ctrl-C: end every worker now. (Pool.terminate can hang, now and then, on the task queue's lock, so a
+        # file that cannot be written or a bug in a worker comes back as a _Failure instead of raising here.)
+        pool.terminate()
         pool.join()
         _remove_temporary_files(folder, order)
         raise
@@ -117,6 +145,11 @@ def write_files(
         _job = None
         gc.unfreeze()
     for name, _ in writers:
+        if name in failures:  # the first in the plan's order, as a one-process build meets it
+            failure = failures[name]
+            if not isinstance(failure.error, OutputError):
+                failure.error.__cause__ = WorkerTraceback(failure.traceback)
+            raise failure.error
         yield outcomes[name]
 
 

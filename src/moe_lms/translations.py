@@ -10,18 +10,21 @@ where speed matters (locales.LocalizedView), by ordinal.
 from __future__ import annotations
 
 import difflib
+import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 
-from .model import Bank, Question, Translation, bank_strings, question_sources
+from .model import Bank, Question, Translation, bank_strings
 
 # Bits of a string's state byte.
 LISTED = 1  # the PO file has an entry for it, translated or not
 PRESENT = 2  # it has a translation
 DRAFT = 4  # the translation needs review (PO fuzzy)
 STALE = 8  # translated from a source text that has since changed (set only with PRESENT)
+# The state of a translated string, by its draft flag (0 or 1).
+_TRANSLATED_STATE = bytes([LISTED | PRESENT, LISTED | PRESENT | DRAFT]) + bytes(254)
 
 
 class StringIndex:
@@ -84,24 +87,44 @@ class StringIndex:
 
     def strings(self, first: int, count: int) -> list[tuple[str, str]]:
         """(path, source text) of ``count`` strings from ordinal ``first`` on, as model.strings gives them."""
-        found: list[tuple[str, str]] = self._heads[first : first + count]
-        ordinal = first + len(found)
+        paths, sources = self.columns(first, count)
+        return list(zip(paths, sources, strict=True))
+
+    def columns(self, first: int, count: int) -> tuple[list[str], list[str]]:
+        """What :meth:`strings` gives, as two lists (the paths, and the source texts): no tuple per string."""
+        heads = self._heads[first : first + count]
+        paths = [path for path, _ in heads]
+        sources = [source for _, source in heads]
+        ordinal = first + len(heads)
         end = min(first + count, self.size)
+        if ordinal >= end:
+            return paths, sources
         number = bisect_right(self._bases, ordinal) - 1
-        while ordinal < end:
-            q = self.questions[number]
-            base = self._bases[number]
-            paths = [f"{q.id}/stem", f"{q.id}/explanation"]
+        skip = ordinal - self._bases[number]
+        last = bisect_right(self._bases, end - 1)
+        more_paths: list[str] = []
+        more_sources: list[str] = []
+        for q in self.questions[number:last]:  # whole questions, in question_strings order; trimmed below
+            qid = q.id
+            more_paths += (f"{qid}/stem", f"{qid}/explanation")
+            more_sources += (q.stem, q.explanation)
             for c in q.choices:
-                paths += (f"{q.id}/choices/{c.id}/text", f"{q.id}/choices/{c.id}/explanation")
-            pairs = list(zip(paths, question_sources(q), strict=True))
-            found += pairs[ordinal - base : end - base]
-            ordinal = base + len(pairs)
-            number += 1
-        return found
+                prefix = f"{qid}/choices/{c.id}/"
+                more_paths += (prefix + "text", prefix + "explanation")
+                more_sources += (c.text, c.explanation)
+        wanted = end - ordinal
+        paths += more_paths[skip : skip + wanted]
+        sources += more_sources[skip : skip + wanted]
+        return paths, sources
 
     def string(self, ordinal: int) -> tuple[str, str]:
         return self.strings(ordinal, 1)[0]
+
+
+# model.XML_ILLEGAL in UTF-8: C0 controls but tab and line breaks, DEL, the C1 controls (U+0080-U+009F, two bytes
+# from \xc2), U+FFFE and U+FFFF. (Surrogates cannot be in UTF-8 text: str.encode refuses them.) A lead byte can only
+# start a character, so a match is always aligned.
+XML_ILLEGAL_UTF8 = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]")
 
 
 class PackedCatalog(Mapping[str, Translation]):
@@ -138,10 +161,14 @@ class PackedCatalog(Mapping[str, Translation]):
         self._start[first:end] = starts
         self._length[first:end] = lengths
         self._text += b"".join(encoded)
-        states = bytearray(
-            (LISTED | PRESENT | (DRAFT if draft else 0)) if text else LISTED
-            for text, draft in zip(texts, drafts, strict=True)
-        )
+        if len(drafts) != len(texts):
+            raise ValueError(f"{len(texts)} texts but {len(drafts)} draft flags")
+        # One state byte per string, made in C: 0 or 1 (a draft) translated to the state of a translated string,
+        # then the few untranslated strings (no text) set apart.
+        states = bytearray(map(bool, drafts)).translate(_TRANSLATED_STATE)
+        if lengths.count(0):
+            for position in (p for p, length in enumerate(lengths) if not length):
+                states[position] = LISTED
         for position, source in stale.items():
             if texts[position]:
                 states[position] |= STALE
@@ -157,6 +184,14 @@ class PackedCatalog(Mapping[str, Translation]):
     def text(self, ordinal: int) -> str:
         start = self._start[ordinal]
         return self._text[start : start + self._length[ordinal]].decode()
+
+    def run(self, first: int, count: int) -> tuple[bytes, list[str]]:
+        """The state bytes and the texts ("" where none) of ``count`` strings from ``first`` on, read at once
+        (what reading them one by one with :meth:`state` and :meth:`text` gives)."""
+        end = first + count
+        text = self._text
+        spans = zip(self._start[first:end], self._length[first:end], strict=True)
+        return bytes(self._state[first:end]), [text[start : start + length].decode() for start, length in spans]
 
     def text_and_source(self, ordinal: int, source: str) -> tuple[str, str] | None:
         """What :meth:`translation` says, as (text, the source it translates), without building a Translation."""
@@ -195,6 +230,11 @@ class PackedCatalog(Mapping[str, Translation]):
             if i >= 0 and position < starts[i] + self._length[present[i]]:
                 found[present[i]] = None
         return sorted(found)
+
+    def holds_xml_illegal(self) -> bool:
+        """Whether any translation holds a character XML 1.0 cannot carry (model.XML_ILLEGAL), answered by one
+        scan of the UTF-8 buffer: a writer that must refuse such text looks at no entry when none does."""
+        return XML_ILLEGAL_UTF8.search(self._text) is not None
 
     def state_counts(self) -> dict[int, int]:
         """How many strings are in each state (a state byte is a combination of the bits above)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -10,13 +11,13 @@ from rich.table import Table
 
 from .. import loader, quality
 from ..glossary import read_glossary
-from ..locales import Status, character_share, coverage, locale_info
+from ..locales import CharacterShare, Status, character_share, coverage, locale_info
 from ..model import Bank
 from ..problems import Problem, ProblemsFound, Severity
 from .common import bank_argument, bank_dir_or_default, fail, out, print_problems, progress, shown
 
 
-def coverage_table(bank: Bank) -> Table:
+def coverage_table(bank: Bank, shares: Mapping[str, CharacterShare] | None = None) -> Table:
     table = Table(title=f"Translations of {bank.id}", title_justify="left")
     table.add_column("locale")
     table.add_column("language")
@@ -28,7 +29,7 @@ def coverage_table(bank: Bank) -> Table:
     for locale in bank.target_locales:
         cov = coverage(bank, locale)
         info = locale_info(locale)
-        share = str(character_share(bank, locale))
+        share = str(shares[locale] if shares is not None else character_share(bank, locale))
         table.add_row(locale, info.english_name, info.direction, *(str(cov[s]) for s in Status), str(cov.total), share)
     return table
 
@@ -57,20 +58,23 @@ def check(bank_dir: Path | None, strict: bool) -> None:
         bank, problems = loader.check_bank(directory)
     if bank is None:
         fail(problems)
-    with progress("checking that every text renders"):
-        problems += loader.rendering_problems(directory, bank)
-        problems += loader.placeholder_problems(directory, bank, strict=strict)
     glossary, glossary_problems = read_glossary(directory, bank.target_locales)
-    problems += glossary_problems
-    with progress("checking the translations"):
-        problems += quality.check_translations(directory, bank, glossary, strict=strict)
+    with progress("checking that every text renders and reading the translations"):
+        # One pass over every string for the rendering check, the translation checks and the character share
+        # (quality.survey); the separate checks when a catalog is not packed for this bank.
+        survey = quality.survey(directory, bank, glossary)
+        problems += survey.rendering if survey is not None else loader.rendering_problems(directory, bank)
+        problems += loader.placeholder_problems(directory, bank, strict=strict)
+        problems += glossary_problems
+        findings = survey.findings if survey is not None else quality.translation_findings(bank, glossary)
+        problems += quality.check_translations(directory, bank, glossary, strict=strict, findings=findings)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
         markup=False,
     )
     if bank.target_locales:
-        out.print(coverage_table(bank))
+        out.print(coverage_table(bank, survey.shares if survey is not None else None))
         out.print(COVERAGE_LEGEND, markup=False)
     if strict:
         for loc in bank.target_locales:

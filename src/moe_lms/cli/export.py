@@ -11,7 +11,7 @@ import click
 
 from .. import formats
 from ..files import make_folder, replace_if_changed, write_atomic_stream
-from ..locales import resolve
+from ..locales import locale_info, resolve
 from ..problems import Problem, ProblemsFound
 from .common import (
     EXIT_PROBLEMS,
@@ -171,8 +171,9 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
 def build(
     bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool, jobs: int | None
 ) -> None:
-    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and
-    HTML, one Moodle file with every locale, and a README saying which file to take and how to import it.
+    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas
+    QTI package, QTI 2.1, Canvas API payloads, GIFT and HTML, one Moodle file with every locale, and a README
+    saying which file to take and how to import it.
 
     A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
     .moe-lms-shelf.json and never overwrites or deletes a file it did not write. The files are written in
@@ -216,6 +217,8 @@ def build(
             replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
         with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
             writers = list(shelf.writers(plan, others))
+            for locale in bank.locales:  # Babel's data read once here, not once in each forked worker
+                locale_info(locale)
             for outcome in write_files(folder, writers, replace=not check, jobs=jobs or usable_cpus(), advance=advance):
                 if outcome.problems:
                     raise ProblemsFound(list(outcome.problems))
