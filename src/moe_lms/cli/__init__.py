@@ -24,8 +24,9 @@ _COMMANDS = {
     "export": ("export:export", "Export a bank to a file an LMS imports."),
     "build": (
         "export:build",
-        "Write a bank's ready-to-import files into exporters/: per locale Moodle XML, QTI 2.1, Canvas, GIFT and "
-        "HTML, one Moodle file with every locale, and a README saying which file to take and how to import it.",
+        "Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas "
+        "QTI package, QTI 2.1, Canvas API payloads, GIFT and HTML, one Moodle file with every locale, and a README "
+        "saying which file to take and how to import it.",
     ),
     "validate": (
         "interchange:validate",
