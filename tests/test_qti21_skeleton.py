@@ -12,6 +12,7 @@ from moe_lms.formats import qti21
 from moe_lms.locales import resolve
 from moe_lms.model import Bank
 from moe_lms.problems import ProblemsFound
+from moe_lms.rich import rendering
 from moe_lms.skeleton import NOT_XML, inner
 
 from .qti_support import export, members, rich_bank
@@ -21,11 +22,12 @@ from .strategies import banks
 def element_by_element(bank: Bank, include_drafts: bool) -> dict[str, bytes]:
     """Every item of every locale, built element by element with qti21.build_item."""
     items = {}
-    for locale in bank.locales:
-        view = resolve(bank, locale, include_drafts=include_drafts)
-        for q in bank.questions:
-            data = etree.tostring(qti21.build_item(q, view), xml_declaration=True, encoding="UTF-8")
-            items[qti21.item_path(q.id, locale)] = data
+    with rendering(qti21.package_profile(bank)):  # (as the package renders math and images)
+        for locale in bank.locales:
+            view = resolve(bank, locale, include_drafts=include_drafts)
+            for q in bank.questions:
+                data = etree.tostring(qti21.build_item(q, view), xml_declaration=True, encoding="UTF-8")
+                items[qti21.item_path(q.id, locale)] = data
     return items
 
 
@@ -39,6 +41,16 @@ def assert_items_built_element_by_element(bank: Bank, include_drafts: bool) -> N
 @given(banks(max_questions=4), st.booleans())
 def test_items_are_the_bytes_of_items_built_element_by_element(bank: Bank, include_drafts: bool) -> None:
     assert_items_built_element_by_element(bank, include_drafts)
+
+
+def test_math_in_a_translation_is_the_bytes_of_the_item_built_element_by_element() -> None:
+    # (hypothesis found it: a vi choice explanation "$0$", rendered as MathML in the package)
+    bank = rich_bank(translate_all=True)
+    path = next(p for p in bank.translations["vi"] if p.endswith("/explanation"))
+    catalog = {**bank.translations["vi"], path: bank.translations["vi"][path]._replace(text="$0$")}
+    assert_items_built_element_by_element(
+        bank.model_copy(update={"translations": {**bank.translations, "vi": catalog}}), False
+    )
 
 
 @pytest.mark.parametrize("translate_all", [False, True])

@@ -970,16 +970,22 @@ def _in_name_order(bank: Bank, locales: Iterable[str]) -> Iterator[tuple[Questio
     return heapq.merge(*(run(loc) for loc in locales), key=lambda pair: item_path(pair[0].id, pair[1]))
 
 
+def package_profile(bank: Bank) -> Profile:
+    """How the package renders rich content: math as MathML 2 (with its LaTeX as an annotation), images packaged
+    under media/, code plain (no style attribute in QTI's XHTML)."""
+    return Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none")
+
+
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
     items = _Items()
     package = ZipStream(out)  # entries sorted by name, fixed timestamps and permissions, no seeking
-    # Math as MathML 2 (with its LaTeX as an annotation), images packaged under media/, code plain (no style
-    # attribute in QTI's XHTML).
-    profile = Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none")
-    with gc_paused(), rendering(profile):  # (gc: nothing here makes cycles; the collector would only rescan)
+    with (
+        gc_paused(),
+        rendering(package_profile(bank)),
+    ):  # (gc: nothing here makes cycles; the collector would only rescan)
         with package.open(MANIFEST) as entry:
             _write_manifest(bank, views, entry)
         for q, loc in _in_name_order(bank, views):
