@@ -553,19 +553,26 @@ def translation_findings(bank: Bank, glossary: Glossary | None = None) -> list[F
     if not locales:
         return findings
     for ordinal, (path, source) in enumerate(strings(bank)):
-        analysed: _Source | None = None
-        for loc in locales:
-            found = loc.translation(ordinal, path, source)
-            if found is None:
-                continue
-            text, translated = found
-            if translated == source:
-                analysed = analysed or _source(source, glossary)
-                src = analysed
-            else:  # stale: checked against the source text it translates
-                src = _source(translated, glossary)
-            _check_one(loc, path, translated, text, src, findings)
+        _check_string(locales, ordinal, path, source, glossary, findings)
     return findings
+
+
+def _check_string(
+    locales: Iterable[_Locale], ordinal: int, path: str, source: str, glossary: Glossary | None, findings: list[Finding]
+) -> None:
+    """Every translation check of one string in ``locales``; the source text is analysed once for them all."""
+    analysed: _Source | None = None
+    for loc in locales:
+        found = loc.translation(ordinal, path, source)
+        if found is None:
+            continue
+        text, translated = found
+        if translated == source:
+            analysed = analysed or _source(source, glossary)
+            src = analysed
+        else:  # stale: checked against the source text it translates
+            src = _source(translated, glossary)
+        _check_one(loc, path, translated, text, src, findings)
 
 
 REVIEW_LISTED = 100  # per locale: enough to start on; the coverage table counts them all
@@ -960,18 +967,6 @@ def _block_findings(
     for i in sorted(set().union(*thorough)):
         ordinal = first + i
         path, source = index.string(ordinal)
-        analysed: _Source | None = None
-        for loc, doubtful in zip(checked, thorough, strict=True):
-            if i not in doubtful:
-                continue
-            translation = loc.translation(ordinal, path, source)
-            if translation is None:
-                continue
-            text, was = translation
-            if was == source:
-                analysed = analysed or _source(source, glossary)
-                src_analysis = analysed
-            else:
-                src_analysis = _source(was, glossary)
-            _check_one(loc, path, was, text, src_analysis, findings)
+        doubting = [loc for loc, doubtful in zip(checked, thorough, strict=True) if i in doubtful]
+        _check_string(doubting, ordinal, path, source, glossary, findings)
     return findings
