@@ -44,6 +44,21 @@ def test_text_with_no_syntax_or_rich_character_renders_as_the_thorough_path_rend
             assert rich.render_inline(s) == s
 
 
+@settings(max_examples=500, deadline=None)
+@given(syntaxy)
+@example("  two spaces")
+@example("1. listed")
+@example("2.0 ms")
+@example("trailing ")
+@example("")
+def test_renders_as_itself_is_the_syntax_search_and_the_layout_rules(s: str) -> None:
+    # (the writers' hot test, written out in text.py and rich.py; the renderers use the two parts)
+    assert text.renders_as_itself(s) == (text._MARKDOWN_CHARACTERS.search(s) is None and text._plain_layout(s))
+    assert rich.renders_as_itself(s) == (text.renders_as_itself(s) and "$" not in s)
+    if text.renders_as_itself(s):
+        assert text.render_block(s) == f"<p>{s}</p>" and text.render_inline(s) == s
+
+
 def blank_by_definition(rendered: str) -> bool:
     """renders_blank as its docstring says it: no text once the tags are gone, and no image or formula."""
     return not text._TAG.sub("", rendered).strip() and not text._CONTENT_ELEMENT.search(rendered)

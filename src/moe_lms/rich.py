@@ -85,7 +85,15 @@ _SYNTAX_OR_RICH = re.compile(text._MARKDOWN_CHARACTERS.pattern.removesuffix("]")
 
 def renders_as_itself(markdown: str) -> bool:
     """Whether ``markdown`` renders as itself in every profile: inline as the text, block as ``<p>text</p>``."""
-    return _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown)
+    if _SYNTAX_OR_RICH.search(markdown) is not None or "  " in markdown:  # (text._plain_layout written out)
+        return False
+    first = markdown[:1]
+    return not (
+        first in text._START_MARKS
+        or first.isspace()
+        or (first.isdecimal() and text._LIST_NUMBER.match(markdown))
+        or markdown[-1:].isspace()
+    )
 
 
 def render_block(markdown: str) -> str:
