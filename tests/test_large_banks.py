@@ -643,3 +643,21 @@ def test_one_scan_of_a_packed_catalog_finds_a_character_xml_cannot_carry_exactly
     for ordinal, text in enumerate(texts):
         catalog.add(ordinal, text, draft=False)
     assert catalog.holds_xml_illegal() == any(XML_ILLEGAL.search(text) for text in texts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(banks(), st.booleans())
+def test_whether_a_text_renders_as_itself_is_known_once_per_string_and_read_the_same_by_every_view(
+    bank: Bank, include_drafts: bool
+) -> None:
+    from moe_lms.text import renders_as_itself_everywhere
+
+    loaded = saved_and_loaded(bank)
+    for _ in range(2):  # found, then read back
+        for locale in loaded.locales:
+            for drafts in (include_drafts, not include_drafts):
+                view = resolve(loaded, locale, include_drafts=drafts)
+                for q in loaded.questions:
+                    texts = view.question_texts(q)
+                    want = bytes(renders_as_itself_everywhere(r.text) for r in texts)
+                    assert view.question_plain(q, texts) == want

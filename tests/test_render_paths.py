@@ -55,6 +55,7 @@ def test_renders_as_itself_is_the_syntax_search_and_the_layout_rules(s: str) -> 
     # (the writers' hot test, written out in text.py and rich.py; the renderers use the two parts)
     assert text.renders_as_itself(s) == (text._MARKDOWN_CHARACTERS.search(s) is None and text._plain_layout(s))
     assert rich.renders_as_itself(s) == (text.renders_as_itself(s) and "$" not in s)
+    assert rich.renders_as_itself(s) == text.renders_as_itself_everywhere(s)
     if text.renders_as_itself(s):
         assert text.render_block(s) == f"<p>{s}</p>" and text.render_inline(s) == s
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property
@@ -29,8 +30,8 @@ from .model import (
     string_count,
     strings,
 )
-from .text import visible_length
-from .translations import DRAFT, PRESENT, STALE, PackedCatalog
+from .text import renders_as_itself_everywhere, visible_length
+from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
 
 
 class Status(StrEnum):
@@ -132,6 +133,13 @@ def coverage(bank: Bank, locale: str) -> Coverage:
     return Coverage(locale=locale, total=sum(counts.values()), counts=dict(counts))
 
 
+_FLAG_TO_BIT = bytes([0, 0, 1]) + bytes(253)  # question_plain's stored flags (1 no, 2 yes) as 0 and 1
+
+
+def _text_of(resolved: Resolved | str) -> str:
+    return resolved if isinstance(resolved, str) else resolved.text
+
+
 def _packed(bank: Bank, locale: str) -> PackedCatalog | None:
     """The locale's catalog if it is packed for exactly this bank's strings (so its ordinals and states hold)."""
     catalog = bank.translations.get(locale)
@@ -190,6 +198,34 @@ class LocalizedView:
         self._lang, self._source_lang = self.info.lang, self.source_info.lang  # read once per string: cached
         # A packed string's state byte is usable when it has PRESENT and none of the unusable bits.
         self._unusable = 0 if self.include_drafts else DRAFT | STALE
+
+    @cached_property
+    def _plain_flags(self) -> tuple[StringIndex, bytearray] | None:
+        """The bank's string index and this view's flags of :meth:`question_plain`, which the index keeps (None:
+        the bank has no packed catalog, so no index)."""
+        index = next((c.index for c in self.bank.translations.values() if isinstance(c, PackedCatalog)), None)
+        if index is None or index.questions is not self.bank.questions:
+            return None
+        key = (self.locale, self.include_drafts and not self._is_source)
+        flags = index.plain.get(key)
+        if flags is None:
+            flags = index.plain[key] = bytearray(index.size)
+        return index, flags
+
+    def question_plain(self, q: Question, texts: Sequence[Resolved | str]) -> bytes:
+        """For each of ``texts`` (this view's :meth:`question_texts` of ``q``, or their texts): 1 where the text
+        renders as itself in every profile (text.renders_as_itself_everywhere), else 0. Found once per string and
+        view for every writer of the bank, and kept by the string index: the test costs more than the answer."""
+        found = self._plain_flags
+        if found is None:
+            return bytes(renders_as_itself_everywhere(_text_of(r)) for r in texts)
+        index, flags = found
+        base = index.base(q)
+        known = flags[base : base + len(texts)]
+        if 0 in known:
+            known = bytearray(2 if renders_as_itself_everywhere(_text_of(r)) else 1 for r in texts)
+            flags[base : base + len(texts)] = known
+        return bytes(known).translate(_FLAG_TO_BIT)
 
     @cached_property
     def fallbacks(self) -> list[str]:

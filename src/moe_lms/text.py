@@ -101,6 +101,12 @@ def _plain_layout(markdown: str) -> bool:
 renders_as_itself = _renders_as_itself
 
 
+def renders_as_itself_everywhere(markdown: str) -> bool:
+    """:func:`renders_as_itself`, and no ``$`` (which a format may render as math): the text renders as itself in
+    every profile (rich.renders_as_itself says the same; a test holds them together)."""
+    return "$" not in markdown and _renders_as_itself(markdown)
+
+
 # Built once: nh3.clean with keyword arguments converts the allow-lists on every call, four times the cost.
 _cleaner = nh3.Cleaner(
     tags=set(ALLOWED_TAGS),

@@ -42,6 +42,10 @@ class StringIndex:
             self._bases.append(ordinal)
             ordinal += 2 + 2 * len(q.choices)
         self.size = ordinal
+        # Whether each string, as a view of (locale, include_drafts) resolves it, renders as itself everywhere:
+        # 0 not yet known, 1 no, 2 yes (locales.LocalizedView.question_plain). Every writer asks it of every
+        # text, so a build's files (and the workers forked after the first asked) share one answer per string.
+        self.plain: dict[tuple[str, bool], bytearray] = {}
 
     def base(self, question: Question) -> int:
         """The ordinal of a question's stem; its explanation and choices' strings follow in question_strings order."""
@@ -154,6 +158,7 @@ class PackedCatalog(Mapping[str, Translation]):
     def add_run(self, first: int, texts: Sequence[str], drafts: Sequence[bool], stale: Mapping[int, str]) -> None:
         """Record consecutive strings from ordinal ``first`` on; ``stale`` maps a position in the run to the old
         source text of a translation that is stale. The caller has checked the texts (loader.clean_text)."""
+        self.index.plain.clear()  # (what a view resolves may change)
         encoded = [t.encode() for t in texts]
         lengths = array("I", map(len, encoded))
         starts = array("Q", accumulate(lengths[:-1], initial=len(self._text)))

@@ -24,7 +24,7 @@ import json
 import re
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -290,10 +290,11 @@ class _Texts:
 
     __slots__ = ("_blocks", "_inlines", "_plain", "_view", "texts")
 
-    def __init__(self, texts: list[Resolved], view: _ViewHtml) -> None:
+    def __init__(self, texts: list[Resolved], view: _ViewHtml, plain: Sequence[int] | None = None) -> None:
         n = len(texts)
         self.texts, self._view = texts, view
-        self._plain = [renders_as_itself(r.text) for r in texts]  # (as itself: <p>text</p>, text)
+        # As itself: <p>text</p>, text. (``plain``: the view's question_plain of the texts, when they are a question's.)
+        self._plain = [renders_as_itself(r.text) for r in texts] if plain is None else plain
         self._blocks: list[tuple[str, bytes] | None] = [None] * n
         self._inlines: list[tuple[str, bytes] | None] = [None] * n
 
@@ -527,7 +528,8 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
     keys: list[list[tuple[str, str]]] = [[] for _ in streams]
     makers = [stream._maker for stream in streams]
     for position, q in enumerate(first.bank.questions, start=1):
-        texts = _Texts(view.question_texts(q), html)
+        resolved = view.question_texts(q)
+        texts = _Texts(resolved, html, view.question_plain(q, resolved))
         bodies = tuple([make(q, position, texts, feedback) for make in makers])
         for stream_keys, desired in zip(keys, bodies, strict=True):
             stream_keys.append((desired.key, desired.fingerprint))

@@ -104,15 +104,16 @@ class _Fields:
             self._div[info.lang] = "[html]" + _escape_characters(f"<div {attributes}>")
             self._span[info.lang] = "[html]" + _escape_characters(f"<span {attributes}>")
 
-    def block(self, resolved: Resolved) -> str:
+    def block(self, resolved: Resolved, plain: int | None = None) -> str:
+        """``plain``: whether the text renders as itself everywhere, when the caller knows (question_plain)."""
         text = resolved.text
-        if renders_as_itself(text):  # nearly every text: its own HTML, nothing to trim or normalise
+        if renders_as_itself(text) if plain is None else plain:  # nearly every text: its own HTML, nothing to trim
             return self._div[resolved.lang] + "<p>" + _escape_characters(text) + "</p></div>"
         return self._div[resolved.lang] + _escape_characters(_lines(render_block(text))) + "</div>"
 
-    def inline(self, resolved: Resolved) -> str:
+    def inline(self, resolved: Resolved, plain: int | None = None) -> str:
         text = resolved.text
-        if renders_as_itself(text):
+        if renders_as_itself(text) if plain is None else plain:
             return self._span[resolved.lang] + _escape_characters(text) + "</span>"
         return self._span[resolved.lang] + _escape_characters(_lines(render_inline(text))) + "</span>"
 
@@ -161,11 +162,13 @@ def identity_comment(view: LocalizedView, question: Question) -> str:
 def _question_block(view: LocalizedView, question: Question, fields: _Fields) -> str:
     """The GIFT block of one question, each line ended by a newline."""
     # question_texts: stem, explanation, then each choice's text and explanation (the fast way to read them).
-    stem, explanation, *choice_texts = view.question_texts(question)
+    texts = view.question_texts(question)
+    stem, explanation, *choice_texts = texts
+    plain = view.question_plain(question, texts)  # (each text renders as itself everywhere: 1)
     lines = [
         f"// question: {question.id}",
         identity_comment(view, question),
-        f"::{escape(_name(question.id, stem.text))}::{fields.block(stem)}{{",
+        f"::{escape(_name(question.id, stem.text))}::{fields.block(stem, plain[0])}{{",
     ]
     if question.kind is Kind.MULTIPLE:
         right = iter(split_weights(len(question.correct_choices), question.id))
@@ -175,10 +178,10 @@ def _question_block(view: LocalizedView, question: Question, fields: _Fields) ->
     else:
         marks = ["=" if c.correct else "~" for c in question.choices]
     for j, mark in enumerate(marks):
-        text = fields.inline(choice_texts[2 * j])
-        feedback = fields.block(choice_texts[2 * j + 1])
+        text = fields.inline(choice_texts[2 * j], plain[2 + 2 * j])
+        feedback = fields.block(choice_texts[2 * j + 1], plain[3 + 2 * j])
         lines.append(f"\t{mark}{text}#{feedback}")
-    lines.append(f"\t####{fields.block(explanation)}")
+    lines.append(f"\t####{fields.block(explanation, plain[1])}")
     lines.append("}\n")
     return "\n".join(lines)
 

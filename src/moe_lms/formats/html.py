@@ -295,13 +295,13 @@ class _Page:
         info = self.view.source_info if resolved.lang != self.info.lang else self.info
         return self._mark(element, info, fallback=resolved.fell_back)
 
-    def bank_html(self, resolved: Resolved, block: bool, cls: str, id: str = "") -> str:
+    def bank_html(self, resolved: Resolved, block: bool, cls: str, id: str = "", *, plain: int | None = None) -> str:
         """:meth:`bank_text` serialised (with ``id`` when given, an identifier), from a skeleton of its wrapper
         and the rendering in the form lxml writes it (see :func:`lxml_form`)."""
         text, origin, lang = resolved
         key = (block, cls, bool(id), lang != self.lang, origin is Origin.FALLBACK)
         wrapper = self._wrappers.get(key) or self._wrapper(*key)
-        if renders_as_itself(text):  # (no & < >: lxml writes it back as it stands)
+        if renders_as_itself(text) if plain is None else plain:  # (no & < >: lxml writes it back as it stands)
             content = f"<p>{text}</p>" if block else text
         else:
             content = lxml_form(render_block(text) if block else render_inline(text))
@@ -413,14 +413,15 @@ class _Page:
                 self._questions[shape] = skeleton
         qid = f"q-{q.id}"
         texts = self.view.question_texts(q)
+        plain = self.view.question_plain(q, texts)  # (each text renders as itself everywhere: 1)
         html = self.bank_html
         values = [qid, _escape_text(self.number(number)), format(q.points, "g")]
         values += [c.id for c in q.choices]
-        values.append(html(texts[0], True, "stem", f"{qid}-stem"))
-        values.append(html(texts[1], True, "explanation-text"))
+        values.append(html(texts[0], True, "stem", f"{qid}-stem", plain=plain[0]))
+        values.append(html(texts[1], True, "explanation-text", plain=plain[1]))
         for k in range(2, 2 + 2 * n, 2):
-            values.append(html(texts[k], False, "choice-text"))
-            values.append(html(texts[k + 1], True, "choice-explanation"))
+            values.append(html(texts[k], False, "choice-text", plain=plain[k]))
+            values.append(html(texts[k + 1], True, "choice-explanation", plain=plain[k + 1]))
         return skeleton.fill(values)
 
     def _question(

@@ -738,10 +738,10 @@ class _Questions:
             texts, langs = question_sources(q), None
         else:
             texts, _, langs = zip(*self._view.question_texts(q), strict=True)
-        # (_plain, inlined: it runs for every text of the bank)
+        # (_plain, with the view's answer to renders_as_itself_everywhere: it runs for every text of the bank)
         plain = [
-            bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
-            for text in texts
+            bool(text) and bool(everywhere) and (text.isprintable() or xml_compatible(text))
+            for text, everywhere in zip(texts, self._view.question_plain(q, texts), strict=True)
         ]
         stem = texts[0]
         name = f"{q.id}: {_short(stem if plain[0] else _visible(render_block(stem)), _NAME_LENGTH)}"
@@ -770,6 +770,7 @@ class _Questions:
         """:meth:`_fast_values` of a multilang category."""
         runs = self._runs
         resolved = [view.question_texts(q) for view in self.texts.views]
+        everywhere = [view.question_plain(q, texts) for view, texts in zip(self.texts.views, resolved, strict=True)]
         stem = resolved[0][0].text
         name = f"{q.id}: {_short(stem if _plain(stem) else _visible(render_block(stem)), _NAME_LENGTH)}"
         values: list[str] = []
@@ -778,14 +779,11 @@ class _Questions:
             # per locale, the layout _Texts.html gives it.
             spans = []
             first = None  # the first locale's text, once found plain: a text that fell back to it is plain too
-            for (own, fallback, lang), texts in zip(runs, resolved, strict=True):
+            for (own, fallback, lang), texts, plain in zip(runs, resolved, everywhere, strict=True):
                 text, _, text_lang = texts[k]
                 if text is not first and not (
-                    text
-                    and "$" not in text
-                    and renders_as_itself(text)
-                    and (text.isprintable() or xml_compatible(text))
-                ):  # (_plain, inlined)
+                    text and plain[k] and (text.isprintable() or xml_compatible(text))
+                ):  # (_plain, with the view's answer to renders_as_itself_everywhere)
                     values.append(self._rendered(q, k, [texts[k] for texts in resolved]))
                     break
                 if first is None:

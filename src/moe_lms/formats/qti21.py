@@ -560,6 +560,13 @@ def _item_text(q: Question, view: LocalizedView) -> tuple[_Shape, list[str], lis
     return _Shape(q.kind, len(ids), len(correct_ids)), values, [texts[0], *texts[2::2], *texts[3::2], texts[1]]
 
 
+def _interleaved(contents: list[Resolved], choices: int) -> list[Resolved]:
+    """Each choice's text then its explanation, from _item_text's contents (choices, then their explanations)."""
+    return [
+        r for pair in zip(contents[1 : 1 + choices], contents[1 + choices : 1 + 2 * choices], strict=True) for r in pair
+    ]
+
+
 def build_item(question: Question, view: LocalizedView) -> etree._Element:
     """One question in one locale as an ``assessmentItem``, element by element (:class:`_Items` writes the same
     bytes faster)."""
@@ -630,12 +637,15 @@ class _Items:
 
     def serialise(self, question: Question, view: LocalizedView) -> bytes:
         shape, values, contents = _item_text(question, view)
+        # Whether each content renders as itself everywhere, in the contents' order (see _item_text).
+        flags = view.question_plain(question, [contents[0], contents[-1], *_interleaved(contents, shape.choices)])
+        plain = [flags[0], *flags[2::2], *flags[3::2], flags[1]]
         lang = values[_LANG]
         key: list[object] = [shape, lang]
         for index, resolved in enumerate(contents):
             text = resolved.text
             inline = 1 <= index <= shape.choices
-            if text and renders_as_itself(text) and "$" not in text:  # nearly every text: its own HTML
+            if text and plain[index]:  # nearly every text: its own HTML
                 form = _BARE if inline else _PARAGRAPH
                 if index == 0:
                     values[_TITLE] = _shorten(text, 80)  # (what _stem_title gives for such text)

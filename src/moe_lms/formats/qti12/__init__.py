@@ -46,7 +46,6 @@ from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
 from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
-from ...text import renders_as_itself
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
 
@@ -374,19 +373,22 @@ class Items:
     def serialise(self, question: Question, view: LocalizedView, flavour: Flavour) -> bytes:
         shape, values = _item_values(question, view, flavour)
         texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
+        plain = view.question_plain(question, texts)  # 1 where a text renders as itself everywhere
         stem = texts[0].text
-        fast = renders_as_itself(stem) and "$" not in stem
+        fast = plain[0]
         values[_TITLE] = _shorten(stem) if fast else stem_title(view, question)  # (the same for such text)
         wrappers, append = self._wrappers, values.append
         # Text that renders as itself has nothing XML escapes (no & < > \r): it goes in as it is once no text of the
         # item holds a character XML cannot carry (else escape_text refuses it, as lxml would).
         clean = xml_compatible("".join([resolved[0] for resolved in texts]))
         # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
-        for block, group in ((True, texts[:1]), (False, texts[2::2]), (True, [texts[1], *texts[3::2]])):
-            for text, _, lang in group:
+        n = len(texts)
+        for block, group in ((True, (0,)), (False, range(2, n, 2)), (True, (1, *range(3, n, 2)))):
+            for k in group:
+                text, _, lang = texts[k]
                 start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
                 append(lang)
-                if renders_as_itself(text) and "$" not in text:  # nearly every text: itself as inline HTML,
+                if plain[k]:  # nearly every text: itself as inline HTML,
                     if not clean:  # and <p>text</p> as a block
                         text = escape_text(text)
                     append(start_p + text + end_p if block else start + text + end)
