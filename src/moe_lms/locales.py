@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from babel import Locale, UnknownLocaleError
 
@@ -218,7 +218,12 @@ class LocalizedView:
         view for every writer of the bank, and kept by the string index: the test costs more than the answer."""
         found = self._plain_flags
         if found is None:
-            return bytes(renders_as_itself_everywhere(_text_of(r)) for r in texts)
+            # (a caller passes texts of one kind: the Resolved of question_texts, or the source texts)
+            if not texts or isinstance(texts[0], str):
+                strings = cast(Sequence[str], texts)
+            else:
+                strings = [r.text for r in cast(Sequence[Resolved], texts)]
+            return bytes(map(renders_as_itself_everywhere, strings))
         index, flags = found
         base = index.base(q)
         known = flags[base : base + len(texts)]
