@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache, cached_property
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from babel import Locale, UnknownLocaleError
 
@@ -133,7 +133,10 @@ def coverage(bank: Bank, locale: str) -> Coverage:
     return Coverage(locale=locale, total=sum(counts.values()), counts=dict(counts))
 
 
-_FLAG_TO_BIT = bytes([0, 0, 1]) + bytes(253)  # question_plain's stored flags (1 no, 2 yes) as 0 and 1
+# LocalizedView.question_plain's flags as the string index keeps them (0 not known, 1 no, 2 yes) and as it gives
+# them (0 no, 1 yes).
+_FLAG_TO_BIT = bytes([0, 0, 1]) + bytes(253)
+_BIT_TO_FLAG = bytes([1, 2]) + bytes(254)
 
 
 def _text_of(resolved: Resolved | str) -> str:
@@ -217,20 +220,16 @@ class LocalizedView:
         renders as itself in every profile (text.renders_as_itself_everywhere), else 0. Found once per string and
         view for every writer of the bank, and kept by the string index: the test costs more than the answer."""
         found = self._plain_flags
-        if found is None:
-            # (a caller passes texts of one kind: the Resolved of question_texts, or the source texts)
-            if not texts or isinstance(texts[0], str):
-                strings = cast(Sequence[str], texts)
-            else:
-                strings = [r.text for r in cast(Sequence[Resolved], texts)]
-            return bytes(map(renders_as_itself_everywhere, strings))
-        index, flags = found
-        base = index.base(q)
-        known = flags[base : base + len(texts)]
-        if 0 in known:
-            known = bytearray(2 if renders_as_itself_everywhere(_text_of(r)) else 1 for r in texts)
-            flags[base : base + len(texts)] = known
-        return bytes(known).translate(_FLAG_TO_BIT)
+        if found is not None:
+            index, flags = found
+            base = index.base(q)
+            known = flags[base : base + len(texts)]
+            if 0 not in known:
+                return bytes(known).translate(_FLAG_TO_BIT)
+        plain = bytes(map(renders_as_itself_everywhere, map(_text_of, texts)))
+        if found is not None:
+            flags[base : base + len(texts)] = plain.translate(_BIT_TO_FLAG)
+        return plain
 
     @cached_property
     def fallbacks(self) -> list[str]:

@@ -78,22 +78,10 @@ def has_rich(markdown: str) -> bool:
     return _RICH.search(markdown) is not None
 
 
-# text.py's Markdown syntax characters and "$": text with none of them has no rich content (each _RICH mark
-# holds one), so one search tells both (the hot path of large banks: every plain string).
-_SYNTAX_OR_RICH = re.compile(text._MARKDOWN_CHARACTERS.pattern.removesuffix("]") + "$]")
+_SYNTAX_OR_RICH = text._SYNTAX_OR_MATH  # (each _RICH mark holds one of its characters)
 
-
-def renders_as_itself(markdown: str) -> bool:
-    """Whether ``markdown`` renders as itself in every profile: inline as the text, block as ``<p>text</p>``."""
-    if _SYNTAX_OR_RICH.search(markdown) is not None or "  " in markdown:  # (text._plain_layout written out)
-        return False
-    first = markdown[:1]
-    return not (
-        first in text._START_MARKS
-        or first.isspace()
-        or (first.isdecimal() and text._LIST_NUMBER.match(markdown))
-        or markdown[-1:].isspace()
-    )
+# Whether text renders as itself in every profile: inline as the text, block as ``<p>text</p>``.
+renders_as_itself = text.renders_as_itself_everywhere
 
 
 def render_block(markdown: str) -> str:

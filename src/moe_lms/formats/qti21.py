@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import BinaryIO, NamedTuple, Protocol
+from typing import BinaryIO, NamedTuple, Protocol, TypeVar
 
 import lxml.html
 from lxml import etree
@@ -531,9 +531,14 @@ def _always_marked(shape: _Shape, index: int) -> bool:
     return index > shape.choices
 
 
-def _item_text(q: Question, view: LocalizedView) -> tuple[_Shape, list[str], list[Resolved]]:
-    """One question in one locale: its shape, its values before the contents (no title yet), and its contents."""
+_T = TypeVar("_T")
+
+
+def _item_text(q: Question, view: LocalizedView) -> tuple[_Shape, list[str], list[Resolved], list[int]]:
+    """One question in one locale: its shape, its values before the contents (no title yet), its contents, and
+    whether each content renders as itself everywhere (LocalizedView.question_plain)."""
     texts = view.question_texts(q)  # stem, explanation, then each choice's text and explanation
+    plain = view.question_plain(q, texts)
     ids = [c.id for c in q.choices]
     correct_ids = [c.id for c in q.choices if c.correct]
     points = _num(q.points)
@@ -557,20 +562,19 @@ def _item_text(q: Question, view: LocalizedView) -> tuple[_Shape, list[str], lis
         *correct_ids,
         *mapped,
     ]
-    return _Shape(q.kind, len(ids), len(correct_ids)), values, [texts[0], *texts[2::2], *texts[3::2], texts[1]]
+    return _Shape(q.kind, len(ids), len(correct_ids)), values, _content_order(texts), _content_order(list(plain))
 
 
-def _interleaved(contents: list[Resolved], choices: int) -> list[Resolved]:
-    """Each choice's text then its explanation, from _item_text's contents (choices, then their explanations)."""
-    return [
-        r for pair in zip(contents[1 : 1 + choices], contents[1 + choices : 1 + 2 * choices], strict=True) for r in pair
-    ]
+def _content_order(question_order: Sequence[_T]) -> list[_T]:
+    """question_texts order (stem, explanation, each choice's text and explanation) as an item's contents go:
+    the stem, each choice, the general feedback, each choice's feedback."""
+    return [question_order[0], *question_order[2::2], *question_order[3::2], question_order[1]]
 
 
 def build_item(question: Question, view: LocalizedView) -> etree._Element:
     """One question in one locale as an ``assessmentItem``, element by element (:class:`_Items` writes the same
     bytes faster)."""
-    shape, values, contents = _item_text(question, view)
+    shape, values, contents, _ = _item_text(question, view)
     values[_TITLE] = _stem_title(contents[0].text)
     lang = view.info.lang
 
@@ -636,10 +640,7 @@ class _Items:
         return Skeleton.of(element, declaration=True, verbatim=set(range(base)) - {_TITLE})
 
     def serialise(self, question: Question, view: LocalizedView) -> bytes:
-        shape, values, contents = _item_text(question, view)
-        # Whether each content renders as itself everywhere, in the contents' order (see _item_text).
-        flags = view.question_plain(question, [contents[0], contents[-1], *_interleaved(contents, shape.choices)])
-        plain = [flags[0], *flags[2::2], *flags[3::2], flags[1]]
+        shape, values, contents, plain = _item_text(question, view)
         lang = values[_LANG]
         key: list[object] = [shape, lang]
         for index, resolved in enumerate(contents):
