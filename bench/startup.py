@@ -15,13 +15,12 @@ bytecode lies beside moe-lms's sources (a fresh editable install), every run com
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from versus import _tool, cpu_of
+from versus import _tool, cpu_of, installed_env
 
 SHIPPED = Path(__file__).resolve().parents[1] / "question_bank" / "moe-expert-parallelism"
 
@@ -44,8 +43,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env: dict[str, str] | None = None
         if not args.as_is:
-            env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-            env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")  # (a folder of this run's; nothing in the repo)
+            env = installed_env(Path(tmp))
         for label, command, target in commands:
             if env is not None:
                 cpu_of(command, Path(tmp), env)

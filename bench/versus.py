@@ -1,13 +1,14 @@
 """moe-lms beside text2qti on the same generated bank, in one run: the CPU time of each command, end to end.
 
-Used by qti_bench.py and moodle_bench.py (issue 13, targets 1 and 2). The bank is bench/bankgen.py's, in one
+Used by qti_vs_text2qti.py and moodle_vs_text2qti.py (issue 13, targets 1 and 2). The bank is bench/bankgen.py's, in one
 locale (English), 4 choices per question, an explanation on the question and on every choice; text2qti gets the
 same questions, explanations included, in its Markdown format (pip install -e '.[bench]').
 
 Each run is a fresh process, as a user runs the command: ``moe-lms export --format F BANK -o OUT`` (reads
 bank.yaml, checks it, writes the file) and ``text2qti quiz.md`` (reads its Markdown, writes its QTI 1.2 zip).
 Its CPU time (user + system, from getrusage of the child) counts the interpreter, the imports, the reading and
-the writing; the runs of the two tools alternate, and the median of each is reported, so a shared machine's
+the writing, both tools with their modules' bytecode as an installed tool has it (installed_env; one untimed
+run of each first); the runs of the two tools alternate, and the median of each is reported, so a shared machine's
 noise falls on both alike. Beside it, the export alone: a process that has read the bank times only the
 export into memory (``time.process_time``), the figure the speed work on the writers moves.
 """
@@ -15,6 +16,7 @@ export into memory (``time.process_time``), the figure the speed work on the wri
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -24,6 +26,20 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+
+
+def installed_env(folder: Path) -> dict[str, str]:
+    """This environment as an installed tool runs in it: with bytecode.
+
+    pip compiles a package's modules to bytecode when it installs it (text2qti's have theirs); an editable
+    install (the README's) writes them on its first run, unless PYTHONDONTWRITEBYTECODE is set, as on some CI
+    machines, where every run would compile moe-lms's sources again (0.04 to 0.1 s a command) and the figures
+    would measure the compiler. So the variable is dropped and bytecode goes into ``folder`` (the run's own
+    temporary folder, nothing in the repo); the caller runs each command once untimed first to write it.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+    return env
 
 
 def cpu_of(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
@@ -101,11 +117,15 @@ def compare(format_name: str, sizes: list[int], runs: int, target: float) -> Non
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             bank_dir, quiz = prepare(folder, size)
+            env = installed_env(folder)
+            ours_command = [moe_lms, "export", "--format", format_name, str(bank_dir), "-o", "out"]
+            cpu_of(ours_command, folder, env)  # untimed: writes the bytecode (installed_env)
+            cpu_of([text2qti, str(quiz)], folder, env)
             ours: list[float] = []
             theirs: list[float] = []
             for _ in range(runs):
-                ours.append(cpu_of([moe_lms, "export", "--format", format_name, str(bank_dir), "-o", "out"], folder))
-                theirs.append(cpu_of([text2qti, str(quiz)], folder))
+                ours.append(cpu_of(ours_command, folder, env))
+                theirs.append(cpu_of([text2qti, str(quiz)], folder, env))
             alone = export_alone(bank_dir, format_name)
         mine, peer = statistics.median(ours), statistics.median(theirs)
         print(
