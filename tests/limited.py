@@ -15,7 +15,7 @@ def run_capped(*args: str, cap: int = MEMORY_CAP) -> subprocess.CompletedProcess
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-    code = "import sys; from moe_lms.cli import main; sys.argv[0] = 'moe-lms'; main()"
+    code = "import sys; from moe_lms.cli import run; sys.argv[0] = 'moe-lms'; run()"  # (the console script)
     return subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, preexec_fn=limit, check=False
     )

@@ -3,6 +3,7 @@ was made lazy for that behaves exactly as before."""
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata
 import io
 import json
@@ -29,13 +30,15 @@ HELP_NEVER = HEAVY | {"pydantic", "lxml", "babel", "yaml_rs", "nh3", "moe_lms.mo
 
 
 def modules_after(tmp_path: Path, *args: str) -> set[str]:
-    """The modules a fresh interpreter has imported once ``moe-lms ARGS`` has run (in ``tmp_path``)."""
+    """The modules a fresh interpreter has imported once ``moe-lms ARGS`` has run (in ``tmp_path``), as the
+    console script runs it."""
     report = tmp_path / "modules.json"
     program = (
         "import json, sys\n"
-        "from moe_lms.cli import main\n"
+        "from moe_lms.cli import run\n"
+        f"sys.argv = ['moe-lms', *{list(args)!r}]\n"
         "try:\n"
-        f"    main({list(args)!r}, prog_name='moe-lms')\n"
+        "    run()\n"
         "except SystemExit as exit:\n"
         "    assert not exit.code, exit.code\n"
         f"json.dump(sorted(sys.modules), open({str(report)!r}, 'w'))\n"
@@ -47,7 +50,37 @@ def modules_after(tmp_path: Path, *args: str) -> set[str]:
 def test_help_imports_no_command_and_nothing_heavy(tmp_path: Path) -> None:
     imported = modules_after(tmp_path, "--help")
     assert imported & HELP_NEVER == set()
-    assert not {m for m in imported if m.startswith("moe_lms.") and m != "moe_lms.cli"} - {"moe_lms.files"}
+    ours = {m for m in imported if m.startswith("moe_lms.") and m != "moe_lms.cli"}
+    assert not ours - {"moe_lms.files", "moe_lms.bulk"}
+
+
+def test_the_console_script_runs_its_command_with_the_collector_on_and_skips_the_collection_at_exit(
+    tmp_path: Path,
+) -> None:
+    # (bulk.short_lived_process: the collector is off only until the command's bank is read; at the exit, which frees
+    # everything anyway, all is frozen out of its reach)
+    program = (
+        "import atexit, gc, sys\n"
+        "from moe_lms.cli import run\n"
+        "seen = []\n"
+        "gc.callbacks.append(lambda phase, info: seen.append(phase))\n"
+        "atexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count() > 0, 'start' in seen))\n"
+        "sys.argv = ['moe-lms', 'export', '--format', 'moodle', sys.argv[1], '-o', 'out.xml']\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(SHIPPED_BANK_DIR)], cwd=tmp_path, check=True, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["True", "True", "True"]
+    in_process = CliRunner().invoke(main, ["export", "--format", "moodle", str(SHIPPED_BANK_DIR), "-o", "-"])
+    assert (tmp_path / "out.xml").read_bytes() == in_process.stdout_bytes
+
+
+def test_a_process_that_calls_main_keeps_its_collector_as_it_was() -> None:
+    frozen = gc.get_freeze_count()
+    result = CliRunner().invoke(main, ["export", "--format", "gift", str(SHIPPED_BANK_DIR), "-o", "-"])
+    assert result.exit_code == 0, result.output
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
 
 
 def test_exporting_the_shipped_bank_to_moodle_imports_nothing_it_does_not_use(tmp_path: Path) -> None:

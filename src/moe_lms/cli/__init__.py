@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..bulk import settled, short_lived_process
 from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
@@ -57,6 +58,7 @@ class _LazyGroup(click.Group):
         module, attribute = _COMMANDS[cmd_name][0].split(":")
         command = getattr(import_module(f"{__name__}.{module}"), attribute)
         assert isinstance(command, click.Command)
+        settled()  # the command's modules are imported
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -77,3 +79,10 @@ def main() -> None:
     BANK_DIR defaults to the current folder when it holds bank.yaml, else to the shipped bank,
     question_bank/moe-expert-parallelism; each command says which bank it used.
     """
+
+
+def run() -> None:
+    """The ``moe-lms`` console script: :func:`main`, in a process that ends with its command (see
+    bulk.short_lived_process). Tests and library users call :func:`main`, which changes nothing of the kind."""
+    short_lived_process()
+    main()
