@@ -59,6 +59,32 @@ def test_a_text_renders_as_itself_everywhere_when_it_renders_as_itself_and_holds
         assert text.render_block(s) == f"<p>{s}</p>" and text.render_inline(s) == s
 
 
+# Plain prose, which takes the joined run's shortcut, and texts with what makes the per-text test refuse them.
+prose = st.text(alphabet=st.sampled_from(list("ab .,-:?'ậا")), min_size=0, max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(prose, syntaxy, syntaxy.map(lambda s: s + "\x00"), st.just("x\x00-y")), max_size=12))
+@example(["plain", "words"])
+@example(["plain ", "words"])
+@example(["plain", " words"])
+@example(["plain", "-words"])
+@example(["a", "1. listed"])
+@example(["a", "1.", "b"])
+@example(["a\x00", " b"])
+@example(["", ""])
+@example([])
+def test_a_question_s_texts_render_as_themselves_everywhere_when_each_does(texts: list[str]) -> None:
+    # (the batched form LocalizedView.question_plain asks: three searches of the texts joined, for the whole run)
+    want = bytes(text.renders_as_itself_everywhere(t) for t in texts)
+    assert text.render_as_themselves_everywhere(texts) == want
+
+
+def test_the_joined_run_looks_for_exactly_the_characters_the_per_text_test_looks_for() -> None:
+    found = {chr(c) for c in range(0x30000) if text._SYNTAX_OR_MATH.match(chr(c))}
+    assert found == set(text._SYNTAX_OR_MATH_CHARACTERS)
+
+
 def blank_by_definition(rendered: str) -> bool:
     """renders_blank as its docstring says it: no text once the tags are gone, and no image or formula."""
     return not text._TAG.sub("", rendered).strip() and not text._CONTENT_ELEMENT.search(rendered)

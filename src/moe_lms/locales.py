@@ -30,7 +30,7 @@ from .model import (
     string_count,
     strings,
 )
-from .text import renders_as_itself_everywhere, visible_length
+from .text import render_as_themselves_everywhere, visible_length
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
 
 
@@ -139,10 +139,6 @@ _FLAG_TO_BIT = bytes([0, 0, 1]) + bytes(253)
 _BIT_TO_FLAG = bytes([1, 2]) + bytes(254)
 
 
-def _text_of(resolved: Resolved | str) -> str:
-    return resolved if isinstance(resolved, str) else resolved.text
-
-
 def _packed(bank: Bank, locale: str) -> PackedCatalog | None:
     """The locale's catalog if it is packed for exactly this bank's strings (so its ordinals and states hold)."""
     catalog = bank.translations.get(locale)
@@ -226,7 +222,7 @@ class LocalizedView:
             known = flags[base : base + len(texts)]
             if 0 not in known:
                 return bytes(known).translate(_FLAG_TO_BIT)
-        plain = bytes(map(renders_as_itself_everywhere, map(_text_of, texts)))
+        plain = render_as_themselves_everywhere([t if isinstance(t, str) else t.text for t in texts])
         if found is not None:
             flags[base : base + len(texts)] = plain.translate(_BIT_TO_FLAG)
         return plain

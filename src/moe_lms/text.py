@@ -103,6 +103,31 @@ def renders_as_itself_everywhere(markdown: str) -> bool:
     return _SYNTAX_OR_MATH.search(markdown) is None and _plain_layout(markdown)
 
 
+# _SYNTAX_OR_MATH's characters, each looked for in a whole run of texts by ``in`` (a fast scan; the regex goes
+# character by character, four times slower over a long run).
+_SYNTAX_OR_MATH_CHARACTERS = "\\`*_[]<>&#!|~\n\r\t\u00a0$"
+# A text's edges that _plain_layout refuses, in a run of texts joined by NUL and framed by it: a mark, a space or a
+# list number first (after a NUL), a space last (before one). (\s is str.isspace's test, \d str.isdecimal's.)
+_BAD_EDGE = re.compile(r"\x00(?:(?<=\s\x00)|[-+=>\ufeff]|\s|\d+[.)](?:[ \t]|\x00))")
+
+
+def render_as_themselves_everywhere(texts: Sequence[str]) -> bytes:
+    """:func:`renders_as_itself_everywhere` of each text, as 1 or 0: a question's texts at once.
+
+    A few scans of the texts joined by NUL say "every one" for a question of plain prose (most of a large bank), at
+    half the cost of a test per text. They look for what any text would be refused for; a NUL inside a text can
+    only make them find more, never less, and then each text is tested alone.
+    """
+    joined = "\x00".join(texts)
+    if (
+        "  " in joined
+        or any(c in joined for c in _SYNTAX_OR_MATH_CHARACTERS)
+        or _BAD_EDGE.search(f"\x00{joined}\x00") is not None
+    ):
+        return bytes(map(renders_as_itself_everywhere, texts))
+    return b"\x01" * len(texts)
+
+
 # Built once: nh3.clean with keyword arguments converts the allow-lists on every call, four times the cost.
 _cleaner = nh3.Cleaner(
     tags=set(ALLOWED_TAGS),
