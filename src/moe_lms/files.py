@@ -135,6 +135,11 @@ def _default_mode() -> int:
     return 0o666 & ~_umask[0]
 
 
+# Bytes handed to the system at a time: exports write many small pieces, and at the default 8 KiB a 30 MB file
+# took 4,000 system calls, 0.025 s of CPU time more than at this size.
+_WRITE_BUFFER = 1 << 16
+
+
 def _through_temporary_file(
     path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, existing: os.stat_result | None
 ) -> bool:
@@ -145,7 +150,7 @@ def _through_temporary_file(
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if replace else None)
         _live.add(tmp)
     try:
-        with os.fdopen(fd, "wb") as out:
+        with os.fdopen(fd, "wb", buffering=_WRITE_BUFFER) as out:
             produce(out)
             out.flush()
             differs = not (compare and path.is_file() and filecmp.cmp(tmp, path, shallow=False))
