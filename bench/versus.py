@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -42,12 +41,20 @@ def installed_env(folder: Path) -> dict[str, str]:
     return env
 
 
+def usage_of(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """CPU seconds (user + system) and peak RSS (MiB) of one command run to completion in a fresh process (wait4's
+    rusage of that one child)."""
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
 def cpu_of(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
     """CPU seconds (user + system) of one command run to completion in a fresh process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return usage_of(command, cwd, env)[0]
 
 
 def _tool(name: str) -> str:
@@ -105,13 +112,17 @@ def export_alone(bank_dir: Path, format_name: str) -> float:
 
 
 def compare(format_name: str, sizes: list[int], runs: int, target: float) -> None:
-    """Print, per bank size, both tools' median CPU seconds and their ratio."""
+    """Print, per bank size, both tools' median CPU seconds and their ratio, and their peak memory."""
     moe_lms, text2qti = _tool("moe-lms"), _tool("text2qti")
     print(
         f"moe-lms export --format {format_name} beside text2qti, same generated bank (1 locale, 4 choices, "
-        f"explanations on every choice); CPU seconds per command, median of {runs} alternating runs\n"
+        f"explanations on every choice); CPU seconds per command, median of {runs} alternating runs; the peak RSS "
+        "of each (MiB, the largest of its runs) and moe-lms's share of text2qti's (issue 13, target 6: at most 1/3)\n"
     )
-    header = f"{'questions':>10} {'moe-lms':>8} {'text2qti':>9} {'ratio':>7} {'export alone':>13} {'ratio':>7}"
+    header = (
+        f"{'questions':>10} {'moe-lms':>8} {'text2qti':>9} {'ratio':>7} {'export alone':>13} {'ratio':>7}"
+        f" {'peak MiB':>9} {'text2qti':>9} {'share':>6}"
+    )
     print(header)
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
@@ -121,15 +132,17 @@ def compare(format_name: str, sizes: list[int], runs: int, target: float) -> Non
             ours_command = [moe_lms, "export", "--format", format_name, str(bank_dir), "-o", "out"]
             cpu_of(ours_command, folder, env)  # untimed: writes the bytecode (installed_env)
             cpu_of([text2qti, str(quiz)], folder, env)
-            ours: list[float] = []
-            theirs: list[float] = []
+            ours: list[tuple[float, float]] = []
+            theirs: list[tuple[float, float]] = []
             for _ in range(runs):
-                ours.append(cpu_of(ours_command, folder, env))
-                theirs.append(cpu_of([text2qti, str(quiz)], folder, env))
+                ours.append(usage_of(ours_command, folder, env))
+                theirs.append(usage_of([text2qti, str(quiz)], folder, env))
             alone = export_alone(bank_dir, format_name)
-        mine, peer = statistics.median(ours), statistics.median(theirs)
+        mine, peer = statistics.median(r[0] for r in ours), statistics.median(r[0] for r in theirs)
+        my_peak, peer_peak = max(r[1] for r in ours), max(r[1] for r in theirs)
         print(
             f"{size:>10,} {mine:>8.2f} {peer:>9.2f} {peer / mine:>6.1f}x {alone:>13.2f} {peer / alone:>6.1f}x"
+            f" {my_peak:>9.0f} {peer_peak:>9.0f} {my_peak / peer_peak:>6.2f}"
             + (f"   (target >= {target:g}x end to end)" if size == 10_000 else "")
         )
         sys.stdout.flush()
