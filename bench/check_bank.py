@@ -56,18 +56,42 @@ def _command_cpu(command: list[str], env: dict[str, str]) -> float:
     return float(usage.ru_utime + usage.ru_stime)
 
 
+def _setup(directory: str, questions: int, glossary: bool) -> None:
+    """The bank, or its glossary and the PO comments it makes, written by a process of its own (see main)."""
+    from bankgen import WORDS, _translate, write_bank
+    from moe_lms import loader
+    from moe_lms.glossary import read_glossary
+
+    if not glossary:
+        write_bank(Path(directory), questions)
+        return
+    terms = [f"  - source: [{w}]\n    ur: {{use: {_translate('ur', w)}}}\n    vi: {{use: {_translate('vi', w)}}}\n"
+             for w in WORDS[:16]]  # fmt: skip
+    (Path(directory) / "glossary.yaml").write_text("terms:\n" + "".join(terms), encoding="utf-8")
+    bank, problems = loader.read_bank_yaml(Path(directory) / loader.BANK_FILE)
+    found, problems = read_glossary(Path(directory), ("ur", "vi"))
+    assert bank is not None and found is not None, problems
+    loader.update_catalogs(Path(directory), bank, found.comments)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=10_000)
     parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--setup", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         _measure(args.measure)
         return
-    from bankgen import WORDS, _translate, write_bank
-    from moe_lms import loader
-    from moe_lms.glossary import read_glossary
+    if args.setup:
+        _setup(args.setup[0], args.questions, args.setup[1] == "glossary")
+        return
     from versus import installed_env
+
+    def setup(directory: str, what: str) -> None:
+        # (in a child: this process stays small, as a child's peak RSS counts its parent's RSS at the fork)
+        command = [sys.executable, __file__, "--questions", str(args.questions), "--setup", directory, what]
+        subprocess.run(command, check=True)
 
     def measure(directory: str) -> dict[str, float]:
         command = [sys.executable, __file__, "--measure", directory]
@@ -82,15 +106,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as cache:
         env = installed_env(Path(cache))
-        write_bank(Path(tmp), args.questions)
+        setup(tmp, "bank")
         plain = measure(tmp)
-        terms = [f"  - source: [{w}]\n    ur: {{use: {_translate('ur', w)}}}\n    vi: {{use: {_translate('vi', w)}}}\n"
-                 for w in WORDS[:16]]  # fmt: skip
-        (Path(tmp) / "glossary.yaml").write_text("terms:\n" + "".join(terms), encoding="utf-8")
-        bank, problems = loader.read_bank_yaml(Path(tmp) / loader.BANK_FILE)
-        glossary, problems = read_glossary(Path(tmp), ("ur", "vi"))
-        assert bank is not None and glossary is not None, problems
-        loader.update_catalogs(Path(tmp), bank, glossary.comments)
+        setup(tmp, "glossary")
         with_glossary = measure(tmp)
     for label, best in (("without a glossary", plain), ("with a glossary of 16 terms", with_glossary)):
         print(f"check of {args.questions:,} questions {label}, CPU seconds (median of 3):")
