@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TextIO, cast
 import click
 
 from .. import loader
-from ..bulk import settled
 from ..model import Bank
 from ..problems import Problem, Severity
 
@@ -189,7 +188,6 @@ def load_or_exit(directory: Path) -> Bank:
     if bank is None or any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)
-    settled()  # the bank lives as long as the command
     return bank
 
 
