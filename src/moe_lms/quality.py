@@ -851,13 +851,9 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
         source_total += sum(source_lengths)
         translated: dict[str, tuple[list[str], bytes, _Block]] = {}
         for locale, catalog in catalogs.items():
-            texts, states = [], bytearray()
-            for o in range(first, last):
-                state = catalog.state(o)
-                states.append(state)
-                texts.append(catalog.text(o) if state & PRESENT else "")
+            states, texts = catalog.run(first, last - first)  # ("" where no translation is present)
             block = _Block(texts)
-            translated[locale] = (texts, bytes(states), block)
+            translated[locale] = (texts, states, block)
             for i in sorted(block.special | block.unplain):
                 if states[i] & PRESENT and markdown_renders_blank(texts[i], inline=bool(inline[first + i])):
                     blank_translations[locale].append(first + i)
