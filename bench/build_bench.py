@@ -79,31 +79,47 @@ def main() -> None:
     args = parser.parse_args()
     print(f"moe-lms build (whole shelf) vs text2qti (one QTI file); CPU s, wall s, peak RSS; median of {args.repeat}")
     print(f"{'questions':>10} {'case':<28} {'CPU s':>8} {'wall s':>8} {'peak MiB':>9}")
-    for size in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
-            work = Path(tmp)
-            _generate(work, size)
-            cases = {"text2qti (1 QTI file, en)": [str(BIN / "text2qti"), "quiz.md"]}
-            for jobs in args.jobs.split(","):
-                cases[f"moe-lms build --jobs {jobs}"] = [
-                    str(BIN / "moe-lms"), "build", "bank", "--out", "shelf", "--jobs", jobs
-                ]  # fmt: skip
-            env = installed_env(work)
-            results = {}
-            for label, command in cases.items():
+    with tempfile.TemporaryDirectory() as cache:
+        env = installed_env(Path(cache))
+        _warm_up(args.jobs, env)
+        for size in (int(s) for s in args.sizes.split(",")):
+            _measure(size, args, env)
+
+
+def _cases(jobs: str) -> dict[str, list[str]]:
+    cases = {"text2qti (1 QTI file, en)": [str(BIN / "text2qti"), "quiz.md"]}
+    for n in jobs.split(","):
+        cases[f"moe-lms build --jobs {n}"] = [str(BIN / "moe-lms"), "build", "bank", "--out", "shelf", "--jobs", n]
+    return cases
+
+
+def _warm_up(jobs: str, env: dict[str, str]) -> None:
+    """Each command once, untimed, on a bank of 2 questions: writes the bytecode (installed_env)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        _generate(Path(tmp), 2)
+        for command in _cases(jobs).values():
+            _run(command, Path(tmp), env)
+
+
+def _measure(size: int, args: argparse.Namespace, env: dict[str, str]) -> None:
+    """Print each case's figures at one size."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        _generate(work, size)
+        cases = _cases(args.jobs)
+        results = {}
+        for label, command in cases.items():
+            runs = []
+            for _ in range(args.repeat):
                 shutil.rmtree(work / "shelf", ignore_errors=True)
-                _run(command, work, env)  # untimed: writes the bytecode (installed_env)
-                runs = []
-                for _ in range(args.repeat):
-                    shutil.rmtree(work / "shelf", ignore_errors=True)
-                    runs.append(_run(command, work, env))
-                results[label] = cpu, wall, peak = _median(runs)
-                print(f"{size:>10,} {label:<28} {cpu:>8.2f} {wall:>8.2f} {peak:>9.0f}", flush=True)
-            files = len(list((work / "shelf").iterdir()))
-            peer = results["text2qti (1 QTI file, en)"][0]
-            for label, (cpu, _, _) in results.items():
-                if label.startswith("moe-lms"):
-                    print(f"{'':>10} {label}: {files} files in {cpu / peer:.2f}x text2qti's CPU time for one file")
+                runs.append(_run(command, work, env))
+            results[label] = cpu, wall, peak = _median(runs)
+            print(f"{size:>10,} {label:<28} {cpu:>8.2f} {wall:>8.2f} {peak:>9.0f}", flush=True)
+        files = len(list((work / "shelf").iterdir()))
+        peer = results["text2qti (1 QTI file, en)"][0]
+        for label, (cpu, _, _) in results.items():
+            if label.startswith("moe-lms"):
+                print(f"{'':>10} {label}: {files} files in {cpu / peer:.2f}x text2qti's CPU time for one file")
 
 
 if __name__ == "__main__":
