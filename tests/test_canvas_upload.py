@@ -13,7 +13,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -399,17 +399,7 @@ def test_references_resolve_to_course_urls_and_an_unknown_one_is_an_error() -> N
 
 
 def test_media_items_become_one_file_each() -> None:
-    class Item(NamedTuple):
-        path: str
-        data: bytes
-        media_type: str
-        sha256: str
-
-        @property
-        def name(self) -> str:
-            return self.path.rsplit("/", 1)[-1]
-
-    items = [Item("media/dispatch.png", DISPATCH.data, "image/png", DISPATCH.sha256)] * 2
+    items = [MediaItem("media/dispatch.png", DISPATCH.data, "image/png", DISPATCH.sha256)] * 2
     assert from_media(items) == [DISPATCH]
 
 

@@ -155,10 +155,6 @@ def _block(r: Resolved) -> str:
     return f'<div lang="{r.lang}" dir="{_dir(r)}">{render_block(r.text)}</div>'
 
 
-def _inline(r: Resolved) -> str:
-    return f'<span lang="{r.lang}" dir="{_dir(r)}">{render_inline(r.text)}</span>'
-
-
 class _Limits:
     """Collects every field over Canvas's limits, so one run reports them all."""
 
