@@ -44,8 +44,6 @@ MEDIA_TYPES = {
     ".svg": "image/svg+xml",
 }
 SVG = "image/svg+xml"
-_SVG_NS = "http://www.w3.org/2000/svg"
-_XLINK_NS = "http://www.w3.org/1999/xlink"
 # Elements an image has no business with: they run code, embed other documents or pull in outside content.
 _SVG_REFUSED_ELEMENTS = frozenset({"script", "foreignObject", "iframe", "embed", "object", "audio", "video", "use"})
 

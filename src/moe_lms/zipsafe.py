@@ -1,9 +1,7 @@
-"""Zip packages in both directions: deterministic ones we write, and ones from outside read with limits.
+"""Zip packages from outside, read with limits (the ones we write are :mod:`moe_lms.zipout`'s).
 
-Writing: every entry gets fixed timestamps and permissions and the stream is never rewound, so the same content
-gives the same bytes to a file, a pipe or stdout. Reading: a package from outside is checked before anything in
-it is read (declared file count, zip-slip paths, symbolic links, encryption, compression methods, declared and
-actual sizes), and its XML goes through :mod:`moe_lms.xmlsafe`. Every importer of a zip package (QTI 2.1, Common
+A package from outside is checked before anything in it is read (declared file count, zip-slip paths, symbolic
+links, encryption, compression methods, declared and actual sizes), and its XML goes through :mod:`moe_lms.xmlsafe`. Every importer of a zip package (QTI 2.1, Common
 Cartridge, Canvas QTI) reads through here.
 """
 
@@ -14,7 +12,6 @@ import posixpath
 import re
 import struct
 import zipfile
-from typing import BinaryIO
 
 from lxml import etree
 
@@ -32,31 +29,6 @@ MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_PACKAGE_ELEMENTS = 10_000_000
 MAX_MEMBER_ELEMENTS = 4_000_000  # the manifest of MAX_FILES files, or a question bank holding them all
 MAX_XML_DEPTH = 100
-
-
-class Unseekable:
-    """Hides ``seek``/``tell`` so zipfile always streams (data descriptors, no rewinds): the bytes are then the
-    same whether the target is a file, a pipe or stdout."""
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self._stream = stream
-
-    def write(self, data: bytes) -> int:
-        return self._stream.write(data)
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def close(self) -> None:
-        """The caller owns the stream and closes it."""
-
-
-def entry_info(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_DEFLATED  # at zlib's default level (level 1 is 6% faster, 11% bigger)
-    info.create_system = 3  # Unix, so the permission bits below are read
-    info.external_attr = (0o100644 & 0xFFFF) << 16
-    return info
 
 
 # --- reading packages from outside -----------------------------------------------------------------------------
