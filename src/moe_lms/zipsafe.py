@@ -1,8 +1,8 @@
 """Zip packages from outside, read with limits (the ones we write are :mod:`moe_lms.zipout`'s).
 
 A package from outside is checked before anything in it is read (declared file count, zip-slip paths, symbolic
-links, encryption, compression methods, declared and actual sizes), and its XML goes through :mod:`moe_lms.xmlsafe`. Every importer of a zip package (QTI 2.1, Common
-Cartridge, Canvas QTI) reads through here.
+links, encryption, compression methods, declared and actual sizes), and its XML goes through
+:mod:`moe_lms.xmlsafe`. Every importer of a zip package (QTI 2.1, Common Cartridge, Canvas QTI) reads through here.
 """
 
 from __future__ import annotations
