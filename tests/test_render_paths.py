@@ -80,9 +80,13 @@ def test_a_question_s_texts_render_as_themselves_everywhere_when_each_does(texts
     assert text.render_as_themselves_everywhere(texts) == want
 
 
-def test_the_joined_run_looks_for_exactly_the_characters_the_per_text_test_looks_for() -> None:
-    found = {chr(c) for c in range(0x30000) if text._SYNTAX_OR_MATH.match(chr(c))}
-    assert found == set(text._SYNTAX_OR_MATH_CHARACTERS)
+def test_the_syntax_searches_match_exactly_the_syntax_characters() -> None:
+    # (the regexes are made from the characters, which the joined run's ``in`` scans look for one by one)
+    for pattern, characters in [
+        (text._MARKDOWN_CHARACTERS, text.MARKDOWN_CHARACTERS),
+        (text._SYNTAX_OR_MATH, text.MARKDOWN_CHARACTERS + "$"),
+    ]:
+        assert {chr(c) for c in range(0x30000) if pattern.match(chr(c))} == set(characters)
 
 
 def blank_by_definition(rendered: str) -> bool:

@@ -59,7 +59,7 @@ from .loader import (
 from .locales import CharacterShare, Status, translation_status
 from .model import Bank, Translation, bank_strings, question_sources, strings
 from .problems import Problem, Severity
-from .text import markdown_renders_blank, render_block, visible_length
+from .text import MARKDOWN_CHARACTERS, markdown_renders_blank, render_block, visible_length
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
 
 ERRATA = "errata:"  # a translator comment ("# errata: …") that reports a seed string's problem
@@ -701,8 +701,8 @@ _BLOCK = 512  # strings joined at a time: bounded memory, whatever the bank's si
 # A state byte -> 1 when an export serves the translation (reviewed: locales.LocalizedView), else 0; and the reverse.
 _SERVED = bytes(1 if state & PRESENT and not state & (DRAFT | STALE) else 0 for state in range(256))
 _FELL_BACK = bytes(1 - served for served in _SERVED)
-# A character that Markdown reads (text.py's _MARKDOWN_CHARACTERS) or that a span rule starts with.
-_SPECIAL_CHARACTERS = _TRIGGER_CHARACTERS | frozenset("\\`*_[]<>&#!|~\n\r\t\u00a0")
+# A character that Markdown reads or that a span rule starts with.
+_SPECIAL_CHARACTERS = _TRIGGER_CHARACTERS | frozenset(MARKDOWN_CHARACTERS)
 # Each text's first word of 4 letters or more (_LONG_WORD's first match), found after each NUL of a block.
 _FIRST_LONG_WORD = re.compile(r"\x00(?:[^\x00]*?([^\W\d_]{4,}))?")
 _DOUBLE_SPACE = re.compile("  ")  # (a regular expression finds it faster than str.find)
