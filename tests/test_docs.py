@@ -30,7 +30,10 @@ PAGES = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
 
 # Commands the docs already describe that another branch of the same issue adds; a page using one is not run
 # until the command exists (its command lines are still checked once it does).
-PENDING = {"init": "moe-lms init comes with issue 25's CLI branch"}
+PENDING = {
+    "init": "moe-lms init comes with issue 25's CLI branch",
+    "completion": "moe-lms completion comes with issue 25's CLI branch",
+}
 
 FENCE = re.compile(r"^(`{3,})(\w*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 RUN = re.compile(
@@ -50,6 +53,8 @@ def command_lines(text: str) -> list[str]:
         for line in block.splitlines():
             for part in re.split(r"&&|;|\|", line):
                 part = re.sub(r"\s#\s.*$", "", part).strip()
+                if "$(" in part:  # eval "$(moe-lms completion bash)"
+                    part = part.split("$(", 1)[1].split(")", 1)[0]
                 part = re.sub(r"^(\w+=\S*\s+)+", "", part)
                 if part.startswith("moe-lms ") or part == "moe-lms":
                     found.append(part)
