@@ -50,7 +50,10 @@ def command_lines(text: str) -> list[str]:
     """Every ``moe-lms …`` command in the page's shell blocks, as written (comments and env assignments off)."""
     found = []
     for block in shell_blocks(text):
-        for line in block.splitlines():
+        lines = block.splitlines()
+        if any(line.startswith("$ ") for line in lines):  # a session: commands after "$ ", the rest is output
+            lines = [line[2:] for line in lines if line.startswith("$ ")]
+        for line in lines:
             for part in re.split(r"&&|;|\|", line):
                 part = re.sub(r"\s#\s.*$", "", part).strip()
                 if "$(" in part:  # eval "$(moe-lms completion bash)"
