@@ -123,9 +123,7 @@ def test_the_pages_examples_run_as_written(page: Path, tmp_path: Path) -> None:
         setups.add(match.group(1))
         script.append(match.group(3))
         after = text[match.end() :].lstrip("\n")
-        for then in THEN.finditer(after):
-            if not after.startswith(then.group(0)):
-                break
+        while then := THEN.match(after):
             script.append(then.group(1))
             after = after[then.end() :].lstrip("\n")
     assert len(setups) == 1, f"{page.name}: one kind of folder per page, not {setups}"
