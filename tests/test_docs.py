@@ -149,6 +149,13 @@ def test_the_bank_yaml_example_of_the_reference_loads_as_a_bank(tmp_path: Path) 
     assert [c.id for c in bank.questions[0].choices] == ["a", "c"]
 
 
+def test_the_tutorials_question_is_a_question_a_bank_accepts(tmp_path: Path) -> None:
+    text = (DOCS / "tutorial.md").read_text(encoding="utf-8")
+    question = next(m.group(3) for m in FENCE.finditer(text) if m.group(2) == "yaml")
+    (tmp_path / "bank.yaml").write_text("id: photosynthesis\ntitle: Photosynthesis\nquestions:\n" + question, "utf-8")
+    assert [q.id for q in load_bank(tmp_path).questions] == ["light-reactions"]
+
+
 def test_the_readme_fits_on_a_screen_or_two_and_its_links_resolve() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text) < 10_000
