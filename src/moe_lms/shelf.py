@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import BinaryIO
 
 from . import formats
@@ -66,6 +67,7 @@ class Plan:
     bank: Bank
     items: tuple[Item, ...]
     skipped: tuple[str, ...]  # shelf formats this moe-lms does not have yet
+    source: str  # the bank's folder as the README names it (see source_name)
 
     @property
     def filenames(self) -> list[str]:
@@ -83,8 +85,21 @@ def filename(bank: Bank, locale: str, suffix: str) -> str:
     return f"{bank.id}.{locale}{suffix}"
 
 
-def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts: bool = False) -> Plan:
-    """What the shelf of ``bank`` holds with the formats ``available`` (default: the registry's)."""
+def source_name(bank_dir: Path, shelf_dir: Path) -> str:
+    """How a shelf's README names the folder of the bank it was built from: relative to the folder that holds the
+    shelf when the bank is inside it (``question_bank/<bank>/`` for the checkout's ``exporters/``), else the bank
+    folder's own name. Never an absolute path: the README is committed and must not depend on where it was built."""
+    bank, base = bank_dir.resolve(), shelf_dir.resolve().parent
+    if bank != base and bank.is_relative_to(base):
+        return bank.relative_to(base).as_posix() + "/"
+    return bank.name + "/"
+
+
+def plan(
+    bank: Bank, available: Collection[str] | None = None, *, include_drafts: bool = False, source: str | None = None
+) -> Plan:
+    """What the shelf of ``bank`` holds with the formats ``available`` (default: the registry's); ``source`` is the
+    bank's folder as the README names it (default ``question_bank/<bank-id>/``, as in the checkout)."""
     available = formats.names() if available is None else available
     items: list[Item] = []
     skipped = tuple(kind.format_name for kind in SHELF if kind.format_name not in available)
@@ -105,7 +120,7 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
         moodle = formats.get("moodle")
         options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
         items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
-    return Plan(bank, tuple(items), skipped)
+    return Plan(bank, tuple(items), skipped, source or f"question_bank/{bank.id}/")
 
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
@@ -205,7 +220,7 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         "",
         f"The bank `{bank.id}` ({len(bank.questions)} questions) as files you can import into a learning platform or "
         "open in a browser, in every language it has. They are made by `moe-lms build` from "
-        f"`question_bank/{bank.id}/`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
+        f"`{shelf.source}`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
         "a file here differs from a fresh build).",
         "",
         "### Which file to take" if several else "## Which file to take",
@@ -225,6 +240,19 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         lines += [
             f"All languages in one Moodle file: {_link(multilang)}. Each learner then sees the question in their own "
             "Moodle language; it needs Moodle's *Multi-language content* filter (see below).",
+            "",
+        ]
+    elif len(bank.locales) > 1 and "moodle" not in shelf.skipped:
+        lines += [
+            "No all-languages Moodle file for this bank: its code blocks cannot go inside Moodle's multi-language "
+            "spans, which hold only inline text. Import the Moodle file of each language instead.",
+            "",
+        ]
+    if any(item.options.drop_images for item in shelf.items):
+        images = "its image" if len(bank.media) == 1 else f"its {len(bank.media)} images"
+        lines += [
+            f"The GIFT files of this bank leave out {images}: GIFT has no place for images. Every other file here "
+            "carries them.",
             "",
         ]
     drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."

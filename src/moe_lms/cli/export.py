@@ -184,7 +184,7 @@ def build(
     directory = bank_dir_or_default(bank_dir)
     bank = load_or_exit(directory)
     folder = out_dir or _default_shelf(directory)
-    plan = shelf.plan(bank, include_drafts=include_drafts)
+    plan = shelf.plan(bank, include_drafts=include_drafts, source=shelf.source_name(directory, folder))
     if plan.skipped:
         err.print(
             f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
