@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from . import po
 
 BANK_FILE = "bank.yaml"
+BANK_FILE_OTHER_NAME = "bank.yml"  # YAML's other usual file name: accepted as the same file
 LOCALES_DIR = "locales"
 # UTF-8, with the byte-order mark some Windows editors put first taken off (YAML and PO both allow one).
 TEXT_ENCODING = "utf-8-sig"
@@ -52,6 +53,14 @@ TEXT_ENCODING = "utf-8-sig"
 _KNOWN_KEYS = sorted(
     set(Bank.model_fields) | set(Question.model_fields) | set(Choice.model_fields) | set(Feedback.model_fields)
 )
+
+
+def bank_yaml_path(directory: Path) -> Path:
+    """The bank's YAML file in ``directory``: bank.yaml, or bank.yml when only that exists."""
+    other = directory / BANK_FILE_OTHER_NAME
+    if not (directory / BANK_FILE).exists() and other.exists():
+        return other
+    return directory / BANK_FILE
 
 
 def _display(path: Path) -> str:
@@ -673,7 +682,7 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems, maybe_rich = _read_bank_yaml(directory / BANK_FILE)
+    bank, problems, maybe_rich = _read_bank_yaml(bank_yaml_path(directory))
     if bank is None:
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
@@ -754,7 +763,7 @@ def rich_content_problems(
         return found
 
     problems: list[Problem] = []
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
     for path, source in _rich_strings(bank, maybe_rich):
@@ -793,7 +802,7 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
         return markdown_renders_blank(text, inline=path == "title" or path.endswith("/text"))
 
     problems: list[Problem] = []
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     lines = _YamlLines(yaml_file)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     for path, source in strings(bank):
@@ -850,7 +859,7 @@ def placeholder_problems(directory: Path, bank: Bank, *, strict: bool = False) -
     """Explanations that are a placeholder (``TODO: …``, as importers write them, ``TBD``, ``...``): a warning,
     an error when ``strict``. Only ``check`` runs it."""
     problems: list[Problem] = []
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     lines = _YamlLines(yaml_file)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     severity = Severity.ERROR if strict else Severity.WARNING
@@ -940,7 +949,7 @@ def save_bank(
 
     written = []
     if bank_file:
-        written.append(directory / BANK_FILE)
+        written.append(bank_yaml_path(directory))
         write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
     for locale in bank.target_locales if locales is None else locales:
         path = directory / LOCALES_DIR / f"{locale}.po"

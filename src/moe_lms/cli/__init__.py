@@ -76,8 +76,9 @@ class _LazyGroup(click.Group):
 def main() -> None:
     """Multiple-choice question banks as code, delivered to Moodle, QTI 2.1 platforms and Canvas.
 
-    BANK_DIR defaults to the current folder when it holds bank.yaml, else to the shipped bank,
-    question_bank/moe-expert-parallelism; each command says which bank it used.
+    BANK_DIR defaults to the current folder when it holds bank.yaml (or bank.yml); inside the moe-lms checkout,
+    to the shipped bank, question_bank/moe-expert-parallelism. Anywhere else a command without a bank stops, saying
+    how to make one (moe-lms init). Each command says which bank it used.
     """
 
 

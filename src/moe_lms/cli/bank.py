@@ -124,7 +124,7 @@ def translations_update(bank_dir: Path | None) -> None:
     comments (errata:, reviewed: ...) stay as they are.
     """
     directory = bank_dir_or_default(bank_dir)
-    bank, problems = loader.read_bank_yaml(directory / loader.BANK_FILE)
+    bank, problems = loader.read_bank_yaml(loader.bank_yaml_path(directory))
     if bank is None:
         fail(problems)
     glossary, problems = read_glossary(directory, bank.target_locales)

@@ -70,26 +70,59 @@ out = LazyConsole()
 err = LazyConsole(stderr=True)
 
 
+def _checkout() -> Path | None:
+    """The moe-lms checkout this code runs from (an editable install), or None for an installed package."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "question_bank" / SHIPPED_BANK_ID).is_dir() and (root / "pyproject.toml").is_file() else None
+
+
 def shipped_bank_dir() -> Path:
     """The bank that ships with moe-lms: beside the source tree, else under the current folder."""
-    beside_source = Path(__file__).resolve().parents[3] / "question_bank" / SHIPPED_BANK_ID
-    if beside_source.is_dir():
-        return beside_source
+    root = _checkout()
+    if root is not None:
+        return root / "question_bank" / SHIPPED_BANK_ID
     return Path("question_bank") / SHIPPED_BANK_ID
 
 
+def _inside_checkout() -> bool:
+    root = _checkout()
+    return root is not None and Path.cwd().resolve().is_relative_to(root)
+
+
+def no_bank_here(directory: Path) -> click.UsageError:
+    """Exit 2, saying there is no bank in ``directory`` and the two ways out: make one, or name one."""
+    where = "the current folder" if directory == Path(".") else shown(directory)
+    return click.UsageError(
+        f"no bank here: {where} has no {loader.BANK_FILE} (or {loader.BANK_FILE_OTHER_NAME}). "
+        "Make one here with `moe-lms init` (or in a new folder: `moe-lms init DIR`), or name the folder of a bank "
+        "as BANK_DIR, the argument after the command (`moe-lms check path/to/bank`)"
+    )
+
+
 def bank_dir_or_default(value: Path | None) -> Path:
-    """The bank a command works on: BANK_DIR, else the current folder when it holds bank.yaml, else the shipped
-    bank. Says which on stderr, in one line, so nobody edits one bank while checking another."""
+    """The bank a command works on: the BANK_DIR argument, else the current folder when it holds bank.yaml (or
+    bank.yml), else, only inside the moe-lms checkout, the shipped bank. Anywhere else a command without a bank
+    stops (exit 2): exporting a bank the user did not mean is worse than no export.
+    Says which bank on stderr, in one line, so nobody edits one bank while checking another."""
     if value is not None:
         directory, why = value, ""
-    elif Path(loader.BANK_FILE).is_file():
-        directory, why = Path("."), " (bank.yaml in the current folder)"
-    else:
+    elif loader.bank_yaml_path(Path(".")).is_file():
+        directory, why = Path("."), f" ({loader.bank_yaml_path(Path('.')).name} in the current folder)"
+    elif _inside_checkout():
         directory = shipped_bank_dir()
-        why = f" (the bank shipped with moe-lms: no {loader.BANK_FILE} in the current folder and no BANK_DIR given)"
-    if not (directory / loader.BANK_FILE).is_file():
-        raise click.UsageError(f"{directory} is not a bank directory (it has no {loader.BANK_FILE})")
+        why = (
+            f" (the bank shipped with moe-lms: inside its checkout, no {loader.BANK_FILE} in the current folder and "
+            "no BANK_DIR given)"
+        )
+    else:
+        raise no_bank_here(Path("."))
+    if not loader.bank_yaml_path(directory).is_file():
+        raise no_bank_here(directory)
+    if (directory / loader.BANK_FILE).is_file() and (directory / loader.BANK_FILE_OTHER_NAME).is_file():
+        raise click.UsageError(
+            f"{shown(directory)} has both {loader.BANK_FILE} and {loader.BANK_FILE_OTHER_NAME}: keep one "
+            f"(moe-lms reads {loader.BANK_FILE})"
+        )
     err.print(terminal_safe(f"bank: {shown(directory)}{why}"), markup=False)
     return directory
 
