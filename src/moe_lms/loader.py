@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 import yaml_rs
 from pydantic import ValidationError
 
+from . import messages
 from .bulk import gc_paused, settled
 from .files import write_atomic
 from .model import (
+    TRUE_FALSE_SHORTHAND,
     XML_ILLEGAL,
     Bank,
     Choice,
@@ -108,6 +110,20 @@ class _YamlLines:
                 break
             node = nxt
         return node.start_mark.line + 1, node.start_mark.column + 1
+
+    def scalar(self, path: Sequence[str | int]) -> str | None:
+        """The value at ``path`` as the file spells it (``True``, ``15``), when it is a plain scalar there."""
+        import yaml
+
+        node = self.root()
+        for step in path:
+            if isinstance(node, yaml.MappingNode):
+                node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == step), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+                node = node.value[step]
+            else:
+                return None
+        return node.value if isinstance(node, yaml.ScalarNode) and not node.style else None
 
     def duplicate_key(self) -> tuple[str, int, int] | None:
         """The first mapping key used twice, with its second line and column (yaml-rs names no place)."""
@@ -256,6 +272,11 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
             message = f"{loc[0]}: unknown locale {err['input']!r} (a locale tag such as en, ur, vi or pt_BR)"
             collector.add(loc, message, None)
             continue
+        worded = _in_authors_words(collector, err, loc, name, raw_questions)
+        if worded is not None:
+            where = _where(raw_questions, loc)
+            collector.add(loc[:-1] if kind == "missing" else loc, worded, where, key=kind == "extra_forbidden")
+            continue
         if kind == "union_member":
             message = f"{name}: {err['input']!r} is not {' or '.join(err['wanted'])}"
             collector.add(loc, message, _where(raw_questions, loc))
@@ -280,6 +301,42 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
         else:
             message = f"{name}: {err['msg']}"
         collector.add(loc, message, _where(raw_questions, loc))
+
+
+def _in_authors_words(
+    collector: _Collector, err: Any, loc: tuple[str | int, ...], name: str, raw_questions: list[Any]
+) -> str | None:
+    """moe_lms.messages' wording of an error, when it has one (given the value as bank.yaml spells it)."""
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return messages.misplaced_key(name, _part_of(loc[:-1]), _KEYS_OF)
+    question = None
+    if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int) and loc[1] < len(raw_questions):
+        raw = raw_questions[loc[1]]
+        question = raw if isinstance(raw, dict) else None
+    written = collector.lines.scalar(loc) if kind in ("string_type", "bool_type") else None
+    return messages.validation_message(err, name, written=written, question=question)
+
+
+_KEYS_OF = {
+    "the bank": tuple(Bank.model_fields),
+    "a question": (*Question.model_fields, *TRUE_FALSE_SHORTHAND),
+    "a choice": tuple(Choice.model_fields),
+    "the feedback": tuple(Feedback.model_fields),
+}
+
+
+def _part_of(loc: Sequence[str | int]) -> str:
+    """Which part of a bank a path into bank.yaml is in (messages._PARTS' words)."""
+    if not loc:
+        return "the bank"
+    if loc[0] == "feedback":
+        return "the feedback"
+    if loc[0] == "questions" and len(loc) == 2:
+        return "a question"
+    if loc[0] == "questions" and len(loc) == 4 and loc[2] == "choices":
+        return "a choice"
+    return "the bank"
 
 
 def _stand_in(question_id: str | None, index: int) -> Question:
@@ -470,6 +527,9 @@ def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_sa
             if tab >= 0:
                 message = "a tab character: YAML indents with spaces only; replace the tab with spaces"
                 return Problem(file, number, f"YAML syntax error: {message} (YAML: {parser_says})", column=tab + 1)
+    worded = messages.yaml_syntax_message(text, line, column, parser_says)
+    if worded is not None:
+        return Problem(file, line, f"YAML syntax error: {worded} (YAML: {parser_says})", column=column)
     if "mapping values are not allowed" in parser_says:
         message = (
             "a colon followed by a space inside a text makes YAML read a new key: put the text in quotes "
@@ -523,6 +583,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         collector.add(("questions",), "questions: must be a list of questions", None)
         raw_questions = []
     questions: list[Question] = []
+    as_written: dict[int, Question] = {}  # the questions with errors, their texts as written (for the image check)
     valid = True
     for index, rq in enumerate(raw_questions):
         try:
@@ -534,6 +595,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
             # A stand-in keeps the bank-wide checks (duplicate ids) running over every question.
             rid = rq.get("id") if isinstance(rq, dict) else None
             questions.append(_stand_in(rid if isinstance(rid, str) else None, index))
+            as_written[index] = _as_written(rq, index)
     header = {k: v for k, v in raw.items() if k not in ("questions", "translations")}
     if "translations" in raw:
         collector.add(("translations",), "unknown key 'translations' (translations live in locales/*.po)", None)
@@ -542,8 +604,31 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     except ValidationError as exc:
         _report(collector, exc, (), raw_questions)
     if not valid or collector.problems:
+        # Every problem in one run: the images and formulas of the texts are checked too, not after a fix.
+        texts = [as_written.get(n, q) for n, q in enumerate(questions)]
+        partial = Bank.model_construct(id="-", title="-", questions=tuple(texts), translations={}, media={})
+        collector.problems += rich_content_problems(path.parent, partial)[1]
         return None, collector.problems
     return bank, []
+
+
+def _as_written(raw: Any, index: int) -> Question:
+    """A question that failed validation, built without it from what its texts are (for checks of the texts)."""
+    raw = raw if isinstance(raw, dict) else {}
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else "-"
+
+    raw_choices = raw.get("choices")
+    choices = []
+    for j, c in enumerate(raw_choices if isinstance(raw_choices, list) else []):
+        c = c if isinstance(c, dict) else {}  # (kept in place: a choice's number is its place in the YAML)
+        cid = c["id"] if isinstance(c.get("id"), str) else f"choice-{j}"
+        choices.append(Choice.model_construct(id=cid, text=text(c.get("text")), explanation=text(c.get("explanation"))))
+    qid = raw.get("id") if isinstance(raw.get("id"), str) else f"invalid-question-{index}"
+    return Question.model_construct(
+        id=qid, stem=text(raw.get("stem")), explanation=text(raw.get("explanation")), choices=tuple(choices)
+    )
 
 
 def read_catalog(
@@ -695,7 +780,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
                 Problem(
                     _display(path),
                     None,
-                    f"locale {locale!r} is not in the bank's target_locales",
+                    messages.locale_not_targeted(locale),
                     severity=Severity.ERROR,
                 )
             )
