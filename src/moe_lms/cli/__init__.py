@@ -19,6 +19,7 @@ from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
 _COMMANDS = {
+    "init": ("init:init", "Start a bank: bank.yaml with an example question of each kind, PO files, a glossary."),
     "check": ("bank:check", "Validate a bank and its translations; print translation coverage per locale."),
     "schema": ("bank:schema", "Print the JSON Schema of bank.yaml, for editors."),
     "translations": ("bank:translations", "Keep the PO files of a bank in step with its source text."),

@@ -100,12 +100,9 @@ def check(bank_dir: Path | None, strict: bool) -> None:
 @click.command()
 def schema() -> None:
     """Print the JSON Schema of bank.yaml, for editors."""
-    document = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        **Bank.model_json_schema(mode="validation"),
-    }
-    document["title"] = "moe-lms bank.yaml"
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True))
+    from ..init import schema_document
+
+    click.echo(json.dumps(schema_document(), indent=2, ensure_ascii=False, sort_keys=True))
 
 
 @click.group()
