@@ -651,7 +651,8 @@ def read_catalog(
                     if language and language.replace("-", "_") != locale:
                         reader.problem(item.line, f"header says Language: {language}, but the file name says {locale}")
                 elif not item.obsolete:
-                    reader.entry(item.context, item.msgid, item.msgstr, item.fuzzy, item.line)
+                    previous = item.previous_msgid if item.fuzzy else None
+                    reader.entry(item.context, item.msgid, item.msgstr, item.fuzzy, item.line, previous)
     except po.PoSyntaxError as exc:
         syntax = Problem(reader.file, exc.line, f"PO syntax error: {exc.message}")
         return PackedCatalog(reader.catalog.index), [*reader.problems, syntax]
@@ -697,7 +698,11 @@ class _CatalogReader:
         self.catalog.add_run(first, run.msgstrs, run.fuzzy, stale)
         self.next = first + count
 
-    def entry(self, context: str | None, msgid: str, msgstr: str, fuzzy: bool, line: int) -> None:
+    def entry(
+        self, context: str | None, msgid: str, msgstr: str, fuzzy: bool, line: int, previous: str | None = None
+    ) -> None:
+        """One entry. ``previous``: a fuzzy entry's ``#| msgid``, the source its translation was made from, as
+        ``translations update`` keeps it when the source changes: until re-translated the entry stays stale."""
         if context is None:
             self.problem(line, f"entry {msgid[:40]!r} has no msgctxt (the string's path)")
             return
@@ -716,7 +721,8 @@ class _CatalogReader:
                 self.problem(line, f"msgstr: {exc}", _path_where(context))
                 return
         source = self.index.string(ordinal)[1]
-        self.catalog.add(ordinal, msgstr, fuzzy, msgid if msgid != source else None)
+        translated_from = previous if previous is not None and previous != msgid else msgid
+        self.catalog.add(ordinal, msgstr, fuzzy, translated_from if translated_from != source else None)
 
     def orphans_warning(self, shown: int = 3) -> list[Problem]:
         """Entries whose string the bank no longer has (a question or choice deleted or renamed), as one warning
