@@ -19,7 +19,7 @@ from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
 _COMMANDS = {
-    "init": ("init:init", "Start a bank: bank.yaml with an example question of each kind, PO files, a glossary."),
+    "init": ("init:init", "Start a bank: bank.yaml with an example question of each kind, PO files and a glossary."),
     "check": ("bank:check", "Validate a bank and its translations; print translation coverage per locale."),
     "schema": ("bank:schema", "Print the JSON Schema of bank.yaml, for editors."),
     "translations": ("bank:translations", "Keep the PO files of a bank in step with its source text."),
@@ -38,6 +38,7 @@ _COMMANDS = {
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),
     "schemas": ("schemas:schemas_group", "The official XML Schemas validate checks QTI packages against."),
+    "completion": ("completion:completion", "Print the shell code for tab completion of moe-lms: bash, zsh or fish."),
 }
 
 

@@ -40,10 +40,12 @@ def _locales(value: str | None) -> tuple[str, ...]:
 @click.option("--title", help="The bank's title, as learners see it (default: from the folder's name).")
 @click.option("--source-locale", default="en", show_default=True, help="The language the questions are written in.")
 def init(directory: Path | None, locales_text: str | None, title: str | None, source_locale: str) -> None:
-    """Start a bank in DIR (default: the current folder): bank.yaml with one example question of each kind, its
-    JSON Schema for editors, an empty PO file per target locale, an empty glossary and a .gitignore for exports.
+    """Start a bank: bank.yaml with an example question of each kind, PO files and a glossary.
 
-    The bank passes `moe-lms check` and exports at once; nothing that exists is overwritten.
+    In DIR (default: the current folder): bank.yaml with one example question of each kind and comments on what
+    to write, its JSON Schema for editors (bank.schema.json), an empty PO file per target locale, an empty
+    glossary and a .gitignore for exports. The bank passes `moe-lms check` and exports at once; nothing that
+    exists is overwritten.
     """
     target_locales = _locales(locales_text)
     (source,) = _locales(source_locale) or ("",)
