@@ -12,6 +12,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -63,6 +64,49 @@ def bank_yaml_path(directory: Path) -> Path:
     if not (directory / BANK_FILE).exists() and other.exists():
         return other
     return directory / BANK_FILE
+
+
+# Told, while a command shows progress, how many more bytes of the bank's files have been read (see open_reported).
+reading_progress: ContextVar[Callable[[int], None] | None] = ContextVar("reading_progress", default=None)
+
+
+def open_reported(path: Path) -> TextIO:
+    """``path`` opened as text, reporting the bytes read to :data:`reading_progress` when it is set."""
+    stream = path.open(encoding=TEXT_ENCODING)
+    report = reading_progress.get()
+    return stream if report is None else _Reported(stream, report)  # type: ignore[return-value]
+
+
+class _Reported:
+    """A text stream that reports how far its file has been read, by its byte position (one call per read)."""
+
+    def __init__(self, stream: TextIO, report: Callable[[int], None]) -> None:
+        self._stream, self._report, self._at = stream, report, 0
+
+    def _moved(self) -> None:
+        at = self._stream.buffer.tell()
+        if at > self._at:
+            self._report(at - self._at)
+            self._at = at
+
+    def read(self, size: int = -1) -> str:
+        text = self._stream.read(size)
+        self._moved()
+        return text
+
+    def readline(self, size: int = -1) -> str:
+        text = self._stream.readline(size)
+        self._moved()
+        return text
+
+    def __enter__(self) -> _Reported:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def _display(path: Path) -> str:
@@ -456,7 +500,7 @@ def _read_in_runs(path: Path) -> tuple[Bank, list[int]] | None:
     header: object = None
     validate = Question.__pydantic_validator__.validate_python  # model_validate without its Python wrapper (5%)
     try:
-        with path.open(encoding=TEXT_ENCODING) as stream:
+        with open_reported(path) as stream:
             for part in _split_questions(stream):
                 text = part if isinstance(part, str) else part[0]
                 if alias_expansion_problem(text) is not None:
@@ -642,7 +686,7 @@ def read_catalog(
 
     reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
     try:
-        with path.open(encoding=TEXT_ENCODING) as stream:
+        with open_reported(path) as stream:
             for position, item in enumerate(po.iter_runs(stream)):
                 if isinstance(item, po.Run):
                     reader.run(item)

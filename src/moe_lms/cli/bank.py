@@ -16,7 +16,16 @@ from ..locales import CharacterShare, Status, character_share, coverage, locale_
 from ..model import Bank
 from ..problems import Problem, ProblemsFound, Severity
 from . import translator
-from .common import bank_argument, bank_dir_or_default, fail, out, print_problems, progress, shown
+from .common import (
+    bank_argument,
+    bank_dir_or_default,
+    fail,
+    out,
+    print_problems,
+    progress,
+    read_with_progress,
+    shown,
+)
 
 
 def coverage_table(
@@ -25,8 +34,13 @@ def coverage_table(
     """Coverage per locale (``locales``: only those). Fits 80 columns with every header whole: no vertical rules,
     and a long language name wraps instead of the numbers being cut."""
     table = Table(
-        title=f"Translations of {bank.id}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1),
-        collapse_padding=True, show_edge=False,
+        title=f"Translations of {bank.id}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+        show_edge=False,
     )
     table.add_column("locale", no_wrap=True)
     table.add_column("language", overflow="fold")
@@ -71,8 +85,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     string (its source changed since it was translated) is listed at its PO line with the change and what to do.
     """
     directory = bank_dir_or_default(bank_dir)
-    with progress(f"reading the bank in {shown(directory)}"):
-        bank, problems = loader.check_bank(directory)
+    bank, problems = read_with_progress(directory)
     if bank is None:
         fail(problems)
     if only_locale is not None and only_locale.replace("-", "_") not in bank.target_locales:

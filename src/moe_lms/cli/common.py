@@ -155,31 +155,59 @@ def fail(problems: list[Problem]) -> NoReturn:
     sys.exit(EXIT_PROBLEMS)
 
 
+_NUMBERS_WIDTH = 64  # what a bar with a total needs besides its description: bar, %, counts, rate, time left
+
+
 @contextmanager
 def progress(what: str, total: int | None = None, *, unit: str = "") -> Iterator[Callable[[int], None]]:
     """Show ``what`` is being done on stderr while the block runs, when stderr is a terminal (never in a pipe, a
-    file or CI logs, whose output stays exactly as it was). Yields ``advance(n)``: with a ``total``, a bar; with
-    ``unit="bytes"``, the size written so far; otherwise a spinner with the elapsed time."""
+    file or CI logs, whose output stays exactly as it was). Yields ``advance(n)``. With a ``total``: a bar, the
+    percentage done, how much of how much, the rate (``unit`` per second: bytes, files ...) and the time left;
+    with ``unit="bytes"`` and no total, the size written so far and its rate; otherwise a spinner with the
+    elapsed time."""
     if not err.is_terminal:
         yield _nothing
         return
     from rich.progress import (
         BarColumn,
+        DownloadColumn,
         FileSizeColumn,
         MofNCompleteColumn,
         Progress,
         ProgressColumn,
         SpinnerColumn,
+        Task,
+        TaskProgressColumn,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
     )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Items per second (rich's own rate column is for bytes)."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.1f} {unit or 'items'}/s", style="progress.data.speed")
 
     columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}")]
     if total is not None:
-        columns += [BarColumn(), MofNCompleteColumn()]
-    elif unit == "bytes":
-        columns.append(FileSizeColumn())
-    columns.append(TimeElapsedColumn())
+        columns += [BarColumn(bar_width=20), TaskProgressColumn()]
+        if unit == "bytes":
+            columns += [DownloadColumn(), TransferSpeedColumn()]
+        else:
+            columns += [MofNCompleteColumn(), RateColumn()]
+        columns.append(TimeRemainingColumn())
+    else:
+        if unit == "bytes":
+            columns += [FileSizeColumn(), TransferSpeedColumn()]
+        columns.append(TimeElapsedColumn())
+    # The numbers are never cut: on a narrow terminal the description gives way (ending in "…").
+    room = max(12, err.rich.width - (_NUMBERS_WIDTH if total is not None else 30))
+    if len(what) > room:
+        what = what[: room - 1] + "…"
     with Progress(*columns, console=err.rich, transient=True) as bar:
         task = bar.add_task(what, total=total)
 
@@ -214,10 +242,21 @@ class _CountingWriter:
         return getattr(self._stream, name)
 
 
+def read_with_progress(directory: Path) -> tuple[Bank | None, list[Problem]]:
+    """loader.check_bank, with a bar over the bytes of bank.yaml and the PO files on a terminal."""
+    files = [loader.bank_yaml_path(directory), *sorted((directory / loader.LOCALES_DIR).glob("*.po"))]
+    total = sum(path.stat().st_size for path in files if path.is_file())
+    with progress(f"reading the bank in {shown(directory)}", total, unit="bytes") as advance:
+        token = loader.reading_progress.set(None if advance is _nothing else advance)
+        try:
+            return loader.check_bank(directory)
+        finally:
+            loader.reading_progress.reset(token)
+
+
 def load_or_exit(directory: Path) -> Bank:
     """The bank in ``directory``; its errors end the command, its warnings are printed and the command goes on."""
-    with progress(f"reading the bank in {shown(directory)}"):
-        bank, problems = loader.check_bank(directory)
+    bank, problems = read_with_progress(directory)
     if bank is None or any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)
