@@ -54,8 +54,7 @@ questions:
         text: "0 °C"
         explanation: 0 °C is where water freezes, not where it boils.
 
-  # Several answers may be right (kind: multiple): at least one choice says correct: true; partly right answers
-  # earn part of the points.
+  # Several answers may be right (kind: multiple): at least one choice says correct: true.
   - id: prime-numbers
     kind: multiple
     stem: Which of these numbers are prime?
