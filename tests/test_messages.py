@@ -161,3 +161,11 @@ def test_a_po_file_of_a_locale_the_bank_does_not_list_says_how_to_add_it(tmp_pat
         "locale 'de' is not in the bank's target_locales: to translate into it, add de to target_locales: in "
         "bank.yaml and run `moe-lms translations update` (or delete this file)"
     ]
+
+
+def test_a_short_form_key_on_another_kind_of_question_says_what_the_short_form_is(tmp_path: Path) -> None:
+    text = BANK.replace("    explanation: Because.\n", "    explanation: Because.\n    true_explanation: Yes.\n", 1)
+    assert messages_of(tmp_path, text) == [
+        "question 'q1': 'true_explanation' belongs to the true-false short form: a question with kind: true-false, "
+        "correct: true or false, and no choices"
+    ]

@@ -157,6 +157,11 @@ def misplaced_key(name: str, here: str, keys_of: Mapping[str, Sequence[str]]) ->
             "true-false question may instead leave out its choices and say correct: true or false, with "
             "true_explanation and false_explanation)"
         )
+    if name in ("true_explanation", "false_explanation") and here == "a question":
+        return (
+            f"{name!r} belongs to the true-false short form: a question with kind: true-false, correct: true or "
+            "false, and no choices"
+        )
     homes = [part for part in _PARTS if part != here and name in keys_of.get(part, ())]
     if not homes:
         return None
