@@ -113,3 +113,12 @@ def test_the_coverage_table_fits_80_columns_with_every_header_and_language_whole
     assert "…" not in text
     for header in ("locale", "language", "reviewed", "draft", "stale", "missing", "chars", "Vietnamese"):
         assert header in text
+
+
+def test_an_export_of_a_locale_the_bank_does_not_have_says_how_to_add_it(bank_copy: Path) -> None:
+    result = invoke("export", "--format", "moodle", "--locale", "de", "-o", "-", str(bank_copy))
+    assert result.exit_code == 2
+    assert (
+        "has no locale de (it has en, ur, vi); to add one, put it in target_locales: in bank.yaml and run "
+        "`moe-lms translations update`"
+    ) in result.stderr
