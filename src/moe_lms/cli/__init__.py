@@ -51,7 +51,9 @@ class _LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of --help, from the summaries above: importing every command (pydantic, lxml, rich,
         requests ...) only to list them cost several times what --help itself does."""
-        listed = click.Group(commands=[click.Command(name, help=summary) for name, (_, summary) in _COMMANDS.items()])
+        # (short_help: click lists it whole, wrapped, where it cuts a help text at 45 characters with "...")
+        commands = [click.Command(name, short_help=summary) for name, (_, summary) in _COMMANDS.items()]
+        listed = click.Group(commands=commands)
         listed.format_commands(ctx, formatter)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -60,6 +62,7 @@ class _LazyGroup(click.Group):
         module, attribute = _COMMANDS[cmd_name][0].split(":")
         command = getattr(import_module(f"{__name__}.{module}"), attribute)
         assert isinstance(command, click.Command)
+        command.short_help = _COMMANDS[cmd_name][1]  # (listed whole, as in format_commands)
         settled()  # the command's modules are imported
         return command
 
