@@ -80,7 +80,7 @@ def test_check_names_text_that_renders_to_nothing_which_every_export_would_refus
 def test_not_a_bank_directory_is_a_usage_error(tmp_path: Path) -> None:
     code, output = run("check", str(tmp_path))
     assert code == 2
-    assert "is not a bank directory" in output
+    assert f"no bank here: {tmp_path} has no bank.yaml (or bank.yml)" in output
 
 
 def test_schema_is_json_schema_of_bank_yaml() -> None:
@@ -200,13 +200,15 @@ def test_inside_a_bank_folder_commands_use_that_bank_and_say_so(
     assert result.stdout.startswith("my-own: ")
 
 
-def test_elsewhere_the_shipped_bank_is_used_and_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["export", "--format", "gift"])
+def test_inside_the_checkout_the_shipped_bank_is_used_and_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SHIPPED_BANK_DIR.parents[1] / "docs")
+    result = CliRunner().invoke(main, ["export", "--format", "gift", "-o", "-"])
     assert result.exit_code == 0, result.output
     first = result.stderr.splitlines()[0]
-    assert first.startswith(f"bank: {SHIPPED_BANK_DIR} (the bank shipped with moe-lms: no bank.yaml")
-    assert (tmp_path / "moe-expert-parallelism.en.gift.txt").is_file()
+    assert first == (
+        f"bank: {SHIPPED_BANK_DIR} (the bank shipped with moe-lms: inside its checkout, no bank.yaml in the current "
+        "folder and no BANK_DIR given)"
+    )
 
 
 def test_a_named_bank_is_named_too(bank_copy: Path) -> None:

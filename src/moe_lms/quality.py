@@ -47,7 +47,6 @@ from .glossary import Glossary, Term, fold
 from .loader import (
     _LIST_START,
     _MAYBE_ORDERED_LIST,
-    BANK_FILE,
     LOCALES_DIR,
     _describe,
     _display,
@@ -55,6 +54,7 @@ from .loader import (
     _po_line,
     _yaml_path,
     _YamlLines,
+    bank_yaml_path,
 )
 from .locales import CharacterShare, Status, translation_status
 from .model import Bank, Translation, bank_strings, question_sources, strings
@@ -865,7 +865,7 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
             total[locale] += count + sum(compress(source_lengths, served.translate(_FELL_BACK)))
         findings += _block_findings(first, src, checked, translated, glossary, index)
 
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     rendering: list[Problem] = []
     if blank_sources or list_starts:
         lines = _YamlLines(yaml_file)

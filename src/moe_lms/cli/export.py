@@ -215,7 +215,7 @@ def build(
             # Claim the files before writing them, so an interrupted build still knows them as its own.
             claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
             replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
-        with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
+        with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned), unit="files") as advance:
             writers = list(shelf.writers(plan, others))
             for locale in bank.locales:  # Babel's data read once here, not once in each forked worker
                 locale_info(locale)

@@ -26,7 +26,10 @@ class ExportOptions:
     def for_bank(cls, bank: Bank, locales: tuple[str, ...] = (), **kwargs: bool) -> ExportOptions:
         unknown = [loc for loc in locales if loc not in bank.locales]
         if unknown:
-            raise ValueError(f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)})")
+            raise ValueError(
+                f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)}); to add one, "
+                "put it in target_locales: in bank.yaml and run `moe-lms translations update`"
+            )
         return cls(locales=locales or bank.locales, **kwargs)
 
 
