@@ -21,12 +21,14 @@ HOSTILE_FORMULAS = {
 }
 
 
-def bank_with_stem(directory: Path, stem: str, *, media: dict[str, bytes] | None = None) -> Path:
-    """A one-question bank whose stem is ``stem`` (written as a YAML literal block)."""
+def bank_with_stem(
+    directory: Path, stem: str, *, media: dict[str, bytes] | None = None, bank_id: str = "hostile", extra: str = ""
+) -> Path:
+    """A one-question bank whose stem is ``stem`` (written as a YAML literal block); ``extra``: more top keys."""
     directory.mkdir(parents=True, exist_ok=True)
     body = textwrap.indent(stem, "      ")
     (directory / "bank.yaml").write_text(
-        "id: hostile\ntitle: Hostile\nquestions:\n  - id: q\n    stem: |\n"
+        f"id: {bank_id}\ntitle: Hostile\n{extra}questions:\n  - id: q\n    stem: |\n"
         f"{body}\n"
         "    explanation: Because.\n    choices:\n      - id: a\n        text: 'Yes'\n        correct: true\n"
         "        explanation: Right.\n      - id: b\n        text: 'No'\n        explanation: Wrong.\n",
