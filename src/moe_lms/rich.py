@@ -88,18 +88,41 @@ def render_block(markdown: str) -> str:
     """:func:`text.render_block`, with math, images and code as the current profile wants them."""
     if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
         return f"<p>{markdown}</p>"
-    if not has_rich(markdown):
-        return text.render_block(markdown)
-    return _render(markdown, False, _profile.get())
+    rendered = text.render_block(markdown) if not has_rich(markdown) else _render(markdown, False, _profile.get())
+    if _nested_too_deep(rendered):  # kept, every word, as text.py keeps Markdown nested past markdown-it's limit
+        return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
+    return rendered
 
 
 def render_inline(markdown: str) -> str:
     """:func:`text.render_inline`, with math, images and code as the current profile wants them."""
     if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
         return markdown
-    if not has_rich(markdown):
-        return text.render_inline(markdown)
-    return _render(markdown, True, _profile.get())
+    rendered = text.render_inline(markdown) if not has_rich(markdown) else _render(markdown, True, _profile.get())
+    return html.escape(markdown, quote=False).strip() if _nested_too_deep(rendered) else rendered
+
+
+# The deepest nesting of elements a text may render to. libxml2's HTML parser, which the HTML page and QTI 2.1
+# read each text with, stops at 256 levels (the page's own elements included) and silently drops everything
+# after: a text nested deeper is kept as text instead, every word of it (as text.py keeps Markdown nested past
+# markdown-it's limit).
+MAX_NESTING = 200
+_TAG_OR_END = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)[^>]*?(/?)>")
+_VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "source", "track", "wbr", "mspace", "none"})
+
+
+def _nested_too_deep(rendered: str) -> bool:
+    if rendered.count("<") <= 2 * MAX_NESTING:  # (too few tags to nest that deep: most text)
+        return False
+    depth = 0
+    for match in _TAG_OR_END.finditer(rendered):
+        if match.group(1):
+            depth -= 1
+        elif not match.group(3) and match.group(2).lower() not in _VOID:
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+    return False
 
 
 def plain_text(markdown: str) -> str:
