@@ -290,6 +290,11 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
     return f"<pre{direction}><code{name}>{body}</code></pre>"
 
 
+def code_blocks(markdown: str) -> list[str]:
+    """The code of every fenced block of a Markdown text."""
+    return [token.content for token in _markdown().parse(markdown) if token.type == "fence"]
+
+
 _RULES: dict[str, Callable[..., str]] = {
     "math_inline": _math_rule(display=False),
     "math_inline_double": _math_rule(display=True),
