@@ -59,7 +59,12 @@ def locked(folder: Path, *, exclusive: bool, wait: Callable[[], None] = lambda: 
             fcntl.flock(fd, kind | fcntl.LOCK_NB)
         except BlockingIOError:
             wait()
-            fcntl.flock(fd, kind)
+            try:
+                fcntl.flock(fd, kind)
+            except OSError as exc:
+                raise OutputError(f"cannot lock the shelf {folder}: {exc.strerror or exc}") from None
+        except OSError as exc:  # (a file system without locks)
+            raise OutputError(f"cannot lock the shelf {folder}: {exc.strerror or exc}") from None
         yield
     finally:
         os.close(fd)  # (closing the descriptor releases the lock)
