@@ -185,6 +185,8 @@ _SVG_PRESENTATION = frozenset({
     "stroke-dashoffset", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit", "stroke-opacity", "stroke-width",
     "text-anchor", "text-decoration", "text-rendering", "transform", "transform-origin", "unicode-bidi",
     "vector-effect", "visibility", "word-spacing", "writing-mode", "mix-blend-mode", "isolation",
+    "font-kerning", "font-variant-caps", "font-variant-ligatures", "font-variant-numeric", "font-feature-settings",
+    "text-orientation", "white-space", "line-height", "inline-size", "mask-type", "solid-color", "solid-opacity",
     "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "d", "points", "width", "height", "dx", "dy",
     "offset", "fx", "fy", "fr", "rotate", "startOffset", "stdDeviation", "viewBox",
 })
