@@ -93,3 +93,18 @@ def test_an_imported_package_cannot_bring_a_script_svg_into_the_bank(tmp_path: P
     imported, problems = cc11_read.read_package(out.getvalue())
     assert imported is not None and "media/ok.svg" not in imported.media
     assert any("allow-list refuses" in p.message for p in problems)
+
+
+def test_a_moodle_file_cannot_bring_a_script_svg_into_the_bank(tmp_path: Path) -> None:
+    import base64
+
+    from moe_lms.formats import moodle
+
+    bank = load_bank(bank_with_stem(tmp_path, "See ![a picture](media/ok.svg)."))
+    data = formats.get("moodle").dump(bank, ExportOptions(locales=bank.locales))
+    hostile = base64.b64encode(HOSTILE_SVGS["animate sets a link to javascript"].encode())
+    swapped = data.replace(base64.b64encode(SVG.encode()), hostile)
+    assert swapped != data
+    result = moodle.load(swapped)
+    assert result.bank is not None and "media/ok.svg" not in result.bank.media
+    assert any("allow-list refuses" in p.message for p in result.problems)
