@@ -148,3 +148,45 @@ def test_a_build_waits_for_the_lock_another_holds_and_says_so(tmp_path: Path) ->
     threading.Timer(1.0, os.close, (fd,)).start()
     result = run("build", str(bank), "--out", str(shelf), "--jobs", "1")
     assert result.exit_code == 0 and "waiting for another build" in result.output
+
+
+def test_a_build_interrupted_mid_way_leaves_the_shelf_rebuildable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from moe_lms import shelf_pool
+
+    banks = [bank_with_stem(tmp_path / name, "Fine.", bank_id=name) for name in ("first", "second")]
+    shelf = tmp_path / "shelf"
+    assert run("build", str(banks[0]), "--out", str(shelf), "--jobs", "1").exit_code == 0
+    real = shelf_pool.write_files
+
+    def one_file_then_ctrl_c(*args: object, **kwargs: object) -> object:
+        for n, outcome in enumerate(real(*args, **kwargs)):  # type: ignore[arg-type]
+            if n == 1:
+                raise KeyboardInterrupt
+            yield outcome
+
+    monkeypatch.setattr(shelf_pool, "write_files", one_file_then_ctrl_c)
+    interrupted = CliRunner().invoke(main, ["build", str(banks[1]), "--out", str(shelf), "--jobs", "1"])
+    assert interrupted.exit_code != 0 and not (shelf / "second.en.html").exists()
+    monkeypatch.setattr(shelf_pool, "write_files", real)
+    for bank in banks:  # the interrupted bank's files were claimed before any was written
+        assert run("build", str(bank), "--out", str(shelf), "--jobs", "1").exit_code == 0
+        assert run("build", str(bank), "--out", str(shelf), "--check").exit_code == 0
+
+
+def test_a_build_killed_while_holding_the_lock_does_not_hold_the_shelf(tmp_path: Path) -> None:
+    bank = bank_with_stem(tmp_path / "bank", "Fine.")
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time\n"
+         "fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
+         "print('locked', flush=True); time.sleep(60)", str(shelf)],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+    holder.kill()
+    holder.wait(timeout=10)
+    result = run("build", str(bank), "--out", str(shelf), "--jobs", "1")
+    assert result.exit_code == 0 and "waiting" not in result.output
