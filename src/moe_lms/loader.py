@@ -769,15 +769,33 @@ class _CatalogReader:
         self.catalog.add(ordinal, msgstr, fuzzy, translated_from if translated_from != source else None)
 
     def orphans_warning(self, shown: int = 3) -> list[Problem]:
-        """Entries whose string the bank no longer has (a question or choice deleted or renamed), as one warning
-        for the file: their translations are unused, and ``translations update`` makes them obsolete."""
-        if not self.orphans:
-            return []
+        """Entries whose msgctxt names no string of the bank. One that is no string path at all (``../../etc/
+        passwd``, a path with a key no string has) is an error: no bank ever had that string. One shaped like a
+        path whose question or choice was deleted or renamed is one warning for the file: its translation is
+        unused, and ``translations update`` (which reads only bank.yaml) makes it obsolete."""
+        malformed = [(line, context) for line, context in self.orphans if not _STRING_PATH.match(context)]
+        problems = []
+        if malformed:
+            named = ", ".join(f"{context[:60]!r} (line {line})" for line, context in malformed[:shown])
+            more = f" and {len(malformed) - shown} more" if len(malformed) > shown else ""
+            problems.append(
+                Problem(
+                    self.file,
+                    malformed[0][0],
+                    f"{len(malformed)} msgctxt {'is' if len(malformed) == 1 else 'are'} no path of a string of a "
+                    f"bank: {named}{more}. A msgctxt is the string's path (title, q1/stem, "
+                    "q1/choices/a/text …): correct it or delete the entry",
+                    severity=Severity.ERROR,
+                )
+            )
+        orphans = [(line, context) for line, context in self.orphans if _STRING_PATH.match(context)]
+        if not orphans:
+            return problems
         examples = []
-        for line, context in self.orphans[:shown]:  # a few show the pattern; each hint searches the question ids
+        for line, context in orphans[:shown]:  # a few show the pattern; each hint searches the question ids
             hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
             examples.append(f"{context!r} (line {line}{f', did you mean {hint[0]!r}?' if hint else ''})")
-        count = len(self.orphans)
+        count = len(orphans)
         more = f" and {count - shown} more" if count > shown else ""
         message = (
             f"{count} {'entry names' if count == 1 else 'entries name'} no string of the bank: "
@@ -785,7 +803,13 @@ class _CatalogReader:
             "`moe-lms translations update` to make them obsolete (or correct a mistyped msgctxt); until then "
             "they are not used"
         )
-        return [Problem(self.file, self.orphans[0][0], message, severity=Severity.WARNING)]
+        return [*problems, Problem(self.file, orphans[0][0], message, severity=Severity.WARNING)]
+
+
+# What a msgctxt naming a string looks like (model.strings): anything else names no string of any bank.
+_STRING_PATH = re.compile(
+    r"(?:title|intro|feedback/[a-z_]+|[a-z][a-z0-9-]*/(?:stem|explanation|choices/[a-z][a-z0-9-]*/(?:text|explanation)))\Z"
+)
 
 
 def _clean_already(text: str) -> bool:

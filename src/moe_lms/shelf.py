@@ -13,9 +13,7 @@ overwrites a file it did not write.
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -114,25 +112,36 @@ def plan(
             drop = kind.format_name == "gift" and bool(bank.media)
             options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop)
             items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
-    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with code blocks gets
-    # its per-locale Moodle files only.
-    if "moodle" not in skipped and len(bank.locales) > 1 and not has_code_blocks(bank):
+    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with a list, a table, a
+    # quote or a code block gets its per-locale Moodle files only.
+    if "moodle" not in skipped and len(bank.locales) > 1 and multilang_refusal(bank) is None:
         moodle = formats.get("moodle")
         options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
         items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
     return Plan(bank, tuple(items), skipped, source or f"question_bank/{bank.id}/")
 
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
+def multilang_refusal(bank: Bank) -> str | None:
+    """The path of the first text (source or translation) that a Moodle multilang span cannot hold, or None.
 
+    ``export --format moodle --multilang`` refuses a bank with one, so ``check`` names it and :func:`plan` leaves
+    the all-languages file out. Only a text that is not one paragraph is rendered to see (most are one)."""
+    from .formats.moodle import _simple_blocks
+    from .rich import render_block
+    from .text import one_paragraph
 
-def has_code_blocks(bank: Bank) -> bool:
-    """Whether any text of the bank (source or translation) holds a fenced code block."""
-    texts = itertools.chain(
-        (source for _path, source in strings(bank)),
-        (t.text for catalog in bank.translations.values() for t in catalog.values()),
-    )
-    return any(("```" in text or "~~~" in text) and _FENCE.search(text) for text in texts)
+    def refused(path: str, text: str) -> bool:
+        inline = path == "title" or path.endswith("/text")
+        return not inline and not one_paragraph(text) and _simple_blocks(render_block(text)) is None
+
+    for path, source in strings(bank):
+        if refused(path, source):
+            return path
+    for catalog in bank.translations.values():
+        for path, translation in catalog.items():
+            if translation.text and refused(path, translation.text):
+                return path
+    return None
 
 
 def writers(

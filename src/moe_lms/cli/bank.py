@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from rich.table import Table
 from .. import loader, quality
 from ..glossary import read_glossary
 from ..locales import CharacterShare, Status, character_share, coverage, locale_info
-from ..model import Bank
+from ..model import XML_ILLEGAL, Bank, strings
 from ..problems import Problem, ProblemsFound, Severity
 from . import translator
 from .common import (
@@ -133,10 +134,54 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
                         f"translation(s): --strict needs every learner-visible string translated and reviewed{listed}",
                     )
                 )
+    problems += _export_refusals(directory, bank)
     if any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)
     out.print("ok")
+
+
+def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
+    """What an export refuses (or does differently) in a bank check otherwise passes: named here, so that what
+    check passes every export accepts or check says which one will not."""
+    from ..rich import MAX_HIGHLIGHT, code_blocks
+    from ..shelf import multilang_refusal
+
+    found = []
+    if len(bank.locales) > 1:
+        path = multilang_refusal(bank)
+        if path is not None:
+            message = (
+                f"{path}: holds a list, a table, a quote or a code block, which a Moodle multilang span cannot hold: "
+                "export --format moodle --multilang refuses this bank, and build leaves the all-languages Moodle "
+                "file out (the per-locale files carry it)"
+            )
+            found.append(Problem(shown(directory / loader.BANK_FILE), None, message, severity=Severity.WARNING))
+    texts = [(path, text, shown(directory / loader.BANK_FILE)) for path, text in strings(bank)]
+    for locale, catalog in bank.translations.items():
+        po_file = shown(directory / loader.LOCALES_DIR / f"{locale}.po")
+        texts += [(path, t.text, po_file) for path, t in catalog.items() if t.text]
+    for path, text, file in texts:
+        if "&#" in text:
+            for match in _CHARACTER_REFERENCE.finditer(text):
+                code = int(match.group(1)[1:], 16) if match.group(1)[0] in "xX" else int(match.group(1))
+                if code > 0x10FFFF or XML_ILLEGAL.match(chr(code)) or code == 0:
+                    message = (
+                        f"{path}: {match.group()} is U+{code:04X}, a character XML 1.0 cannot carry: every export "
+                        "would write U+FFFD instead"
+                    )
+                    found.append(Problem(file, None, message))
+                    break
+        if ("```" in text or "~~~" in text) and any(len(c) > MAX_HIGHLIGHT for c in code_blocks(text)):
+            message = (
+                f"{path}: a code block longer than {MAX_HIGHLIGHT:,} characters is shown without highlighting "
+                "(Pygments' time grows with the code)"
+            )
+            found.append(Problem(file, None, message, severity=Severity.WARNING))
+    return found
+
+
+_CHARACTER_REFERENCE = re.compile(r"&#(x[0-9a-fA-F]{1,8}|X[0-9a-fA-F]{1,8}|[0-9]{1,10});")
 
 
 @click.command()

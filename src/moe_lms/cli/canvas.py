@@ -192,9 +192,17 @@ def _check_course(course: str) -> None:
     hidden=True,
     help="First retry's backoff and first progress poll, in seconds.",
 )
+@click.option(
+    "--deadline",
+    type=click.FloatRange(0.1, 3600),
+    default=canvas_client.Limits.deadline,
+    show_default=True,
+    help="Seconds one request may take in all, however slowly the server sends (never reset by a byte).",
+)
 def push_canvas(
     base_url: str, course: str, bank_dir: Path | None, locales: tuple[str, ...], dry_run: bool, prune: bool,
     publish: bool, via: str, engine: str, include_drafts: bool, concurrency: int, retry_delay: float,
+    deadline: float,
 ) -> None:  # fmt: skip
     """Sync a bank into a Canvas course: one quiz per locale, its questions with key and explanations.
 
@@ -218,6 +226,7 @@ def push_canvas(
             token,
             concurrency=concurrency,
             retry=canvas_client.RetryPolicy(base_delay=retry_delay),
+            limits=canvas_client.Limits(deadline=deadline),
             notify=lambda message: _say(message, error=True),
         )
     except ValueError as exc:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from importlib import import_module
 from typing import BinaryIO
 
@@ -68,6 +69,23 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Format:
+    """The format ``name``; its ``write`` first refuses a bank whose images the loader's checks refuse (an SVG
+    outside the allow-list), whoever made the bank."""
     fmt = import_module(f"{__name__}.{_REGISTERED[name]}").FORMAT
     assert isinstance(fmt, Format)
-    return fmt
+    return _checked(fmt)
+
+
+@cache
+def _checked(fmt: Format) -> Format:
+    def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+        if bank.media:
+            from ..media import media_problems
+            from ..problems import ProblemsFound
+
+            problems = media_problems(bank)
+            if problems:
+                raise ProblemsFound(problems)
+        fmt.write(bank, options, out)
+
+    return replace(fmt, write=write)
