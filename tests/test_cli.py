@@ -61,7 +61,7 @@ def test_check_names_text_that_renders_to_nothing_which_every_export_would_refus
     yaml_path.write_text(text.replace("text: Only individual attention heads", "text: <!-- heads() -->"))
     po = bank_copy / "locales" / "ur.po"
     po_text = po.read_text(encoding="utf-8")
-    po.write_text(po_text.replace('msgstr "صرف انفرادی توجہ کے سربراہ"', 'msgstr "<!-- سربراہ -->"'), encoding="utf-8")
+    po.write_text(po_text.replace('msgstr "صرف انفرادی اٹینشن ہیڈز"', 'msgstr "<!-- سربراہ -->"'), encoding="utf-8")
     po_line = po_text.splitlines().index('msgctxt "ep-distributes/choices/b/text"') + 1
     code, output = run("check", str(bank_copy))
     assert code == 1
