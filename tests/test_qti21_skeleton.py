@@ -12,7 +12,7 @@ from moe_lms.formats import qti21
 from moe_lms.locales import resolve
 from moe_lms.model import Bank
 from moe_lms.problems import ProblemsFound
-from moe_lms.rich import rendering
+from moe_lms.richtext import rendering
 from moe_lms.skeleton import NOT_XML, inner
 
 from .qti_support import export, members, rich_bank

@@ -57,7 +57,7 @@ from ..model import (
     question_sources,
 )
 from ..problems import Problem, ProblemsFound, Severity
-from ..rich import Profile, markdown_from_rich_html, render_block, render_inline, rendering
+from ..richtext import Profile, markdown_from_rich_html, render_block, render_inline, rendering
 from ..skeleton import Skeleton, cdata, escape_text, slot, xml_compatible
 from ..skeleton import raw as raw_slot
 from ..text import renders_as_itself, renders_blank, visible_text

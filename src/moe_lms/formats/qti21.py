@@ -33,7 +33,7 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import bank_texts, image_references, media_of, packaged_media
 from ..model import XML_ILLEGAL, Bank, Kind, MediaItem, Question, Translation
 from ..problems import Problem, ProblemsFound, Severity
-from ..rich import (
+from ..richtext import (
     MATHML_NS,
     TEX_ANNOTATION,
     Profile,
@@ -216,7 +216,7 @@ def _convert(source: etree._Element, parent: etree._Element) -> None:
     if direction in ("rtl", "ltr"):
         classes.append(f"moe-{direction}")
     language = source.get("class") or ""
-    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (rich.py)
+    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (richtext.py)
         classes.append(language)
     if classes:
         element.set("class", " ".join(classes))
