@@ -20,7 +20,6 @@ This module must not know how a Moodle file is read back (:mod:`.read`) or check
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -29,20 +28,16 @@ from typing import BinaryIO
 from lxml import etree
 
 from ...bulk import gc_paused
-from ...locales import Resolved, resolve
+from ...locales import resolve
 from ...model import (
     Bank,
     Kind,
     Question,
-    question_sources,
 )
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, render_block, render_inline, rendering
-from ...skeleton import Skeleton, cdata, escape_text, slot, xml_compatible
-from ...skeleton import raw as raw_slot
-from ...text import renders_as_itself
 from .. import ExportOptions
-from .files import PLUGINFILE, attach_files, plugin_url
+from .files import attach_files, plugin_url
 from .shape import (
     _CATEGORY_NAME_LENGTH,
     _NAME_LENGTH,
@@ -127,14 +122,13 @@ class _Template:
 
 
 class _Questions:
-    """Builds the question elements of one category from per-shape templates (:meth:`element`), and writes them
-    from per-shape skeletons (:meth:`serialised`, the same bytes, several times faster)."""
+    """Builds and writes the question elements of one category, each a copy of its shape's template filled in
+    (:meth:`element`, :meth:`built`)."""
 
     def __init__(self, bank: Bank, texts: _Texts) -> None:
         self.bank = bank
         self.texts = texts
         self.templates: dict[tuple[Kind, int, int], _Template] = {}
-        self.skeletons: dict[tuple[Kind, int, int, bool], Skeleton] = {}
         self.feedback = {
             which: texts.html(
                 f"the bank's {which.replace('_', ' ')} feedback",
@@ -148,26 +142,6 @@ class _Questions:
                 _set(etree.Element("text"), value)
             except ValueError:
                 raise _not_xml(f"the bank's {which.replace('_', ' ')} feedback", value) from None
-        # What the skeletons' feedback slots hold; and whether an image of the bank may show in a question (then
-        # attach_files adds <file> elements, and the question is built element by element).
-        self._feedback_values = [_element_text(value) for value in self.feedback.values()]
-        self._media = bool(bank.media)
-        self._feedback_files = any(PLUGINFILE in value for value in self.feedback.values())
-        # The fast path's pieces: a text that renders as itself is one of these around it (see _Texts.html): a
-        # choice inline, any other text as one paragraph; in its locale's own language or fallen back.
-        view = texts.views[0]
-        self._view, self._locale, self._lang = view, view.locale, view.info.lang
-        self._source = view.locale == bank.source_locale
-        own, fallback = "<![CDATA[" + texts._first_own, "<![CDATA[" + texts._first_fallback
-        self._block = (own + "<p>", fallback + "<p>", "</p></div>]]>")
-        self._inline = (own, fallback, "</div>]]>")
-        # Multilang: the span and <bdi> of each locale, for a text in the locale's own language or fallen back.
-        self._runs = [
-            (texts._spans[i] + texts._bdi(view.info), texts._spans[i] + texts._bdi(view.source_info), view.info.lang)
-            for i, view in enumerate(texts.views)
-        ]
-        self._points: dict[float, str] = {}
-        self._tag_values: dict[tuple[str, ...], list[str]] = {}
 
     def template(self, kind: Kind, choices: int, tags: int) -> _Template:
         key = (kind, choices, tags)
@@ -204,52 +178,6 @@ class _Questions:
         position = {node: i for i, node in enumerate(element.iter())}
         return _Template(element, [position[s] for s in slots], [position[a] for a in answers])
 
-    def _skeleton(self, kind: Kind, choices: int, tags: int, wrapped: bool) -> Skeleton:
-        """The template of this shape, serialised as write() serialises a question, with a marker in every slot
-        (see :meth:`_fast_values` for their order). Every text is a raw marker, filled as :func:`_element_text`
-        writes it (the bank's feedback too, so that no bank text is ever read as a marker); the fractions are
-        verbatim (numbers). ``wrapped``: the question's texts are plain and in the locale's own language, and the
-        skeleton holds the CDATA section and wrapper around each (as _Texts.html wraps such a text)."""
-        key = (kind, choices, tags, wrapped)
-        skeleton = self.skeletons.get(key)
-        if skeleton is None:
-            template = self.template(kind, choices, tags)
-            element = copy.copy(template.element)
-            nodes = list(element.iter())
-            texts = 2 + 2 * choices
-            # template.slots: name, question text, general feedback, grade, idnumber, shuffle, each answer's text
-            # and feedback, tags. Values: the texts in question_texts order, then name, grade, idnumber, shuffle,
-            # tags, fractions, feedback.
-            order = [
-                texts,
-                0,
-                1,
-                texts + 1,
-                texts + 2,
-                texts + 3,
-                *range(2, texts),
-                *range(texts + 4, texts + 4 + tags),
-            ]
-            own = self.texts._first_own
-            for index, position in zip(order, template.slots, strict=True):
-                if wrapped and index < texts:
-                    inline = index >= 2 and index % 2 == 0
-                    around = (own, "</div>") if inline else (own + "<p>", "</p></div>")
-                    nodes[position].text = etree.CDATA(around[0] + raw_slot(index) + around[1])
-                else:
-                    nodes[position].text = raw_slot(index)
-            fractions = texts + 4 + tags
-            for j, position in enumerate(template.answers):
-                nodes[position].set("fraction", slot(fractions + j))
-            feedback = fractions + choices
-            for k, tag in enumerate(FEEDBACK_ELEMENTS.values()):
-                found = element.find(tag)
-                assert found is not None
-                found[0].text = raw_slot(feedback + k)
-            verbatim = range(fractions, feedback)
-            skeleton = self.skeletons[key] = Skeleton.of(element, pretty_print=True, verbatim=verbatim)
-        return skeleton
-
     def values(self, q: Question) -> list[str]:
         """The text of each slot of the question's template, in slot order (see :meth:`element`)."""
         texts, html = self.texts, self.texts.html
@@ -270,7 +198,7 @@ class _Questions:
         return values
 
     def element(self, q: Question, fractions: tuple[str, ...]) -> etree._Element:
-        """The question element, built from its shape's template (the thorough way: see :meth:`serialised`)."""
+        """The question element, built from its shape's template."""
         values = self.values(q)
         template = self.template(q.kind, len(q.choices), len(values) - 6 - 2 * len(q.choices))
         element = copy.copy(template.element)  # lxml's copy of an element is deep: the whole subtree
@@ -290,145 +218,6 @@ class _Questions:
         """:meth:`element` serialised as write() writes it."""
         data: bytes = etree.tostring(self.element(q, fractions), encoding="UTF-8", pretty_print=True)
         return data
-
-    def serialised(self, q: Question, fractions: tuple[str, ...]) -> bytes:
-        """The bytes of :meth:`built`, from the shape's skeleton. A text that renders as itself (most of a bank) is
-        wrapped here as _Texts would wrap its rendering; any other goes through _Texts. A question that needs
-        anything else (a character XML cannot carry, to be named in the error; an image of the bank, carried in
-        <file> elements) is built element by element."""
-        try:
-            if self.texts.multilang:
-                values, wrapped = self._fast_multilang_values(q), False
-            else:
-                values, wrapped = self._fast_values(q)
-        except ValueError:  # a character XML cannot carry: the thorough way names the text that holds it
-            return self.built(q, fractions)
-        tags = len(values) - 6 - 2 * len(q.choices)
-        values += fractions
-        values += self._feedback_values
-        filled = self._skeleton(q.kind, len(q.choices), tags, wrapped).fill_bytes(values)
-        if self._media and (self._feedback_files or _PLUGINFILE_BYTES in filled):
-            return self.built(q, fractions)
-        return filled
-
-    def _fast_values(self, q: Question) -> tuple[list[str], bool]:
-        """What a per-locale category's skeleton is filled with, each as :func:`_element_text` writes it: the
-        question's texts in question_texts order, then its name, grade, idnumber, shuffle and tags; and whether
-        every text is plain and in the locale's own language (then the texts go in as they are, into the skeleton
-        that holds their wrappers). Raises ValueError for a character XML cannot carry."""
-        texts: Sequence[str]
-        langs: Sequence[str] | None
-        if self._source:  # every text is the source's, in the locale's own language: no Resolved needed
-            texts, langs = question_sources(q), None
-        else:
-            texts, _, langs = zip(*self._view.question_texts(q), strict=True)
-        # (_plain, with the view's answer to renders_as_itself_everywhere: it runs for every text of the bank)
-        plain = [
-            bool(text) and bool(everywhere) and (text.isprintable() or xml_compatible(text))
-            for text, everywhere in zip(texts, self._view.question_plain(q, texts), strict=True)
-        ]
-        stem = texts[0]
-        name = f"{q.id}: {_short(stem if plain[0] else _visible(render_block(stem)), _NAME_LENGTH)}"
-        lang = self._lang
-        wrapped = all(plain) and (langs is None or langs.count(lang) == len(langs))
-        if wrapped:
-            values = list(texts)
-        else:
-            values = []
-            own_block, fallback_block, block_end = self._block
-            own_inline, fallback_inline, inline_end = self._inline
-            for k, text in enumerate(texts):
-                if plain[k]:
-                    own = langs is None or langs[k] == lang
-                    if k < 2 or k % 2:
-                        values.append((own_block if own else fallback_block) + text + block_end)
-                    else:
-                        values.append((own_inline if own else fallback_inline) + text + inline_end)
-                else:
-                    values.append(self._rendered(q, k, self._view.question_texts(q)[k : k + 1]))
-        values += (_element_text(name), self._grade(q), _element_text(f"{q.id}-{self._locale}"), _SHUFFLE[q.shuffle])
-        values += self._tags(q)
-        return values, wrapped
-
-    def _fast_multilang_values(self, q: Question) -> list[str]:
-        """:meth:`_fast_values` of a multilang category."""
-        runs = self._runs
-        resolved = [view.question_texts(q) for view in self.texts.views]
-        everywhere = [view.question_plain(q, texts) for view, texts in zip(self.texts.views, resolved, strict=True)]
-        stem = resolved[0][0].text
-        name = f"{q.id}: {_short(stem if _plain(stem) else _visible(render_block(stem)), _NAME_LENGTH)}"
-        values: list[str] = []
-        for k in range(len(resolved[0])):
-            # A text that renders as itself in every locale is one paragraph (a choice: one inline run) of a span
-            # per locale, the layout _Texts.html gives it.
-            spans = []
-            first = None  # the first locale's text, once found plain: a text that fell back to it is plain too
-            for (own, fallback, lang), texts, plain in zip(runs, resolved, everywhere, strict=True):
-                text, _, text_lang = texts[k]
-                if text is not first and not (
-                    text and plain[k] and (text.isprintable() or xml_compatible(text))
-                ):  # (_plain, with the view's answer to renders_as_itself_everywhere)
-                    values.append(self._rendered(q, k, [texts[k] for texts in resolved]))
-                    break
-                if first is None:
-                    first = text
-                spans.append((own if text_lang == lang else fallback) + text)
-            else:
-                run = _SPAN_END.join(spans)
-                values.append(
-                    f"<![CDATA[<p>{run}</bdi></span></p>]]>" if k < 2 or k % 2 else f"<![CDATA[{run}</bdi></span>]]>"
-                )
-        values += (_element_text(name), self._grade(q), _element_text(q.id), _SHUFFLE[q.shuffle])
-        values += self._tags(q)
-        return values
-
-    def _rendered(self, q: Question, k: int, column: Sequence[Resolved]) -> str:
-        """Text ``k`` of a question (question_texts order) as _Texts.html gives it, written as _element_text."""
-        if k < 2:
-            return _element_text(self.texts.html(_WHAT[k], column, render_block))
-        choice, render = q.choices[(k - 2) // 2].id, render_block if k % 2 else render_inline
-        return _element_text(self.texts.html(_WHAT[2 + k % 2], column, render, choice))
-
-    def _tags(self, q: Question) -> list[str]:
-        """:func:`_question_tags`, each as :func:`_element_text` writes it (questions share a few tag lists: the
-        first _KEPT are kept)."""
-        tags = self._tag_values.get(q.tags)
-        if tags is None:
-            tags = [_element_text(tag) for tag in _question_tags(self.bank, q)]
-            if len(self._tag_values) < _KEPT:
-                self._tag_values[q.tags] = tags
-        return tags
-
-    def _grade(self, q: Question) -> str:
-        grade = self._points.get(q.points)
-        if grade is None:
-            grade = f"{float(q.points):.7f}"
-            if len(self._points) < _KEPT:
-                self._points[q.points] = grade
-        return grade
-
-
-def _plain(text: str) -> bool:
-    """Whether a text renders as itself, with nothing to escape, both inline and as one paragraph (Moodle's math
-    is $: such text goes to the renderer), and holds only characters XML carries (most text is printable, which
-    says so at once; the rest is looked at)."""
-    return bool(text) and "$" not in text and renders_as_itself(text) and (text.isprintable() or xml_compatible(text))
-
-
-_PLUGINFILE_BYTES = PLUGINFILE.encode("ascii")
-_KEPT = 1024  # distinct tag lists and grades a category keeps written (a bank has a handful)
-_SPAN_END = "</bdi></span>"
-# What _Questions.values names each text of a question (stem, explanation, a choice, a choice's explanation).
-_WHAT = ("the stem", "the explanation", "choice", "the explanation of choice")
-_SHUFFLE = {True: "true", False: "false"}
-
-
-def _element_text(value: str) -> str:
-    """``value`` as :func:`_set` writes it: a CDATA section when it holds markup characters, else escaped text.
-    Raises ValueError for a character XML cannot carry, as lxml does."""
-    if "<" in value or "&" in value or ">" in value:
-        return cdata(value)
-    return escape_text(value)
 
 
 def _bad_slot(q: Question, values: list[str]) -> tuple[str, str]:
@@ -490,11 +279,10 @@ def _grading(kind: Kind, key: tuple[bool, ...]) -> tuple[tuple[str, ...] | None,
     return values, tuple(problems)
 
 
-def write(bank: Bank, options: ExportOptions, out: BinaryIO, *, thorough: bool = False) -> None:
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the bank as Moodle XML: one category per locale, or one multilang category (see the module doc).
 
-    Each question is written from its shape's skeleton; ``thorough`` builds each one element by element instead
-    (the same bytes: tests compare the two)."""
+    Each question is its shape's template copied and filled (:meth:`_Questions.built`)."""
     fractions, problems = _structure_problems(bank)
     if problems:
         raise ProblemsFound(problems)
@@ -519,10 +307,9 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO, *, thorough: bool =
             except _Unwritable as exc:
                 problems.append(Problem(file, None, str(exc), "the bank"))
                 continue
-            question = builder.built if thorough else builder.serialised
             for q in bank.questions:
                 try:
-                    out.write(question(q, fractions[q.id]))
+                    out.write(builder.built(q, fractions[q.id]))
                 except _Unwritable as exc:
                     problems.append(Problem(file, None, str(exc), f"question {q.id!r}"))
         out.write(b"</quiz>")
