@@ -19,7 +19,7 @@ from moe_lms.formats.canvas import (
 from moe_lms.formats.canvas_media import image_ref
 from moe_lms.locales import LocalizedView, Resolved, locale_info
 from moe_lms.model import Bank, Kind, Question
-from moe_lms.rich import plain_text, render_block, render_inline, rendering
+from moe_lms.richtext import plain_text, render_block, render_inline, rendering
 
 
 def _dir(r: Resolved) -> str:

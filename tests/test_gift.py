@@ -26,7 +26,7 @@ from moe_lms.formats.gift import (
 from moe_lms.loader import save_bank
 from moe_lms.locales import resolve
 from moe_lms.model import Bank, Choice, Question
-from moe_lms.rich import Profile, plain_text, render_block, render_inline, rendering
+from moe_lms.richtext import Profile, plain_text, render_block, render_inline, rendering
 
 from .sample_bank import sample_bank
 from .strategies import banks, mixed_texts

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from moe_lms.formats import html
 from moe_lms.locales import Origin, Resolved, resolve
 from moe_lms.model import Bank
-from moe_lms.rich import Profile, formula_problem, render_block, render_inline, rendering
+from moe_lms.richtext import Profile, formula_problem, render_block, render_inline, rendering
 
 from .sample_bank import sample_bank
 from .strategies import banks, texts

@@ -17,7 +17,7 @@ from moe_lms.loader import load_bank
 from moe_lms.locales import resolve
 from moe_lms.model import Bank, Translation
 from moe_lms.problems import ProblemsFound
-from moe_lms.rich import rendering
+from moe_lms.richtext import rendering
 from moe_lms.skeleton import NOT_XML
 
 from .qti12_support import export, members

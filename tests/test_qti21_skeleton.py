@@ -9,10 +9,13 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from moe_lms.formats import qti21
+from moe_lms.formats.qti21 import manifest
+from moe_lms.formats.qti21.write import _Items
+from moe_lms.formats.qti_item import stem_title
 from moe_lms.locales import resolve
 from moe_lms.model import Bank
 from moe_lms.problems import ProblemsFound
-from moe_lms.rich import rendering
+from moe_lms.richtext import rendering
 from moe_lms.skeleton import NOT_XML, inner
 
 from .qti_support import export, members, rich_bank
@@ -62,7 +65,7 @@ def test_items_with_markdown_fallbacks_and_right_to_left_text_are_unchanged(
 
 
 def test_items_of_a_bank_more_varied_than_the_skeletons_kept_are_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(qti21._Items, "LIMIT", 1)
+    monkeypatch.setattr(_Items, "LIMIT", 1)
     assert_items_built_element_by_element(rich_bank(), include_drafts=False)
 
 
@@ -77,17 +80,17 @@ def test_text_that_renders_to_nothing_gives_an_empty_element_as_before() -> None
 @settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
 @given(banks(max_questions=3))
 def test_item_resources_of_the_manifest_are_the_bytes_of_resources_built_element_by_element(bank: Bank) -> None:
-    writer = qti21._ManifestWriter(None)  # type: ignore[arg-type]
+    writer = manifest._ManifestWriter(None)  # type: ignore[arg-type]
     for locale in bank.locales:
         view = resolve(bank, locale)
         for q in bank.questions:
-            holder = qti21._manifest_holder()
-            resource_id, path = qti21._item_resource_id(q.id, locale), qti21.item_path(q.id, locale)
-            metadata = qti21._resource(holder, resource_id, qti21.ITEM_TYPE, path, [qti21.STYLE_ID])
+            holder = manifest._manifest_holder()
+            resource_id, path = manifest._item_resource_id(q.id, locale), qti21.item_path(q.id, locale)
+            metadata = manifest._resource(holder, resource_id, qti21.ITEM_TYPE, path, [qti21.STYLE_ID])
             stem = view.stem(q)
-            title = [(stem.lang, qti21._stem_title(stem.text))]
-            qti21._add_lom(metadata, q.id, title, [view.info.lang], q.tags, view.source_info.lang)
-            qti21._qti_metadata(metadata)
+            title = [(stem.lang, stem_title(stem.text))]
+            manifest._add_lom(metadata, q.id, title, [view.info.lang], q.tags, view.source_info.lang)
+            manifest._qti_metadata(metadata)
             written: list[str] = []
             writer.write = written.append  # type: ignore[method-assign]
             writer.item(q, view)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from moe_lms import rich, text
+from moe_lms import richtext, text
 
 # Characters that start Markdown blocks or mean rich content, mixed with any text.
 syntaxy = st.text(
@@ -18,11 +18,11 @@ syntaxy = st.text(
 
 
 def thorough(markdown: str, inline: bool) -> str:
-    """rich.render_block / render_inline as they were written before the shared shortcut: text.py's path unless
+    """richtext.render_block / render_inline as they were written before the shared shortcut: text.py's path unless
     the text may hold rich content."""
-    if not rich.has_rich(markdown):
+    if not richtext.has_rich(markdown):
         return text.render_inline(markdown) if inline else text.render_block(markdown)
-    return rich._render(markdown, inline, rich._profile.get())
+    return richtext._render(markdown, inline, richtext._profile.get())
 
 
 @settings(max_examples=500, deadline=None)
@@ -35,13 +35,13 @@ def thorough(markdown: str, inline: bool) -> str:
 @example("```\ncode\n```", "tex")
 @example("", "tex")
 def test_text_with_no_syntax_or_rich_character_renders_as_the_thorough_path_renders_it(s: str, math: str) -> None:
-    assume(rich.formula_problem(s) is None)  # (check refuses such text before any export)
-    with rich.rendering(rich.Profile(math=math)):  # type: ignore[arg-type]
-        assert rich.render_block(s) == thorough(s, False)
-        assert rich.render_inline(s) == thorough(s, True)
-        if rich.renders_as_itself(s):
-            assert rich.render_block(s) == f"<p>{s}</p>"
-            assert rich.render_inline(s) == s
+    assume(richtext.formula_problem(s) is None)  # (check refuses such text before any export)
+    with richtext.rendering(richtext.Profile(math=math)):  # type: ignore[arg-type]
+        assert richtext.render_block(s) == thorough(s, False)
+        assert richtext.render_inline(s) == thorough(s, True)
+        if richtext.renders_as_itself(s):
+            assert richtext.render_block(s) == f"<p>{s}</p>"
+            assert richtext.render_inline(s) == s
 
 
 @settings(max_examples=500, deadline=None)
@@ -113,8 +113,8 @@ def test_the_blank_check_of_rendered_html_agrees_with_its_definition(rendered: s
 @example("a < b")
 @example("x &amp; y")
 def test_the_plain_text_of_text_with_no_math_or_image_is_text_pys(s: str) -> None:
-    if "$" not in s and "![" not in s:  # (rich.plain_text's own reading of math and images is not shortcut)
-        assert rich.plain_text(s) == text.plain_text(s)
+    if "$" not in s and "![" not in s:  # (richtext.plain_text's own reading of math and images is not shortcut)
+        assert richtext.plain_text(s) == text.plain_text(s)
 
 
 @settings(max_examples=500, deadline=None)
@@ -172,31 +172,31 @@ one_line = (
 def test_one_paragraph_renders_without_the_block_parser_as_with_it(s: str) -> None:
     if text.one_paragraph(s):
         assert text._render_markdown.__wrapped__(s, False) == block_parsed(s, text._markdown(), {})
-        if rich.formula_problem(s) is not None:  # (check refuses such text before any export)
+        if richtext.formula_problem(s) is not None:  # (check refuses such text before any export)
             return
         for math in ("tex", "mathml"):
-            profile = rich.Profile(math=math)  # type: ignore[arg-type]
-            holes = rich._Holes()
-            expected = holes.fill(block_parsed(s, rich._markdown(), {"holes": holes, "profile": profile}))
-            assert rich._render_cached.__wrapped__(s, False, profile) == expected
+            profile = richtext.Profile(math=math)  # type: ignore[arg-type]
+            holes = richtext._Holes()
+            expected = holes.fill(block_parsed(s, richtext._markdown(), {"holes": holes, "profile": profile}))
+            assert richtext._render_cached.__wrapped__(s, False, profile) == expected
 
 
 def test_a_formula_with_a_lone_ampersand_is_named_as_a_formula_problem_not_a_crash() -> None:
     # latex2mathml writes LaTeX's column separator outside a matrix as a bare "&", which is no XML.
-    problem = rich.formula_problem("Both $a & b$ hold.")
+    problem = richtext.formula_problem("Both $a & b$ hold.")
     assert problem is not None and "$a & b$" in problem and "\\&" in problem
-    assert rich.formula_problem("An ampersand: $a \\& b$.") is None
-    assert rich.formula_problem("$\\begin{matrix} a & b \\\\ c & d \\end{matrix}$") is None
+    assert richtext.formula_problem("An ampersand: $a \\& b$.") is None
+    assert richtext.formula_problem("$\\begin{matrix} a & b \\\\ c & d \\end{matrix}$") is None
 
 
 def test_a_formula_that_only_a_line_of_text_reads_as_math_is_checked_too() -> None:
     # As a block this text is raw HTML (it starts with <script>), so it holds no formula; as a choice or a title
     # (inline) it holds $6_em_$, which does not parse: check must name it, or the export would fail on it.
     line = "<script>alert(1)</script> costs $6_em_$"
-    with rich.rendering(rich.Profile(math="mathml")):
+    with richtext.rendering(richtext.Profile(math="mathml")):
         try:
-            rich.render_inline(line)
-        except rich.FormulaError as exc:
-            assert rich.formula_problem(line) == str(exc)
+            richtext.render_inline(line)
+        except richtext.FormulaError as exc:
+            assert richtext.formula_problem(line) == str(exc)
         else:
             raise AssertionError("the inline rendering was expected to meet the bad formula")

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from moe_lms.loader import check_bank
-from moe_lms.rich import FormulaError, Profile, check_formula, render_block, rendering
+from moe_lms.richtext import FormulaError, Profile, check_formula, render_block, rendering
 
 from .rich_support import BANK, SVG, png, write_rich_bank
 
@@ -168,13 +168,13 @@ def test_text_without_math_images_or_fences_renders_as_text_py_renders_it(markdo
     if formulas_in(markdown) or markdown.count("$") >= 2 or "](" in markdown or "```" in markdown or "~~~" in markdown:
         return  # (two dollars may be a formula: inline text is parsed without block structure)
     assert render_block(markdown) == text.render_block(markdown)
-    from moe_lms.rich import render_inline
+    from moe_lms.richtext import render_inline
 
     assert render_inline(markdown) == text.render_inline(markdown)
 
 
 def formulas_in(markdown: str) -> list[tuple[str, bool]]:
-    from moe_lms.rich import formulas
+    from moe_lms.richtext import formulas
 
     return list(formulas(markdown))
 

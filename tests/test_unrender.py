@@ -88,6 +88,6 @@ def test_anything_text_py_renders_comes_back_rendering_the_same(markdown: str) -
 def test_a_code_block_is_written_the_same_fenced_or_indented(code: str) -> None:
     # An import reads an indented block back as a fenced one; a no-break space written raw by one and as
     # &nbsp; by the other made a Moodle export, imported and exported again, differ in its bytes.
-    from moe_lms import rich
+    from moe_lms import richtext
 
-    assert rich.render_block(f"```\n{code}\n```") == rich.render_block(f"    {code}")
+    assert richtext.render_block(f"```\n{code}\n```") == richtext.render_block(f"    {code}")

@@ -888,11 +888,11 @@ def rich_content_problems(
     directory: Path, bank: Bank, maybe_rich: Iterable[int] | None = None
 ) -> tuple[dict[str, MediaItem], list[Problem]]:
     """Load the images the bank's text (source and translations) refers to, and check every formula and image:
-    each problem with its file, line and question (see moe_lms.media and moe_lms.rich). ``maybe_rich``, when
+    each problem with its file, line and question (see moe_lms.media and moe_lms.richtext). ``maybe_rich``, when
     given, numbers the only questions whose source text may hold a formula or an image (as the loader knows it
     from bank.yaml's text)."""
     from . import media as media_module
-    from .rich import formula_problem
+    from .richtext import formula_problem
 
     loaded: dict[str, MediaItem] = {}
     refused: dict[str, str] = {}

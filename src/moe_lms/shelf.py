@@ -126,8 +126,8 @@ def multilang_refusal(bank: Bank) -> str | None:
 
     ``export --format moodle --multilang`` refuses a bank with one, so ``check`` names it and :func:`plan` leaves
     the all-languages file out. Only a text that is not one paragraph is rendered to see (most are one)."""
-    from .formats.moodle import _simple_blocks
-    from .rich import render_block
+    from .formats.moodle.shape import _simple_blocks
+    from .richtext import render_block
     from .text import one_paragraph
 
     def refused(path: str, text: str) -> bool:

@@ -93,7 +93,7 @@ def _plain_layout(markdown: str) -> bool:
 renders_as_itself = _renders_as_itself
 
 
-# The syntax characters and "$": text with none of them has no rich content either (each of rich.py's marks holds
+# The syntax characters and "$": text with none of them has no rich content either (each of richtext.py's marks holds
 # one), so one search tells both (the hot path of large banks: every plain string).
 _SYNTAX_OR_MATH_CHARACTERS = MARKDOWN_CHARACTERS + "$"
 _SYNTAX_OR_MATH = re.compile(f"[{re.escape(_SYNTAX_OR_MATH_CHARACTERS)}]")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import time
 
-from moe_lms import rich
+from moe_lms import richtext
 from moe_lms.glossary import FormMatcher, Glossary, Term
 
 
@@ -31,9 +31,9 @@ def test_the_matcher_finds_what_the_alternation_found() -> None:
 
 
 def test_a_code_block_past_the_highlighting_limit_is_shown_plain() -> None:
-    code = "x = 1\n" * (rich.MAX_HIGHLIGHT // 6 + 1)
+    code = "x = 1\n" * (richtext.MAX_HIGHLIGHT // 6 + 1)
     began = time.perf_counter()
-    block = rich.code_block(code, "python", highlight="inline", ltr=False)
+    block = richtext.code_block(code, "python", highlight="inline", ltr=False)
     assert time.perf_counter() - began < 2
     assert block.startswith('<pre><code class="language-python">x = 1')
-    assert rich.code_block("x = 1\n", "python", highlight="inline", ltr=False).startswith('<pre class="code"')
+    assert richtext.code_block("x = 1\n", "python", highlight="inline", ltr=False).startswith('<pre class="code"')

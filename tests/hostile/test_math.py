@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from moe_lms import rich
+from moe_lms import richtext
 from moe_lms.formats import ExportOptions, get, html, qti21
 from moe_lms.formats.canvas_qti import read as canvas_qti_read
 from moe_lms.formats.cc11 import read as cc11_read
@@ -22,8 +22,8 @@ from .corpus import HOSTILE_FORMULAS, SCRIPT_IN_TEXT, bank_saying, bank_with_ste
 
 @pytest.mark.parametrize("latex", HOSTILE_FORMULAS.values(), ids=HOSTILE_FORMULAS.keys())
 def test_a_formula_whose_mathml_the_allow_list_refuses_is_a_formula_error(latex: str) -> None:
-    with pytest.raises(rich.UnsafeFormulaError, match="is refused"):
-        rich.mathml(latex, display=False)
+    with pytest.raises(richtext.UnsafeFormulaError, match="is refused"):
+        richtext.mathml(latex, display=False)
 
 
 @pytest.mark.parametrize("latex", HOSTILE_FORMULAS.values(), ids=HOSTILE_FORMULAS.keys())
@@ -37,19 +37,19 @@ def test_no_writer_puts_the_script_into_its_output(tmp_path: Path, name: str) ->
     bank = bank_saying(tmp_path, f"See ${SCRIPT_IN_TEXT}$.")
     writer = {"qti21": qti21, "html": html}[name]
     out = io.BytesIO()
-    with pytest.raises((ProblemsFound, rich.FormulaError), match="is refused"):
+    with pytest.raises((ProblemsFound, richtext.FormulaError), match="is refused"):
         writer.write(bank, ExportOptions(locales=bank.locales), out)
     assert b"<script>alert" not in out.getvalue()
 
 
 def test_text_in_a_formula_stays_text() -> None:
-    made = rich.mathml(r"\text{&lt;b&gt;}", display=False)
+    made = richtext.mathml(r"\text{&lt;b&gt;}", display=False)
     assert "<mtext>&lt;b&gt;</mtext>" in made
 
 
 def test_a_formula_longer_than_the_limit_is_refused_at_once() -> None:
-    with pytest.raises(rich.FormulaError, match="longer than the limit of 4,096"):
-        rich.check_formula("x+" * 1_000_000)
+    with pytest.raises(richtext.FormulaError, match="longer than the limit of 4,096"):
+        richtext.check_formula("x+" * 1_000_000)
 
 
 @pytest.mark.parametrize("escaped", [SCRIPT_IN_TEXT.replace("<", "&lt;").replace(">", "&gt;")])
@@ -58,7 +58,7 @@ def test_an_imported_formula_the_allow_list_refuses_stays_text(escaped: str) -> 
     every writer then escapes, never as a formula that would become markup."""
     markdown = Text(f"<p>See \\({escaped}\\).</p>", None, inline=False).markdown()
     assert "$" not in markdown.replace("\\$", "")
-    rendered = rich.render_block(markdown)
+    rendered = richtext.render_block(markdown)
     assert "<script" not in rendered and "&lt;script&gt;" in rendered
 
 
@@ -76,8 +76,8 @@ def test_a_package_with_the_script_formula_imports_and_reexports_without_script(
     stem = imported.questions[0].stem
     assert "$" not in stem.replace("\\$", ""), stem
     again = io.BytesIO()
-    with rich.rendering(rich.Profile(math="mathml")):
-        page = rich.render_block(stem)
+    with richtext.rendering(richtext.Profile(math="mathml")):
+        page = richtext.render_block(stem)
     assert "<script" not in page
     html.write(imported, ExportOptions(locales=imported.locales), again)
     assert b"<script>alert" not in again.getvalue()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from moe_lms import rich, shelf
+from moe_lms import richtext, shelf
 from moe_lms.cli import main
 from moe_lms.loader import load_bank
 
@@ -38,7 +38,7 @@ def test_a_character_xml_cannot_carry_written_as_a_reference_is_an_error_of_chec
 
 
 def test_a_code_block_past_the_highlighting_limit_is_a_warning_of_check(tmp_path: Path) -> None:
-    code_text = "x = 1\n" * (rich.MAX_HIGHLIGHT // 6 + 1)
+    code_text = "x = 1\n" * (richtext.MAX_HIGHLIGHT // 6 + 1)
     stem = "Code:\n\n```python\n" + code_text + "```\n"
     code, output = check(bank_with_stem(tmp_path, stem))
     assert code == 0 and "is shown without highlighting" in output

@@ -144,7 +144,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
 def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
     """What an export refuses (or does differently) in a bank check otherwise passes: named here, so that what
     check passes every export accepts or check says which one will not."""
-    from ..rich import MAX_HIGHLIGHT, code_blocks
+    from ..richtext import MAX_HIGHLIGHT, code_blocks
     from ..shelf import multilang_refusal
 
     found = []

@@ -1,7 +1,9 @@
-"""Formats: each one module that owns everything about its format; they meet the rest only at the model.
+"""Formats: each one module or package that owns everything about its format; they meet the rest only at the model.
 
 A format registers a :class:`Format` here; the CLI reads this registry and nothing else, so adding a format is
-one module plus one line in ``_REGISTERED``.
+one module (or a package with ``write``, ``read`` and ``validate`` modules, as ``moodle/``, ``qti21/`` and
+``cc11/`` are) plus one line in ``_REGISTERED``. What several formats share has a module of its own
+(``qti_item.py``, ``qti12/``, ``imported.py``); this package must not know the CLI, files or the network.
 """
 
 from __future__ import annotations

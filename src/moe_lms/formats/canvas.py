@@ -34,7 +34,7 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
 from ..model import Bank, Kind, MediaItem, Question
 from ..problems import Problem, ProblemsFound
-from ..rich import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
 

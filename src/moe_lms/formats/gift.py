@@ -22,7 +22,7 @@ from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question
 from ..problems import Problem, ProblemsFound, Severity
-from ..rich import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is

@@ -27,7 +27,7 @@ from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, Kind, MediaItem, Question
-from ..rich import Profile, code_style, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import Profile, code_style, plain_text, render_block, render_inline, rendering, renders_as_itself
 from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format
 

@@ -27,7 +27,7 @@ from ...locales import LocalizedView, locale_info, resolve
 from ...media import shown_media
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
-from ...rich import plain_text, render_block, rendering
+from ...richtext import plain_text, render_block, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
 from ..qti12 import (

@@ -44,7 +44,7 @@ from lxml import etree
 from ...locales import LocalizedView, Origin, Resolved, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
-from ...rich import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
+from ...richtext import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
 from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug

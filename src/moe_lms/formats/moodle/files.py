@@ -19,7 +19,7 @@ from collections.abc import Mapping
 
 from lxml import etree
 
-from ..model import MediaItem
+from ...model import MediaItem
 
 PLUGINFILE = "@@PLUGINFILE@@/"
 MEDIA_FOLDER = "media/"

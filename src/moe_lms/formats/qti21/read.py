@@ -1,0 +1,419 @@
+"""The QTI 2.1 import (:func:`read_package`, :func:`load`): a package from outside back into a bank, each item's
+locales and their texts assembled by :mod:`moe_lms.formats.imported`; what cannot be read is a problem, never
+dropped silently. Packages the export wrote come back exactly (export → import → export is byte-identical).
+
+This module must not know how the export builds its elements: it reads what a package says.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from ...locales import locale_info
+from ...media import bank_texts, packaged_media
+from ...model import Bank, Kind, Question, Translation
+from ...problems import Problem, ProblemsFound, Severity
+from ...richtext import (
+    markdown_from_rich_html,
+    plain_text,
+)
+from ...unrender import markdown_from_html
+from ...xmlsafe import UnsafeXmlError
+from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..qti_item import GENERAL_FEEDBACK
+from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
+from .names import (
+    ITEM_TYPE_PREFIX,
+    LOM_CATALOG,
+    MANIFEST,
+    MAX_ITEM_ELEMENTS,
+    MAX_TEST_ELEMENTS,
+    QTI,
+    TEST_TYPE_PREFIX,
+    TRUE_FALSE_CLASS,
+    XML_LANG,
+    _q,
+    _tag,
+)
+from .validate import _FEEDBACK_TAGS, _Report
+from .xhtml import _add_text, _html_of
+
+
+def _without(container: etree._Element, tags: tuple[str, ...]) -> etree._Element:
+    """A copy of ``container`` without the children named (feedback inside a choice is not the choice's text)."""
+    copy = etree.Element(container.tag, dict(container.attrib))
+    copy.text = container.text
+    for child in container:
+        if child.tag in tags or not isinstance(child.tag, str):
+            _add_text(copy, child.tail)
+        else:
+            copy.append(_clone(child))
+    return copy
+
+
+def _clone(element: etree._Element) -> etree._Element:
+    clone = etree.Element(element.tag, dict(element.attrib))
+    clone.text = element.text
+    for child in element:
+        if isinstance(child.tag, str):
+            clone.append(_clone(child))
+        else:
+            _add_text(clone, child.tail)
+    clone.tail = element.tail
+    return clone
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+@dataclass(frozen=True)
+class _Text:
+    """One learner-facing string as found in an item: its content as HTML and the language it is in. HTML, not a
+    copy of the elements: a package's texts are kept until the bank is built, and a string is far smaller."""
+
+    html: str
+    lang: str | None
+    inline: bool
+
+    @classmethod
+    def of(cls, container: etree._Element, lang: str | None, inline: bool) -> _Text:
+        return cls(_html_of(container), lang, inline)
+
+    def markdown(self) -> str:
+        """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
+        return markdown_from_rich_html(_bank_paths(self.html), lambda f: markdown_from_html(f, inline=self.inline))
+
+
+def _lang_of(element: etree._Element) -> str | None:
+    node: etree._Element | None = element
+    while node is not None:
+        lang = node.get(XML_LANG)
+        if lang:
+            return lang
+        node = node.getparent()
+    return None
+
+
+def _locale_of(lang: str) -> str | None:
+    """A bank locale tag (pt_BR) for a BCP 47 language (pt-BR), or None if Babel does not know it."""
+    parts = lang.replace("-", "_").split("_")
+    tag = "_".join([parts[0].lower(), *parts[1:]])
+    if not re.match(r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", tag):
+        return None
+    try:
+        locale_info(tag)
+    except ValueError:
+        return None
+    return tag
+
+
+def _feedback_text(element: etree._Element) -> _Text:
+    """Our feedback wraps its content in one div that carries language and direction; others' may not."""
+    children = [c for c in element if isinstance(c.tag, str)]
+    if (
+        len(children) == 1
+        and children[0].tag == _q("div")
+        and not (element.text or "").strip()
+        and not (children[0].tail or "").strip()
+    ):
+        element = children[0]
+    return _Text.of(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+
+
+def _parse_item(
+    root: etree._Element, resource: _Resource, default_locale: str, report: _Report
+) -> ParsedItem[_Text] | None:
+    if root.tag != _q("assessmentItem"):
+        report.add(root, f"expected a QTI 2.1 assessmentItem, found {_tag(root)}")
+        return None
+    identifier = root.get("identifier", "")
+    report.where = f"item {identifier!r}"
+    interactions = [
+        e
+        for e in root.iter()
+        if isinstance(e.tag, str) and e.tag.startswith(f"{{{QTI}}}") and e.tag.endswith("Interaction")
+    ]
+    if len(interactions) != 1 or interactions[0].tag != _q("choiceInteraction"):
+        report.add(root, "skipped: only items with exactly one choiceInteraction can be imported", Severity.WARNING)
+        return None
+    interaction = interactions[0]
+    declaration = next(
+        (
+            d
+            for d in root.iterfind(_q("responseDeclaration"))
+            if d.get("identifier") == interaction.get("responseIdentifier")
+        ),
+        None,
+    )
+    if declaration is None:
+        report.add(interaction, "the choiceInteraction's response is not declared")
+        return None
+    lang = root.get(XML_LANG)
+    locale = _locale_of(lang) if lang else default_locale
+    if locale is None:
+        report.add(root, f"xml:lang {lang!r} is not a language moe-lms knows")
+        return None
+    correct = {(v.text or "").strip() for v in declaration.iterfind(f"{_q('correctResponse')}/{_q('value')}")}
+    mapping = declaration.find(_q("mapping"))
+    if not correct and mapping is not None:
+        correct = {
+            e.get("mapKey", "") for e in mapping.iterfind(_q("mapEntry")) if (number(e.get("mappedValue")) or 0) > 0
+        }
+    multiple = declaration.get("cardinality") == "multiple"
+    classes = (interaction.get("class") or "").split()
+    kind = Kind.MULTIPLE if multiple else Kind.TRUE_FALSE if TRUE_FALSE_CLASS in classes else Kind.SINGLE
+
+    points: float | int | None = None
+    for outcome in root.iterfind(_q("outcomeDeclaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = number(outcome.findtext(f"{_q('defaultValue')}/{_q('value')}"))
+    if points is None and mapping is not None:
+        points = number(mapping.get("upperBound"))
+    if points is None or points <= 0:
+        points = 1
+
+    feedback: dict[str, etree._Element] = {}
+    for element in root.iter(*_FEEDBACK_TAGS):
+        feedback.setdefault(element.get("identifier", ""), element)
+    prompt = interaction.find(_q("prompt"))
+    if prompt is None:  # the stem as blocks before the interaction, as some tools write it
+        prompt = etree.Element(_q("prompt"))
+        body = root.find(_q("itemBody"))
+        for child in body if body is not None else ():
+            if child is interaction or interaction in child.iterdescendants():
+                break
+            if isinstance(child.tag, str):
+                prompt.append(_clone(child))
+    choices = []
+    for choice in interaction.iterfind(_q("simpleChoice")):
+        cid = choice.get("identifier", "")
+        bound = feedback.get(cid)
+        text = _Text.of(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        choices.append(ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
+    general = feedback.get(GENERAL_FEEDBACK)
+    if general is None:
+        ids = {c.id for c in choices}
+        general = next((f for f in root.iterfind(_q("modalFeedback")) if f.get("identifier") not in ids), None)
+    suffix = f"-{locale}"
+    qid = identifier.removesuffix(suffix) if identifier.endswith(suffix) else identifier
+    return ParsedItem(
+        path=report.file,
+        qid=slug(qid),
+        locale=locale,
+        kind=kind,
+        points=points,
+        shuffle=interaction.get("shuffle") == "true",
+        stem=_Text.of(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        explanation=_feedback_text(general) if general is not None else None,
+        choices=choices,
+        tags=_keywords(resource.element),
+    )
+
+
+def _lom_general(element: etree._Element) -> etree._Element | None:
+    return element.find(f"{_cp('metadata')}/{_lom('lom')}/{_lom('general')}")
+
+
+def _keywords(element: etree._Element) -> tuple[str, ...]:
+    general = _lom_general(element)
+    if general is None:
+        return ()
+    words = (k.findtext(_lom("string")) or "" for k in general.iterfind(_lom("keyword")))
+    return tuple(dict.fromkeys(slug(w) for w in words if w.strip()))
+
+
+@dataclass
+class _BankMetadata:
+    id: str | None = None
+    titles: list[tuple[str, str]] = field(default_factory=list)  # (language, plain text)
+    language: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+def _bank_metadata(manifest: etree._Element) -> _BankMetadata:
+    meta = _BankMetadata()
+    general = _lom_general(manifest)
+    if general is None:
+        return meta
+    identifier = general.find(_lom("identifier"))
+    if identifier is not None and identifier.findtext(_lom("catalog")) == LOM_CATALOG:
+        meta.id = identifier.findtext(_lom("entry"))
+    for string in general.iterfind(f"{_lom('title')}/{_lom('string')}"):
+        meta.titles.append((string.get("language") or "", string.text or ""))
+    meta.language = general.findtext(_lom("language"))
+    meta.tags = _keywords(manifest)
+    return meta
+
+
+def _plain_markdown(text: str) -> str:
+    """Markdown whose plain text is exactly ``text`` (titles are plain text in QTI)."""
+    text = " ".join(text.split())
+    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+@dataclass
+class _ParsedTest:
+    identifier: str
+    locale: str | None
+    title: str | None
+    intro: _Text | None
+    items: list[str]
+
+
+def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _ParsedTest | None:
+    if root.tag != _q("assessmentTest") or resource.path is None:
+        report.add(root, f"expected a QTI 2.1 assessmentTest, found {_tag(root)}")
+        return None
+    general = _lom_general(resource.element)
+    lang = general.findtext(_lom("language")) if general is not None else None
+    rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
+    refs = [resolve_href(resource.path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
+    return _ParsedTest(
+        identifier=root.get("identifier", ""),
+        locale=_locale_of(lang) if lang else None,
+        title=root.get("title"),
+        intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        items=[r for r in refs if r],
+    )
+
+
+def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
+    try:
+        package = SafeZip(data)
+        if MANIFEST not in package.infos:
+            raise UnsafePackage(f"no {MANIFEST} at the root of the package")
+        manifest = package.xml(MANIFEST)
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        raise ProblemsFound([Problem(name, None, str(exc))]) from None
+    if manifest.tag != _cp("manifest"):
+        message = f"the root element is {_tag(manifest)}, not an IMS CP manifest"
+        raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", 1, message)])
+    return package, manifest
+
+
+def _read_resources(
+    package: SafeZip, manifest: etree._Element, name: str, default_locale: str, problems: list[Problem]
+) -> tuple[dict[str, ParsedItem[_Text]], list[_ParsedTest]]:
+    """Every item and test the manifest names, parsed (items by path, in manifest order)."""
+    items: dict[str, ParsedItem[_Text]] = {}
+    tests: list[_ParsedTest] = []
+    for resource in _resources(manifest):
+        is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
+        if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
+            continue
+        if resource.path is None or resource.path not in package.infos:
+            message = f"resource {resource.identifier!r} names no file of the package"
+            problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
+            continue
+        report = _Report(f"{name}!/{resource.path}")
+        try:
+            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
+        except (UnsafePackage, UnsafeXmlError) as exc:
+            report.refused(exc)
+        else:
+            if is_item and (item := _parse_item(root, resource, default_locale, report)) is not None:
+                items[resource.path] = item
+            elif not is_item and (test := _parse_test(root, resource, report)) is not None:
+                tests.append(test)
+        problems.extend(report.problems)
+    for test in tests:  # a test without LOM language is in the language of its items
+        if test.locale is None:
+            test.locale = next((items[p].locale for p in test.items if p in items), None)
+    return items, tests
+
+
+def _group(
+    items: dict[str, ParsedItem[_Text]], tests: list[_ParsedTest], problems: list[Problem]
+) -> dict[str, dict[str, ParsedItem[_Text]]]:
+    """Items by question and locale, questions in test order (then manifest order for items no test names)."""
+    order = [p for t in tests for p in t.items if p in items] + list(items)
+    groups: dict[str, dict[str, ParsedItem[_Text]]] = {}
+    for path in dict.fromkeys(order):
+        item = items[path]
+        versions = groups.setdefault(item.qid, {})
+        if item.locale in versions:
+            message = f"question {item.qid!r} has two items in {item.locale} (also {versions[item.locale].path})"
+            problems.append(Problem(item.path, None, message))
+        else:
+            versions[item.locale] = item
+    return groups
+
+
+def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[Problem]]:
+    """A bank from a QTI 2.1 package (choice items; each question's items in several languages become one
+    question with translations). Returns the bank and warnings; raises ProblemsFound with every error."""
+    package, manifest = _open(data, name)
+    problems: list[Problem] = []
+    meta = _bank_metadata(manifest)
+    default_locale = (_locale_of(meta.language) if meta.language else None) or "en"
+    items, tests = _read_resources(package, manifest, name, default_locale, problems)
+    groups = _group(items, tests, problems)
+    if not groups:
+        problems.append(Problem(name, None, "the package has no choice item moe-lms can import"))
+        raise ProblemsFound(problems)
+    present = list(dict.fromkeys([*(t.locale for t in tests if t.locale), *(i.locale for i in items.values())]))
+    source = default_locale if default_locale in present else present[0]
+    source_lang = locale_info(source).lang
+    targets = [loc for loc in present if loc != source]
+
+    questions: list[Question] = []
+    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    foreign: dict[str, int] = {}  # languages of source-locale strings that are not in the source language
+    for qid, versions in groups.items():
+        question = question_of(qid, versions, source, problems)
+        if question is None:
+            continue
+        questions.append(question)
+        for text in versions[source].texts():
+            if text.lang is not None and not same_lang(text.lang, source_lang):
+                foreign[text.lang] = foreign.get(text.lang, 0) + 1
+        for locale, item in versions.items():
+            if locale != source:
+                translate(question, item, locale, translations[locale], problems)
+    if foreign:
+        languages = ", ".join(f"{n} in {lang}" for lang, n in foreign.items())
+        message = (
+            f"the source locale {source} has strings in another language ({languages}): they fell back when the"
+            " package was exported; import a package of every locale to keep the original source"
+        )
+        problems.append(Problem(name, None, message, severity=Severity.WARNING))
+
+    source_test = next((t for t in tests if t.locale == source), None)
+    titles = dict(reversed(meta.titles))
+    title = _plain_markdown(titles.get(source_lang) or (source_test.title if source_test else None) or name)
+    bank_id = meta.id or (source_test.identifier.removesuffix(f"-{source}") if source_test else None)
+    raw: dict[str, object] = {
+        "id": slug(bank_id or posixpath.basename(name).split(".")[0]),
+        "title": title,
+        "source_locale": source,
+        "target_locales": targets,
+        "tags": list(meta.tags),
+        "questions": questions,
+        "translations": translations,
+    }
+    intro = source_test.intro.markdown() if source_test is not None and source_test.intro is not None else None
+    if intro is not None:
+        raw["intro"] = intro
+    for test in tests:
+        if test.locale not in translations:
+            continue
+        lang, catalog = locale_info(test.locale).lang, translations[test.locale]
+        if lang in titles:  # a title that fell back is in the source language, so it has no entry here
+            catalog["title"] = Translation(text=_plain_markdown(titles[lang]), source=title)
+        if intro is not None and test.intro is not None and same_lang(test.intro.lang, lang):
+            catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
+
+    texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
+    raw["media"] = packaged_media(package.read, "", texts, name, problems)
+    # No no_questions problem of its own, unlike QTI 1.2: a bank without questions fails the bank's validation.
+    return validated_bank(raw, name, problems)
+
+
+def load(data: bytes, *, name: str = "package.zip") -> Bank:
+    """A bank from a QTI 2.1 package; raises ProblemsFound with every error (warnings are dropped)."""
+    return read_package(data, name=name)[0]
