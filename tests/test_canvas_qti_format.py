@@ -407,3 +407,24 @@ def test_a_choice_named_like_canvas_s_overall_feedback_gets_a_neutral_feedback_n
     ]
     imported = read.load(export("canvas-qti", bank, ["en"]))
     assert [(c.id, c.explanation) for c in imported.questions[0].choices] == [(c.id, c.explanation) for c in renamed]
+
+
+def test_a_renamed_choice_s_feedback_never_takes_the_name_of_another_choice_s() -> None:
+    """Canvas drops answer feedback named /general_|_all|wrong|incorrect|correct|(_IC$)|(_C$)/i and moves it to the
+    question (canvas-lms gems/plugins/qti_exporter/lib/qti/assessment_item_converter.rb get_feedback_id); the rename
+    must not collide: choices ``incorrect-1`` and ``choice1`` once both got ``choice1_fb``."""
+    bank = sample_bank()
+    first = bank.questions[0]
+    renamed = [
+        c.model_copy(update={"id": new})
+        for c, new in zip(first.choices, ["incorrect-1", "choice1", "choice1-2"], strict=True)
+    ]
+    bank = bank.model_copy(
+        update={"questions": (first.model_copy(update={"choices": tuple(renamed)}), *bank.questions[1:])}
+    )
+    item = items(members(export("canvas-qti", bank, ["en"]))["sample-quiz-en/sample-quiz-en.xml"])["ep-distributes-en"]
+    idents = [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)]
+    assert len(set(idents)) == len(idents), idents
+    assert idents[1:4] == ["choice1-3_fb", "choice1_fb", "choice1-2_fb"]
+    imported = read.load(export("canvas-qti", bank, ["en"]))
+    assert [(c.id, c.explanation) for c in imported.questions[0].choices] == [(c.id, c.explanation) for c in renamed]

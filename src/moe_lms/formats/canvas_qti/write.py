@@ -193,7 +193,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     package = ZipStream(out)  # entries in a fixed order, fixed timestamps and permissions, no seeking
     items = Items()
-    with gc_paused(), rendering(rich_profile(bank.media)):
+    with gc_paused(), rendering(rich_profile(bank.media, Flavour.CANVAS)):
         package.add(MANIFEST, serialise(build_manifest(bank, views)))
         try:
             for loc, view in views.items():

@@ -63,7 +63,10 @@ NSMAP = {None: QTI, "xsi": XSI}
 RESPONSE = "response1"
 GENERAL_FEEDBACK = "general_fb"  # Canvas: the question's neutral comments (qti_items.rb item_feedback)
 TAGS_FIELD = "moe_lms_tags"
-CANVAS_GENERAL_FEEDBACK = frozenset({GENERAL_FEEDBACK, "correct_fb", "general_incorrect_fb"})
+# The bank's overall messages, named as Canvas's exporter names them and its importer reads them (qti_items.rb; see
+# _CANVAS_FEEDBACK_WORDS): the correct comments, shown with the scoring condition, and the incorrect comments.
+CORRECT_FEEDBACK, INCORRECT_FEEDBACK = OVERALL = ("correct_fb", "general_incorrect_fb")
+CANVAS_GENERAL_FEEDBACK = frozenset({GENERAL_FEEDBACK, *OVERALL})
 
 
 class Flavour(Enum):
@@ -95,15 +98,34 @@ def num(value: float) -> str:
 
 
 # Canvas sorts feedback by its identifier before it looks at the conditions (gems/plugins/qti_exporter/lib/qti/
-# assessment_item_converter.rb get_feedback): /wrong|incorrect/ → incorrect comments, /correct/ → correct comments,
-# /solution/ → example solution, /general_|_all/ → neutral comments. An answer's feedback must match none of them.
-_CANVAS_FEEDBACK_WORDS = re.compile(r"wrong|correct|solution|general$", re.I)
+# assessment_item_converter.rb get_feedback): /wrong|incorrect|_IC$/ → incorrect comments, /correct|_C$/ → correct
+# comments, /solution/ → example solution, /general_|_all/ → neutral comments; and get_feedback_id drops an answer's
+# feedback whose id matches /general_|_all|wrong|incorrect|correct|(_IC$)|(_C$)/i. An answer's feedback must match
+# none of them.
+_CANVAS_FEEDBACK_WORDS = re.compile(r"wrong|correct|solution|general_|_all|_IC$|_C$", re.I)
 
 
-def feedback_ident(choice_id: str, index: int) -> str:
-    """``<choice>_fb``, as Canvas names answer feedback, unless the choice id holds a word Canvas reads as another
-    kind of feedback (then ``choice<n>_fb``, ``n`` counting from 1)."""
-    return f"choice{index + 1}_fb" if _CANVAS_FEEDBACK_WORDS.search(choice_id) else f"{choice_id}_fb"
+def canvas_reads_as_answer_feedback(ident: str) -> bool:
+    """Whether Canvas keeps feedback named ``ident`` as an answer's comments (not the question's)."""
+    return _CANVAS_FEEDBACK_WORDS.search(ident) is None
+
+
+def feedback_idents(choice_ids: Sequence[str]) -> list[str]:
+    """Each choice's feedback identifier: ``<choice>_fb``, as Canvas names answer feedback, unless Canvas would read
+    that as another kind of feedback; then ``choice<n>_fb`` (``n`` counting from 1), or ``choice<n>-<k>_fb`` where
+    that is taken. Never the same for two choices, nor one of the item's own (``general_fb``, the overall ones)."""
+    wanted = [f"{choice_id}_fb" for choice_id in choice_ids]
+    taken = {ident for ident in wanted if canvas_reads_as_answer_feedback(ident)} | {GENERAL_FEEDBACK, *OVERALL}
+    idents = []
+    for index, ident in enumerate(wanted):
+        if not canvas_reads_as_answer_feedback(ident):
+            ident, k = f"choice{index + 1}_fb", 1
+            while ident in taken:
+                k += 1
+                ident = f"choice{index + 1}-{k}_fb"
+            taken.add(ident)
+        idents.append(ident)
+    return idents
 
 
 def item_ident(question_id: str, locale: str) -> str:
@@ -128,9 +150,17 @@ def wrapped_html(resolved: Resolved, render: Callable[[str], str]) -> str:
     return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}">{render(resolved.text)}</div>'
 
 
-# Images travel as Canvas and Common Cartridge carry them: files under web_resources/, referred to from HTML as
-# $IMS-CC-FILEBASE$/<path> (Canvas's exporter: lib/cc/cc_helper.rb WEB_CONTENT_TOKEN and WEB_RESOURCES_FOLDER;
-# Moodle's CC importer resolves the token to the web_resources folder too).
+# Images travel as Canvas and Common Cartridge carry them: files under web_resources/ (Canvas's exporter: lib/cc/
+# cc_helper.rb WEB_RESOURCES_FOLDER), referred to from the HTML by a path each importer resolves:
+# - a cartridge: $IMS-CC-FILEBASE$../web_resources/<path>, as Moodle's own CC export writes it. Moodle's CC restore
+#   resolves the token against the folder of the QTI file (backup/cc/entities.class.php update_sources, full_path),
+#   and every QTI file of a cartridge sits one folder down (quiz-<locale>/, question_bank/); Canvas's cartridge
+#   import drops the token and a leading ../ and finds the file by its path under web_resources/ (lib/cc/importer/
+#   standard/converter.rb replace_urls, get_canvas_att_replacement_url, find_file_migration_id).
+# - Canvas's QTI package: web_resources/<path>, the path Canvas registers the file under. Its QTI importer removes
+#   only tokens matching /\$[A-Z_]*\$/ (which $IMS-CC-FILEBASE$, with its hyphens, does not) and looks the rest up
+#   among the package's files (gems/plugins/qti_exporter/lib/qti/html_helper.rb sanitize_html!,
+#   find_best_path_match).
 WEB_RESOURCES = "web_resources"
 FILEBASE = "$IMS-CC-FILEBASE$"
 
@@ -140,13 +170,29 @@ def web_resource_path(item: MediaItem) -> str:
     return f"{WEB_RESOURCES}/{item.path}"
 
 
-def filebase_url(item: MediaItem) -> str:
-    return f"{FILEBASE}/{item.path}"
+def image_url(flavour: Flavour) -> Callable[[MediaItem], str]:
+    """How the items of ``flavour`` refer to a bank image (see WEB_RESOURCES)."""
+    if flavour is Flavour.CC:
+        return lambda item: f"{FILEBASE}../{WEB_RESOURCES}/{item.path}"
+    return web_resource_path
 
 
-def rich_profile(media: Mapping[str, MediaItem]) -> Profile:
+def rich_profile(media: Mapping[str, MediaItem], flavour: Flavour) -> Profile:
     """Math as \\(…\\) / \\[…\\] (MathJax in Canvas and Moodle), images from web_resources/."""
-    return Profile(math="tex", image_url=filebase_url, media=media)
+    return Profile(math="tex", image_url=image_url(flavour), media=media)
+
+
+# An image's src as our items and others' write it: $IMS-CC-FILEBASE$/<path under web_resources/> (Canvas's and
+# earlier moe-lms cartridges), $IMS-CC-FILEBASE$../web_resources/<path> (Moodle's, ours), web_resources/<path>.
+_PACKAGE_SRC = re.compile(
+    r"(?:(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)(?:/|\.\./" + WEB_RESOURCES + "/)|" + WEB_RESOURCES + "/)"
+)
+
+
+def package_image_path(src: str) -> str | None:
+    """The path under web_resources/ of an image ``src`` (HTML-unescaped) that points into the package, else None."""
+    found = _PACKAGE_SRC.match(src)
+    return src[found.end() :] if found else None
 
 
 def material(parent: etree._Element, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:
@@ -300,7 +346,7 @@ def _item_values(question: Question, view: LocalizedView, flavour: Flavour) -> t
     if qn.tags:
         values.append(" ".join(qn.tags))
     values += ids
-    values += [feedback_ident(choice_id, j) for j, choice_id in enumerate(ids)]
+    values += feedback_idents(ids)
     if _scored_per_choice(shape):
         values += ["100" if c.correct else "0" for c in qn.choices]
     elif not multiple:
@@ -482,14 +528,16 @@ class Text:
     ours: bool = False  # in our language wrapper: HTML text.py wrote, matched as it is (others' is tidied first)
 
     def markdown(self) -> str:
-        fragment = _FILEBASE_SRC.sub(r"\1", self.html) if "IMS-CC-FILEBASE" in self.html else self.html
+        fragment = self.html
+        if "IMS-CC-FILEBASE" in fragment or WEB_RESOURCES in fragment:
+            fragment = _FILEBASE_SRC.sub(r"\1", fragment)
         return markdown_from_rich_html(
             fragment, lambda f: markdown_from_html(f, inline=self.inline, tidy=not self.ours) or plain_text(f)
         )
 
 
 # An image in a cartridge or Canvas package, as the bank refers to it: $IMS-CC-FILEBASE$/media/x.png -> media/x.png.
-_FILEBASE_SRC = re.compile(r'(<img\b[^>]*\bsrc=")(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)/')
+_FILEBASE_SRC = re.compile(r'(<img\b[^>]*\bsrc=")' + _PACKAGE_SRC.pattern)
 
 
 def text_of(mattexts: list[etree._Element], inherited: str | None, *, inline: bool) -> Text:
@@ -619,8 +667,9 @@ def parse_item(
             return None
         return text_of([m for f in found for m in _mattexts(f)], item_lang, inline=False)
 
+    fallback = feedback_idents(list(choices))
     for index, (cid, choice) in enumerate(choices.items()):
-        links = choice_feedback.get(cid) or [f"{cid}_fb", feedback_ident(cid, index)]
+        links = choice_feedback.get(cid) or [f"{cid}_fb", fallback[index]]
         choice.explanation = feedback_text(links)
         choice.correct = cid in correct
     explanation = feedback_text(general_ids)
