@@ -75,19 +75,28 @@ def test_items_carry_canvas_metadata_and_answer_comments() -> None:
     assert fields(tf)["question_type"] == "true_false_question"
     labels = [label.get("ident") for label in single.iter(f"{{{NS['q']}}}response_label")]
     assert labels == fields(single)["original_answer_ids"].split(",")
-    assert {f.get("ident") for f in single.iterfind("q:itemfeedback", NS)} == {"general_fb", "a_fb", "b_fb", "c_fb"}
+    assert {f.get("ident") for f in single.iterfind("q:itemfeedback", NS)} == {
+        "general_fb",
+        "a_fb",
+        "b_fb",
+        "c_fb",
+        "correct_fb",
+        "general_incorrect_fb",
+    }
 
 
 @pytest.mark.parametrize(
     ("ident", "response", "score"),
     [("single-md-en", ["c"], 0), ("single-md-en", ["a"], 100), ("multi-en", ["combine", "dispatch"], 100)],
 )
-def test_choosing_shows_the_general_comment_then_each_chosen_answers_comment(
+def test_choosing_shows_the_general_comment_then_each_chosen_answers_comment_then_the_overall_message(
     ident: str, response: list[str], score: int
 ) -> None:
     item = items(members(export("canvas-qti", rich_bank(), ["en"]))["rich-bank-en/rich-bank-en.xml"])[ident]
     got, shown = run(item, response)
-    assert (got, shown[0], sorted(shown[1:])) == (score, "general_fb", sorted(f"{c}_fb" for c in response))
+    overall = "correct_fb" if score == 100 else "general_incorrect_fb"
+    assert (got, shown[0], shown[-1]) == (score, "general_fb", overall)
+    assert sorted(shown[1:-1]) == sorted(f"{c}_fb" for c in response)
 
 
 def test_the_same_bank_gives_the_same_bytes() -> None:
@@ -399,7 +408,7 @@ def test_a_choice_named_like_canvas_s_overall_feedback_gets_a_neutral_feedback_n
         update={"questions": (first.model_copy(update={"choices": tuple(renamed)}), *bank.questions[1:])}
     )
     item = items(members(export("canvas-qti", bank, ["en"]))["sample-quiz-en/sample-quiz-en.xml"])["ep-distributes-en"]
-    assert [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)] == [
+    assert [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)][:4] == [
         "general_fb",
         "choice1_fb",
         "choice2_fb",

@@ -195,6 +195,30 @@ def package_image_path(src: str) -> str | None:
     return src[found.end() :] if found else None
 
 
+_BETWEEN_TAGS = re.compile(r">(\s+)<")
+
+
+def _reference(match: re.Match[str]) -> str:
+    return ">" + "".join(f"&#{ord(c)};" for c in match.group(1)) + "<"
+
+
+def without_raw_breaks(markup: str) -> str:
+    """HTML with no raw line break and no white space alone between two tags: each such character as a character
+    reference, which renders the same. Moodle's CC restore passes every text through ``text_to_html()`` (backup/
+    converter/moodle1/handlerlib.php, lib/weblib.php), which deletes white space between tags (the spaces of a
+    highlighted code block) and turns each line break into ``<br />`` (doubling the lines of a ``<pre>``).
+    (A stem still meets them: the restore re-serialises it first, backup/cc/entities.class.php update_sources.)"""
+    if "\n" not in markup and "\r" not in markup and _BETWEEN_TAGS.search(markup) is None:
+        return markup
+    markup = _BETWEEN_TAGS.sub(_reference, markup.replace("\r\n", "\n").replace("\r", "\n"))
+    return markup.replace("\n", "&#10;")
+
+
+def cartridge_html(render: Callable[[str], str]) -> Callable[[str], str]:
+    """``render``, then :func:`without_raw_breaks`: how a cartridge's texts are made."""
+    return lambda text: without_raw_breaks(render(text))
+
+
 def material(parent: etree._Element, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:
     """``material/mattext texttype="text/html"`` holding one resolved string, its language on ``xml:lang``."""
     mat = _sub(parent, "material")
@@ -268,6 +292,14 @@ def _scored_per_choice(shape: _Shape) -> bool:
     return shape.flavour is Flavour.CC and shape.kind is not Kind.MULTIPLE
 
 
+def _overall(shape: _Shape) -> tuple[str, ...]:
+    """The overall messages' feedback of an item: Canvas's (read as the question's correct and incorrect comments,
+    assessment_item_converter.rb get_feedback). None in a cartridge: Moodle's CC restore would show them to everyone,
+    as it takes every continue="Yes" condition's feedback for the general feedback (entity11.quiz.class.php
+    get_general_feedback), and a condition that ends processing would end it before the choice's own."""
+    return OVERALL if shape.flavour is Flavour.CANVAS else ()
+
+
 def _contents_start(shape: _Shape) -> int:
     """Where the contents' values start: after the fixed values, fields, ids, feedback idents and scoring's."""
     n = shape.choices
@@ -319,14 +351,23 @@ def _item_element(shape: _Shape, values: Sequence[str], content: ContentMaker) -
         condition = _sub(scoring, "conditionvar")
         if multiple:  # all correct choices and none of the others (Canvas's multiple_answers_resprocessing)
             both = _sub(condition, "and")
+            # case="Yes" (compare exactly, as identifiers are): Moodle's CC restore takes as correct only the choices
+            # whose varequal says so (backup/cc/entity11.quiz.class.php get_answers), else stores every fraction 0.
+            exact = {"case": "Yes"} if shape.flavour is Flavour.CC else {}
             for choice_id, correct in zip(ids, shape.correct, strict=True):
                 holder = both if correct else _sub(both, "not")
-                _sub(holder, "varequal", {"respident": RESPONSE}, choice_id)
+                _sub(holder, "varequal", {"respident": RESPONSE, **exact}, choice_id)
         else:
             _sub(condition, "varequal", {"respident": RESPONSE}, values[at])
         _sub(scoring, "setvar", {"action": "Set", "varname": "SCORE"}, "100")
+    overall = _overall(shape)
+    if overall:  # Canvas's shape (qti_items.rb): the correct comments with the key, the incorrect ones otherwise
+        _displayfeedback(scoring, CORRECT_FEEDBACK)
+        otherwise = _sub(processing, "respcondition", {"continue": "Yes"})
+        _sub(_sub(otherwise, "conditionvar"), "other")
+        _displayfeedback(otherwise, INCORRECT_FEEDBACK)
 
-    for j, ident in enumerate([GENERAL_FEEDBACK, *feedback_ids]):
+    for j, ident in enumerate([GENERAL_FEEDBACK, *feedback_ids, *overall]):
         content(_sub(_sub(item, "itemfeedback", {"ident": ident}), "flow_mat"), 1 + n + j)
     return item
 
@@ -354,10 +395,12 @@ def _item_values(question: Question, view: LocalizedView, flavour: Flavour) -> t
     return shape, values
 
 
-def _contents(question: Question, view: LocalizedView) -> list[Resolved]:
-    """The item's contents in order: the stem, each choice, the general feedback, each choice's feedback."""
+def _contents(question: Question, view: LocalizedView, flavour: Flavour) -> list[Resolved]:
+    """The item's contents in order: the stem, each choice, the general feedback, each choice's feedback, (Canvas)
+    the overall correct and incorrect messages."""
     texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
-    return [texts[0], *texts[2::2], texts[1], *texts[3::2]]
+    overall = [view.feedback("correct"), view.feedback("incorrect")] if flavour is Flavour.CANVAS else []
+    return [texts[0], *texts[2::2], texts[1], *texts[3::2], *overall]
 
 
 def _inline(shape: _Shape, index: int) -> bool:
@@ -370,10 +413,11 @@ def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etr
     faster)."""
     shape, values = _item_values(question, view, flavour)
     values[_TITLE] = stem_title(view, question)
-    contents = _contents(question, view)
+    contents = _contents(question, view, flavour)
 
     def content(parent: etree._Element, index: int) -> None:
-        material(parent, contents[index], render_inline if _inline(shape, index) else render_block)
+        render = render_inline if _inline(shape, index) else render_block
+        material(parent, contents[index], cartridge_html(render) if flavour is Flavour.CC else render)
 
     return _item_element(shape, values, content)
 
@@ -402,7 +446,7 @@ class Items:
 
         element = _item_element(shape, [slot(i) for i in range(start)], content)
         # Every value is an id, a number, a constant or a language tag, but the title and the contents (raw XML).
-        contents = 2 * shape.choices + 2
+        contents = 2 * shape.choices + 2 + len(_overall(shape))
         verbatim = {*range(start), *(start + _PER_CONTENT * i for i in range(contents))} - {_TITLE}
         return Skeleton.of(element, verbatim=verbatim, pretty_print=True)
 
@@ -429,17 +473,25 @@ class Items:
         clean = xml_compatible("".join([resolved[0] for resolved in texts]))
         # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
         n = len(texts)
+        cartridge = flavour is Flavour.CC
         for block, group in ((True, (0,)), (False, range(2, n, 2)), (True, (1, *range(3, n, 2)))):
             for k in group:
                 text, _, lang = texts[k]
                 start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
                 append(lang)
-                if plain[k]:  # nearly every text: itself as inline HTML,
-                    if not clean:  # and <p>text</p> as a block
+                if plain[k] and not (cartridge and ("\n" in text or "\r" in text)):
+                    # nearly every text: itself as inline HTML, and <p>text</p> as a block
+                    if not clean:
                         text = escape_text(text)
                     append(start_p + text + end_p if block else start + text + end)
                 else:
-                    append(start + escape_text(render_block(text) if block else render_inline(text)) + end)
+                    made = render_block(text) if block else render_inline(text)
+                    append(start + escape_text(without_raw_breaks(made) if cartridge else made) + end)
+        if not cartridge:  # the overall messages (see _overall)
+            for text, _, lang in (view.feedback("correct"), view.feedback("incorrect")):
+                start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
+                append(lang)
+                append(start + escape_text(render_block(text)) + end)
         skeleton = self._skeletons.get(shape)
         if skeleton is None:
             skeleton = self._skeleton(shape)
