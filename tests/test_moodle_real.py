@@ -80,11 +80,18 @@ def drive(moodle: Path, name: str, *args: str) -> dict[str, Any]:
     return result
 
 
+BLOCKS = ("p", "div", "ul", "ol", "li", "pre", "br", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "tr")
+
+
 def visible(fragment: str | None) -> str:
     """The text a learner reads in an HTML fragment: tags gone, white space collapsed, NFC."""
     if not fragment or not fragment.strip():
         return ""
-    text = lxml_html.fragment_fromstring(fragment, create_parent="div").text_content()
+    root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+    for element in root.iter(*BLOCKS):  # (a block starts and ends a line, with or without white space around it)
+        element.tail = " " + (element.tail or "")
+        element.text = " " + (element.text or "")
+    text = root.text_content()
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
 

@@ -6,6 +6,7 @@ XSDs; validate names a missing image; read back intact."""
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from pathlib import Path
 
@@ -73,8 +74,17 @@ def test_the_package_reads_back_with_formulas_code_and_images(tmp_path: Path, fo
     original = load_bank(directory)
     bank, problems = READERS[format_name].read_package(export(directory, format_name))
     assert problems == []
+
+    def read_as(text: str) -> str:
+        # A cartridge's line break between two characters of text is a space (Moodle's restore would show it as a
+        # line break, formats/qti12 without_raw_breaks): the same paragraph, its soft break a space.
+        if format_name != "cc11":
+            return text.strip()
+        parts = re.split(r"(```.*?```)", text.strip(), flags=re.S)  # (not inside a code block)
+        return "".join(p if k % 2 else re.sub(r"(?<=[^\n])\n(?=[^\n!`])", " ", p) for k, p in enumerate(parts))
+
     assert [q.model_dump() for q in bank.questions] == [
-        q.model_copy(update={"stem": q.stem.strip(), "explanation": q.explanation.strip()}).model_dump()
+        q.model_copy(update={"stem": read_as(q.stem), "explanation": read_as(q.explanation)}).model_dump()
         for q in original.questions
     ]
     assert {path: item.data for path, item in bank.media.items()} == {

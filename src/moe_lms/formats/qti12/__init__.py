@@ -195,23 +195,63 @@ def package_image_path(src: str) -> str | None:
     return src[found.end() :] if found else None
 
 
-_BETWEEN_TAGS = re.compile(r">(\s+)<")
+# White space as PHP's PCRE [[:space:]] reads it (ASCII only: a no-break space is none).
+_GAP = re.compile(r"(<[^<>]*>)([ \t\n\r\f\v]+)(?=<[^<>]*>)")
+_BLOCK_TAG = re.compile(r"</?(?:p|div|ul|ol|li|pre|code|h[1-6]|blockquote|table|thead|tbody|tr|td|th|hr|br)\b")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+NBSP = "\u00a0"
 
 
-def _reference(match: re.Match[str]) -> str:
-    return ">" + "".join(f"&#{ord(c)};" for c in match.group(1)) + "<"
+def _prose_gap(match: re.Match[str]) -> str:
+    left, gap = match.group(1), match.group(2)
+    right = match.string[match.end() :]  # (starts with the next tag)
+    if _BLOCK_TAG.match(left) or _BLOCK_TAG.match(right):
+        return left + gap  # between blocks: text_to_html deletes it, and it shows nothing anyway
+    return left + NBSP * len(gap)  # between inline elements (</strong> <em>) it is a word space
+
+
+def _code_gap(match: re.Match[str]) -> str:
+    return match.group(1) + NBSP * len(match.group(2))  # (in a <pre>, each space counts)
 
 
 def without_raw_breaks(markup: str) -> str:
-    """HTML with no raw line break and no white space alone between two tags: each such character as a character
-    reference, which renders the same. Moodle's CC restore passes every text through ``text_to_html()`` (backup/
-    converter/moodle1/handlerlib.php, lib/weblib.php), which deletes white space between tags (the spaces of a
-    highlighted code block) and turns each line break into ``<br />`` (doubling the lines of a ``<pre>``).
-    (A stem still meets them: the restore re-serialises it first, backup/cc/entities.class.php update_sources.)"""
-    if "\n" not in markup and "\r" not in markup and _BETWEEN_TAGS.search(markup) is None:
+    """HTML that Moodle's CC restore shows as it is.
+
+    The restore decodes every character reference (backup/cc/entities.class.php safexml: ``html_entity_decode``)
+    and then runs ``text_to_html()`` (backup/converter/moodle1/handlerlib.php, lib/weblib.php), which deletes white
+    space between tags and turns each remaining line break into ``<br />``. So: in a ``<pre>`` each line break
+    becomes ``<br>`` and white space between tags no-break spaces (the spaces and indentation of highlighted code);
+    elsewhere white space between inline elements becomes no-break spaces, a line break between two characters of
+    text a space, and white space between blocks or beside a tag stays (text_to_html deletes it or makes it a
+    space: it shows the same). :func:`with_raw_breaks` undoes it for a reader.
+    (A stem still meets Moodle's re-serialisation, update_sources in entities.class.php: ``<br>`` there becomes
+    ``<br></br>``, two breaks.)"""
+    if "\n" not in markup and "\r" not in markup and _GAP.search(markup) is None:
         return markup
-    markup = _BETWEEN_TAGS.sub(_reference, markup.replace("\r\n", "\n").replace("\r", "\n"))
-    return markup.replace("\n", "&#10;")
+    markup = markup.replace("\r\n", "\n").replace("\r", "\n")
+    parts = _PRE.split(markup)
+    for k, part in enumerate(parts):
+        if k % 2:  # a <pre> … </pre> (its last line break ends no line)
+            code = re.sub(r"\n(?=(?:</[a-z]+>)*</pre>$)", "", part)
+            parts[k] = _GAP.sub(_code_gap, code.replace("\n", "<br>"))
+        else:
+            kept = _GAP.sub(_prose_gap, part)
+            parts[k] = re.sub(r"(?<!>)\n(?!<)", " ", kept)  # (one beside a tag text_to_html makes a space)
+    return "".join(parts)
+
+
+def with_raw_breaks(markup: str) -> str:
+    """The HTML :func:`without_raw_breaks` was given (but for line breaks inside text, now spaces)."""
+    if NBSP not in markup and "<br>" not in markup:
+        return markup
+    parts = _PRE.split(markup)
+    for k, part in enumerate(parts):
+        if k % 2:
+            code = part.replace("<br>", "\n").replace(NBSP, " ")
+            parts[k] = re.sub(r"(?<!\n)((?:</[a-z]+>)*</pre>)$", r"\n\1", code)
+        else:
+            parts[k] = re.sub(r"(?<=>)\u00a0+(?=<)", lambda m: " " * len(m.group(0)), part)
+    return "".join(parts)
 
 
 def cartridge_html(render: Callable[[str], str]) -> Callable[[str], str]:
@@ -580,7 +620,7 @@ class Text:
     ours: bool = False  # in our language wrapper: HTML text.py wrote, matched as it is (others' is tidied first)
 
     def markdown(self) -> str:
-        fragment = self.html
+        fragment = with_raw_breaks(self.html) if self.ours else self.html
         if "IMS-CC-FILEBASE" in fragment or WEB_RESOURCES in fragment:
             fragment = _FILEBASE_SRC.sub(r"\1", fragment)
         return markdown_from_rich_html(
