@@ -227,6 +227,16 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
             "Moodle language; it needs Moodle's *Multi-language content* filter (see below).",
             "",
         ]
+    lacking = [item for item in shelf.items if item.options.drop_images]
+    if lacking:  # (a GIFT file cannot carry images: each shows its alt text, [in brackets], in its place)
+        images = sorted(bank.media)
+        lines += [
+            "Without images: "
+            + ", ".join(_link(item.filename) for item in lacking)
+            + f" (GIFT cannot carry them). Each shows the alt text of {', '.join(f'`{i}`' for i in images)} in "
+            "brackets where the image would be; the other files carry the images.",
+            "",
+        ]
     drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."
     lines += [
         f"{drafts} A text without one appears in {source.english_name}, marked as {source.english_name} "
@@ -342,6 +352,12 @@ def _instructions(held: _Held) -> list[str]:
     if "cc11" in present:
         lines += [
             "## Blackboard, Brightspace, Sakai, Schoology: the Common Cartridge",
+            "",
+            "Moodle and Canvas users: take the Moodle XML file or the Canvas package instead. Moodle's cartridge "
+            "restore gives the quiz a fixed sum of marks (4) and maximum grade (10) whatever the questions are worth, "
+            "shows learners no feedback (review options off), and gives every wrong choice of a multiple-answer "
+            "question 0 instead of a penalty; Canvas's keeps the quiz title but not its introduction. These are the "
+            "platforms' importers, not the file (see docs/how-to/import-into-lms.md).",
             "",
             "A `.imscc` file is an IMS Common Cartridge 1.1: the questions as a question bank, and the quiz of its "
             "language with each choice's explanation as feedback and the general explanation.",
