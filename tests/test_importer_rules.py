@@ -160,3 +160,96 @@ def test_moodle_resolves_cartridge_images_against_the_qti_file_s_folder(with_ima
                 assert moodle in package and canvas in package, (name, src)
                 checked += 1
     assert checked
+
+
+# Canvas's sanitizer (gems/canvas_sanitize/lib/canvas_sanitize/canvas_sanitize.rb SANITIZE, as read at commit
+# ecc99ed9): the elements, attributes and style properties it keeps; anything else it removes.
+CANVAS_ELEMENTS = set(
+    [
+        "a",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "cite",
+        "code",
+        "col",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "h7",
+        "h8",
+        "del",
+        "ins",
+        "iframe",
+        "font",
+        "colgroup",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "figure",
+        "figcaption",
+        "i",
+        "img",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+        "object",
+        "embed",
+        "param",
+        "video",
+        "audio",
+    ]
+)
+CANVAS_ATTRIBUTES = {"style", "class", "id", "title", "role", "lang", "dir"}
+CANVAS_TAG_ATTRIBUTES = {"a": {"href", "target", "name"}, "img": {"align", "alt", "height", "src", "width"}}
+CANVAS_STYLE = re.compile(
+    r"^(?:background|border|clear|color|cursor|direction|display|float|font|height|left|line-height|list-style|"
+    r"margin|max-height|max-width|min-height|min-width|overflow|overflow-x|overflow-y|padding|position|right|"
+    r"text-align|table-layout|text-decoration|text-indent|top|vertical-align|visibility|white-space|width|z-index|"
+    r"zoom|background-(?:attachment|color|image|position|repeat)|font-(?:family|size|stretch|style|variant|weight)|"
+    r"margin-(?:bottom|left|right|top|offset)|padding-(?:bottom|left|right|top))$"
+)
+
+
+def test_canvas_s_sanitizer_keeps_all_the_markup_of_a_canvas_qti_package(with_images: Bank) -> None:
+    """canvas_sanitize.rb: every element, attribute and style property of our HTML is one Canvas keeps (html_helper.rb
+    sanitize_html! runs it on every text), so nothing a learner should see is removed."""
+    from lxml import html as lxml_html
+
+    for bank in (with_images, load_bank(ARITHMETIC), rich_bank()):
+        for root in qti_files(members(export("canvas-qti", bank))).values():
+            for text in mattexts(root):
+                for element in lxml_html.fragment_fromstring(text, create_parent="div").iter():
+                    if element.tag == "div" and element.getparent() is None:
+                        continue
+                    assert element.tag in CANVAS_ELEMENTS, element.tag
+                    # (a link's rel="noopener" Canvas drops: it shows nothing, and Canvas opens links its own way)
+                    kept = CANVAS_ATTRIBUTES | CANVAS_TAG_ATTRIBUTES.get(element.tag, set()) | {"rel"}
+                    extra = set(element.attrib) - kept
+                    assert not extra, (element.tag, extra)
+                    for declaration in filter(None, (element.get("style") or "").split(";")):
+                        assert CANVAS_STYLE.match(declaration.split(":")[0].strip()), declaration
