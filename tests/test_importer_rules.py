@@ -15,7 +15,7 @@ import pytest
 from lxml import etree
 
 from moe_lms.loader import load_bank
-from moe_lms.model import Bank
+from moe_lms.model import Bank, Kind
 
 from .qti12_support import NS, export, items, members
 from .qti_support import rich_bank
@@ -253,3 +253,31 @@ def test_canvas_s_sanitizer_keeps_all_the_markup_of_a_canvas_qti_package(with_im
                     assert not extra, (element.tag, extra)
                     for declaration in filter(None, (element.get("style") or "").split(";")):
                         assert CANVAS_STYLE.match(declaration.split(":")[0].strip()), declaration
+
+
+def test_moodle_restores_a_true_false_question_whatever_its_choices_are_called() -> None:
+    """entity11.quiz.class.php (true/false): a cc.true_false item's answers must be identified ``true`` and
+    ``false``, or Moodle stops the whole restore ("Unknown answer identifier"). Others go as multiple choice, the
+    kind kept in moe_lms_kind for moe-lms's reader."""
+    bank = rich_bank()
+    tf = bank.question("tf")
+    renamed = tf.model_copy(
+        update={
+            "choices": tuple(c.model_copy(update={"id": new}) for c, new in zip(tf.choices, ["yes", "no"], strict=True))
+        }
+    )
+    bank = bank.model_copy(update={"questions": tuple(renamed if q.id == "tf" else q for q in bank.questions)})
+    for name, data in qti_files(members(export("cc11", bank, ["en"]))).items():
+        for item in data.iter(f"{{{NS['q']}}}item"):
+            fields = {
+                f.findtext("q:fieldlabel", namespaces=NS): f.findtext("q:fieldentry", namespaces=NS)
+                for f in item.iterfind("q:itemmetadata/q:qtimetadata/q:qtimetadatafield", NS)
+            }
+            labels = {label.get("ident") for label in item.iter(f"{{{NS['q']}}}response_label")}
+            if fields["cc_profile"] == "cc.true_false.v0p1":
+                assert labels == {"true", "false"}, (name, labels)
+            if item.get("ident") == "tf-en":
+                assert (fields["cc_profile"], fields["moe_lms_kind"]) == ("cc.multiple_choice.v0p1", "true-false")
+    from moe_lms.formats.cc11 import read
+
+    assert read.load(export("cc11", bank, ["en"])).question("tf").kind is Kind.TRUE_FALSE

@@ -63,6 +63,7 @@ NSMAP = {None: QTI, "xsi": XSI}
 RESPONSE = "response1"
 GENERAL_FEEDBACK = "general_fb"  # Canvas: the question's neutral comments (qti_items.rb item_feedback)
 TAGS_FIELD = "moe_lms_tags"
+KIND_FIELD = "moe_lms_kind"  # the bank's kind where the declared type differs (see _declared)
 # The bank's overall messages, named as Canvas's exporter names them and its importer reads them (qti_items.rb; see
 # _CANVAS_FEEDBACK_WORDS): the correct comments, shown with the scoring condition, and the incorrect comments.
 CORRECT_FEEDBACK, INCORRECT_FEEDBACK = OVERALL = ("correct_fb", "general_incorrect_fb")
@@ -305,6 +306,7 @@ class _Shape(NamedTuple):
     choices: int
     correct: tuple[bool, ...]  # which choices are correct, for a multiple-answer item (its scoring says it); else ()
     tagged: bool
+    kind_field: bool = False  # a true/false item declared as multiple choice, its kind in KIND_FIELD (see _declared)
 
 
 # An item's values, by position: these, then the metadata fields' entries, the choice ids, their feedback idents,
@@ -321,7 +323,22 @@ def _field_labels(shape: _Shape) -> list[str]:
         labels = ["cc_profile", "cc_weighting"]
     else:
         labels = ["question_type", "points_possible", "original_answer_ids", "assessment_question_identifierref"]
-    return [*labels, TAGS_FIELD] if shape.tagged else labels  # ours: an LMS ignores a field it does not know
+    labels = [*labels, TAGS_FIELD] if shape.tagged else labels  # ours: an LMS ignores a field it does not know
+    return [*labels, KIND_FIELD] if shape.kind_field else labels
+
+
+def _declared(question: Question, flavour: Flavour) -> Kind:
+    """The kind an item declares. A cartridge's true/false item is multiple choice unless its choices are ``true``
+    and ``false``: Moodle's CC restore takes a cc.true_false item's answers by those identifiers and stops the whole
+    restore on any other ("Unknown answer identifier", backup/cc/entity11.quiz.class.php
+    create_node_course_question_categories_question_category_question_true_false); KIND_FIELD keeps the kind."""
+    if (
+        flavour is Flavour.CC
+        and question.kind is Kind.TRUE_FALSE
+        and sorted(c.id for c in question.choices) != ["false", "true"]
+    ):
+        return Kind.SINGLE
+    return question.kind
 
 
 def _scored_per_choice(shape: _Shape) -> bool:
@@ -418,14 +435,18 @@ def _item_values(question: Question, view: LocalizedView, flavour: Flavour) -> t
     ident = item_ident(qn.id, view.locale)
     ids = [c.id for c in qn.choices]
     multiple = qn.kind is Kind.MULTIPLE
-    shape = _Shape(flavour, qn.kind, len(ids), tuple(c.correct for c in qn.choices) if multiple else (), bool(qn.tags))
+    declared = _declared(qn, flavour)
+    correct = tuple(c.correct for c in qn.choices) if multiple else ()
+    shape = _Shape(flavour, qn.kind, len(ids), correct, bool(qn.tags), declared is not qn.kind)
     values = [ident, "", view.info.lang, "Yes" if qn.shuffle else "No"]
     if flavour is Flavour.CC:
-        values += (CC_PROFILES[qn.kind], num(qn.points))
+        values += (CC_PROFILES[declared], num(qn.points))
     else:
-        values += (CANVAS_TYPES[qn.kind], num(qn.points), ",".join(ids), f"{ident}-ref")
+        values += (CANVAS_TYPES[declared], num(qn.points), ",".join(ids), f"{ident}-ref")
     if qn.tags:
         values.append(" ".join(qn.tags))
+    if shape.kind_field:
+        values.append(qn.kind.value)
     values += ids
     values += feedback_idents(ids)
     if _scored_per_choice(shape):
@@ -768,6 +789,8 @@ def parse_item(
 
     multiple = lid.get("rcardinality", "Single") == "Multiple"
     kind = KIND_OF_TYPE.get(declared) or (Kind.MULTIPLE if multiple else Kind.SINGLE)
+    if meta.get(KIND_FIELD) == Kind.TRUE_FALSE.value and kind is Kind.SINGLE and len(choices) == 2:
+        kind = Kind.TRUE_FALSE
     points = number(meta.get("cc_weighting") or meta.get("points_possible"))
     if points is None or points <= 0:
         points = 1
