@@ -137,7 +137,14 @@ function moe_restore(string $file): array {
            JOIN {question_bank_entries} qbe ON qbe.id = qv.questionbankentryid
            JOIN {question_categories} qc ON qc.id = qbe.questioncategoryid
           WHERE qc.contextid = ? AND q.parent = 0 ORDER BY q.id", [$context->id]);
-    return ['course' => $course->id, 'quizzes' => $quizzes, 'bank' => array_map('moe_question', $bank)];
+    // The cartridge's files land in the course's legacy files (backup/converter/moodle1: course_files), which
+    // restored text links to as …/file.php/<course id>/<path>.
+    $files = [];
+    foreach (get_file_storage()->get_area_files($context->id, 'course', 'legacy', 0, 'filepath, filename', false) as $f) {
+        $files[] = ltrim($f->get_filepath(), '/') . $f->get_filename();
+    }
+    return ['course' => $course->id, 'quizzes' => $quizzes, 'files' => $files,
+        'bank' => array_map('moe_question', $bank)];
 }
 
 /** What Moodle stored for one question, and what its engine made of each choice. */
