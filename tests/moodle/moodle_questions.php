@@ -150,13 +150,21 @@ function moe_restore(string $file): array {
 /** What Moodle stored for one question, and what its engine made of each choice. */
 function moe_question($id): array {
     $question = question_bank::load_question($id);
-    if (!isset($question->answers)) {  // (not a choice question: a quiz's random slot, a description)
-        return ['id' => (int) $id, 'name' => $question->name, 'qtype' => $question->get_type_name()];
-    }
     $answers = [];
-    foreach ($question->answers as $answer) {
-        $answers[] = ['text' => $answer->answer, 'fraction' => (float) $answer->fraction,
-            'feedback' => $answer->feedback];
+    if ($question instanceof qtype_truefalse_question) {  // (its answers are Moodle's own True and False)
+        $choices = [$question->trueanswerid, $question->falseanswerid];
+        $answers[] = ['text' => get_string('true', 'qtype_truefalse'), 'fraction' => $question->rightanswer ? 1.0 : 0.0,
+            'feedback' => $question->truefeedback];
+        $answers[] = ['text' => get_string('false', 'qtype_truefalse'), 'fraction' => $question->rightanswer ? 0.0 : 1.0,
+            'feedback' => $question->falsefeedback];
+    } else if (isset($question->answers)) {
+        $choices = array_keys($question->answers);
+        foreach ($question->answers as $answer) {
+            $answers[] = ['text' => $answer->answer, 'fraction' => (float) $answer->fraction,
+                'feedback' => $answer->feedback];
+        }
+    } else {  // (not a choice question: a quiz's random slot, a description)
+        return ['id' => (int) $id, 'name' => $question->name, 'qtype' => $question->get_type_name()];
     }
     $found = [
         'id' => (int) $id,
@@ -172,7 +180,6 @@ function moe_question($id): array {
         'incorrectfeedback' => $question->incorrectfeedback ?? null,
         'graded' => [],
     ];
-    $choices = array_keys($question->answers);
     $sets = array_map(fn($a) => [$a], $choices);
     if ($question instanceof qtype_multichoice_multi_question) {
         $correct = array_values(array_filter($choices, fn($a) => $question->answers[$a]->fraction > 0));
@@ -181,13 +188,14 @@ function moe_question($id): array {
         }
     }
     foreach ($sets as $set) {
-        $found['graded'][] = moe_answer($question->id, $set);
+        $found['graded'][] = moe_answer($question->id, $set, $choices);
     }
     return $found;
 }
 
-/** One attempt at question $id choosing the answers $chosen (answer ids): mark, fraction and what was shown. */
-function moe_answer($id, array $chosen): array {
+/** One attempt at question $id choosing the answers $chosen (ids among $choices, the answers in stored order):
+ * mark, fraction and what was shown. */
+function moe_answer($id, array $chosen, array $choices): array {
     $question = question_bank::load_question($id);
     $quba = question_engine::make_questions_usage_by_activity('core_question_preview', context_system::instance());
     $quba->set_preferred_behaviour('deferredfeedback');
@@ -231,7 +239,7 @@ function moe_answer($id, array $chosen): array {
     };
     $has = "contains(concat(' ', normalize-space(@class), ' '), ' %s ')";
     return [
-        'chosen' => array_values(array_map(fn($a) => array_search($a, array_keys($question->answers)), $chosen)),
+        'chosen' => array_values(array_map(fn($a) => array_search($a, $choices), $chosen)),
         'mark' => $qa->get_mark(),
         'fraction' => $qa->get_fraction(),
         'state' => (string) $qa->get_state(),
