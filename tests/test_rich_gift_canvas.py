@@ -101,3 +101,10 @@ def test_the_upload_hook_maps_each_image_to_its_course_file(tmp_path: Path) -> N
     (question,) = stream.questions()
     text = json.dumps(question.body)
     assert f'src=\\"https://canvas.test/files/{bank.media["media/dispatch.svg"].sha256[:8]}/preview\\"' in text
+
+
+def test_build_says_which_gift_files_lack_images(tmp_path: Path) -> None:
+    directory = write_rich_bank(tmp_path / "bank")
+    result = CliRunner().invoke(main, ["build", str(directory), "--out", str(tmp_path / "shelf")])
+    assert result.exit_code == 0, result.output
+    assert "rich.en.gift.txt: without its images (media/bar.png, media/dispatch.svg)" in result.output
