@@ -6,7 +6,6 @@ XSDs; validate names a missing image; read back intact."""
 from __future__ import annotations
 
 import io
-import re
 import zipfile
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from moe_lms.formats.cc11.validate import check_package
 from moe_lms.loader import load_bank
 from moe_lms.schemas import Schemas
 
+from .qti12_support import as_a_cartridge_reads_back
 from .rich_support import SVG, png, write_rich_bank
 
 READERS = {"cc11": cc11_read, "canvas-qti": canvas_qti_read}
@@ -76,12 +76,7 @@ def test_the_package_reads_back_with_formulas_code_and_images(tmp_path: Path, fo
     assert problems == []
 
     def read_as(text: str) -> str:
-        # A cartridge's line break between two characters of text is a space (Moodle's restore would show it as a
-        # line break, formats/qti12 without_raw_breaks): the same paragraph, its soft break a space.
-        if format_name != "cc11":
-            return text.strip()
-        parts = re.split(r"(```.*?```)", text.strip(), flags=re.S)  # (not inside a code block)
-        return "".join(p if k % 2 else re.sub(r"(?<=[^\n])\n(?=[^\n!`])", " ", p) for k, p in enumerate(parts))
+        return as_a_cartridge_reads_back(text) if format_name == "cc11" else text.strip()
 
     assert [q.model_dump() for q in bank.questions] == [
         q.model_copy(update={"stem": read_as(q.stem), "explanation": read_as(q.explanation)}).model_dump()
