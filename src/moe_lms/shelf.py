@@ -306,11 +306,11 @@ def _which_platform(held: _Held) -> list[str]:
     canvas = [
         "`moe-lms push canvas` (keeps the quiz in sync)",
         *(["the `.canvas-qti.zip` package"] if "canvas-qti" in present else []),
-        *(["the `.imscc` cartridge"] if "cc11" in present else []),
+        *(["the `.imscc` cartridge (its quiz keeps the title but not the intro)"] if "cc11" in present else []),
     ]
     lines.append(f"- **Canvas**: {', or '.join(canvas)}.")
     if "moodle" in present:
-        lines.append("- **Moodle**: the `.moodle.xml` file.")
+        lines.append("- **Moodle**: the `.moodle.xml` file (not the cartridge: see below).")
     if "qti21" in present:
         lines.append("- **TAO, Inspera, OpenOLAT, ONYX** and other QTI 2.1 platforms: the `.qti21.zip` package.")
     return [*lines, ""]
