@@ -88,3 +88,13 @@ def run(item: etree._Element, response: Iterable[str]) -> tuple[float, list[str]
             if (condition.get("continue") or "No") == "No":
                 break
     return score, shown
+
+
+def as_a_cartridge_reads_back(markdown: str) -> str:
+    """A text as reading a cartridge gives it back: its soft line breaks (a line break between two characters of a
+    paragraph) as spaces, since the cartridge writes them so (formats/qti12 without_raw_breaks: Moodle's restore
+    made each a <br />). The same paragraph: Markdown renders a soft break as a space."""
+    import re
+
+    parts = re.split(r"(```.*?```)", markdown.strip(), flags=re.S)  # (not inside a code block)
+    return "".join(p if k % 2 else re.sub(r"(?<=[^\n])\n(?=[^\n!`])", " ", p) for k, p in enumerate(parts))

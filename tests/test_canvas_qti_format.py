@@ -76,19 +76,28 @@ def test_items_carry_canvas_metadata_and_answer_comments() -> None:
     assert fields(tf)["question_type"] == "true_false_question"
     labels = [label.get("ident") for label in single.iter(f"{{{NS['q']}}}response_label")]
     assert labels == fields(single)["original_answer_ids"].split(",")
-    assert {f.get("ident") for f in single.iterfind("q:itemfeedback", NS)} == {"general_fb", "a_fb", "b_fb", "c_fb"}
+    assert {f.get("ident") for f in single.iterfind("q:itemfeedback", NS)} == {
+        "general_fb",
+        "a_fb",
+        "b_fb",
+        "c_fb",
+        "correct_fb",
+        "general_incorrect_fb",
+    }
 
 
 @pytest.mark.parametrize(
     ("ident", "response", "score"),
     [("single-md-en", ["c"], 0), ("single-md-en", ["a"], 100), ("multi-en", ["combine", "dispatch"], 100)],
 )
-def test_choosing_shows_the_general_comment_then_each_chosen_answers_comment(
+def test_choosing_shows_the_general_comment_then_each_chosen_answers_comment_then_the_overall_message(
     ident: str, response: list[str], score: int
 ) -> None:
     item = items(members(export("canvas-qti", rich_bank(), ["en"]))["rich-bank-en/rich-bank-en.xml"])[ident]
     got, shown = run(item, response)
-    assert (got, shown[0], sorted(shown[1:])) == (score, "general_fb", sorted(f"{c}_fb" for c in response))
+    overall = "correct_fb" if score == 100 else "general_incorrect_fb"
+    assert (got, shown[0], shown[-1]) == (score, "general_fb", overall)
+    assert sorted(shown[1:-1]) == sorted(f"{c}_fb" for c in response)
 
 
 def test_the_same_bank_gives_the_same_bytes() -> None:
@@ -401,11 +410,32 @@ def test_a_choice_named_like_canvas_s_overall_feedback_gets_a_neutral_feedback_n
         update={"questions": (first.model_copy(update={"choices": tuple(renamed)}), *bank.questions[1:])}
     )
     item = items(members(export("canvas-qti", bank, ["en"]))["sample-quiz-en/sample-quiz-en.xml"])["ep-distributes-en"]
-    assert [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)] == [
+    assert [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)][:4] == [
         "general_fb",
         "choice1_fb",
         "choice2_fb",
         "c_fb",
     ]
+    imported = read.load(export("canvas-qti", bank, ["en"]))
+    assert [(c.id, c.explanation) for c in imported.questions[0].choices] == [(c.id, c.explanation) for c in renamed]
+
+
+def test_a_renamed_choice_s_feedback_never_takes_the_name_of_another_choice_s() -> None:
+    """Canvas drops answer feedback named /general_|_all|wrong|incorrect|correct|(_IC$)|(_C$)/i and moves it to the
+    question (canvas-lms gems/plugins/qti_exporter/lib/qti/assessment_item_converter.rb get_feedback_id); the rename
+    must not collide: choices ``incorrect-1`` and ``choice1`` once both got ``choice1_fb``."""
+    bank = sample_bank()
+    first = bank.questions[0]
+    renamed = [
+        c.model_copy(update={"id": new})
+        for c, new in zip(first.choices, ["incorrect-1", "choice1", "choice1-2"], strict=True)
+    ]
+    bank = bank.model_copy(
+        update={"questions": (first.model_copy(update={"choices": tuple(renamed)}), *bank.questions[1:])}
+    )
+    item = items(members(export("canvas-qti", bank, ["en"]))["sample-quiz-en/sample-quiz-en.xml"])["ep-distributes-en"]
+    idents = [f.get("ident") for f in item.iterfind("q:itemfeedback", NS)]
+    assert len(set(idents)) == len(idents), idents
+    assert idents[1:4] == ["choice1-3_fb", "choice1_fb", "choice1-2_fb"]
     imported = read.load(export("canvas-qti", bank, ["en"]))
     assert [(c.id, c.explanation) for c in imported.questions[0].choices] == [(c.id, c.explanation) for c in renamed]

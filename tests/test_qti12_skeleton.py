@@ -35,7 +35,8 @@ def element_by_element(format_name: str, bank: Bank, include_drafts: bool) -> di
     """The quizzes (and, for a cartridge, its question bank) of every locale, items built element by element."""
     views = {loc: resolve(bank, loc, include_drafts=include_drafts) for loc in bank.locales}
     files = {}
-    with rendering(qti12.rich_profile(bank.media)):
+    flavour = qti12.Flavour.CC if format_name == "cc11" else qti12.Flavour.CANVAS
+    with rendering(qti12.rich_profile(bank.media, flavour)):
         for loc, view in views.items():
             stream = io.BytesIO()
             if format_name == "cc11":

@@ -1,6 +1,7 @@
 """Math and images in a Common Cartridge and a Canvas QTI package: math as \\(…\\) / \\[…\\] (MathJax in Canvas and
-Moodle), images as webcontent resources under web_resources/, referred to as $IMS-CC-FILEBASE$/… (as Canvas
-exports course files); valid against the CC 1.1 XSDs; validate names a missing image; read back intact."""
+Moodle), images as webcontent resources under web_resources/, referred to as each importer resolves them
+($IMS-CC-FILEBASE$../web_resources/… in a cartridge, web_resources/… in a Canvas QTI package); valid against the CC 1.1
+XSDs; validate names a missing image; read back intact."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from moe_lms.formats.cc11.validate import check_package
 from moe_lms.loader import load_bank
 from moe_lms.schemas import Schemas
 
+from .qti12_support import as_a_cartridge_reads_back
 from .rich_support import SVG, png, write_rich_bank
 
 READERS = {"cc11": cc11_read, "canvas-qti": canvas_qti_read}
@@ -43,7 +45,11 @@ def test_images_are_packaged_webcontent_and_math_is_mathjax(
     assert webcontent == ["web_resources/media/bar.png", "web_resources/media/dispatch.svg"]
     quiz = next(n for n in package.namelist() if n.endswith(".xml") and "-en" in n and "meta" not in n)
     text = package.read(quiz).decode()
-    assert 'src="$IMS-CC-FILEBASE$/media/dispatch.svg"' in text
+    # The path each importer resolves: Moodle's CC restore against the QTI file's folder (backup/cc/
+    # entities.class.php), Canvas's QTI import by the package path (qti_exporter/lib/qti/html_helper.rb).
+    src = {"cc11": "$IMS-CC-FILEBASE$../web_resources/", "canvas-qti": "web_resources/"}[format_name]
+    assert f'src="{src}media/dispatch.svg"' in text
+    assert "$IMS-CC-FILEBASE$/" not in text
     assert r"\[C = \left\lceil f \cdot \frac{k T}{E} \right\rceil\]" in text
 
 
@@ -68,8 +74,12 @@ def test_the_package_reads_back_with_formulas_code_and_images(tmp_path: Path, fo
     original = load_bank(directory)
     bank, problems = READERS[format_name].read_package(export(directory, format_name))
     assert problems == []
+
+    def read_as(text: str) -> str:
+        return as_a_cartridge_reads_back(text) if format_name == "cc11" else text.strip()
+
     assert [q.model_dump() for q in bank.questions] == [
-        q.model_copy(update={"stem": q.stem.strip(), "explanation": q.explanation.strip()}).model_dump()
+        q.model_copy(update={"stem": read_as(q.stem), "explanation": read_as(q.explanation)}).model_dump()
         for q in original.questions
     ]
     assert {path: item.data for path, item in bank.media.items()} == {

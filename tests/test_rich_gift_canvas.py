@@ -54,6 +54,9 @@ def test_drop_images_leaves_them_out_with_a_warning_each(tmp_path: Path) -> None
     assert result.output.count("warning: question 'capacity': image") == 2
     text = output.read_text(encoding="utf-8")
     assert "<img" not in text and r"\\(160\\)" in text
+    # The alt text stays visible where the image was (it once became an empty <p></p>).
+    assert "<em>[Tokens dispatched to two GPUs]</em>" in gift.parse(text)[0].text
+    assert "<em>[Capacity bar]</em>" in gift.parse(text)[0].answers[0].feedback
     refused = CliRunner().invoke(main, ["export", "--format", "gift", str(directory), "-o", str(output)])
     assert refused.exit_code == 1 and "a GIFT file cannot carry" in refused.output
 
@@ -98,3 +101,10 @@ def test_the_upload_hook_maps_each_image_to_its_course_file(tmp_path: Path) -> N
     (question,) = stream.questions()
     text = json.dumps(question.body)
     assert f'src=\\"https://canvas.test/files/{bank.media["media/dispatch.svg"].sha256[:8]}/preview\\"' in text
+
+
+def test_build_says_which_gift_files_lack_images(tmp_path: Path) -> None:
+    directory = write_rich_bank(tmp_path / "bank")
+    result = CliRunner().invoke(main, ["build", str(directory), "--out", str(tmp_path / "shelf")])
+    assert result.exit_code == 0, result.output
+    assert "rich.en.gift.txt: without its images (media/bar.png, media/dispatch.svg)" in result.output

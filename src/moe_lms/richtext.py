@@ -57,7 +57,7 @@ class Profile:
     # (the HTML page, whose CSP refuses style attributes), "none" for a plain <pre><code> (QTI: no style in XHTML).
     highlight: Literal["inline", "classes", "none"] = "inline"
     ltr: bool = False  # mark formulas and code dir="ltr" (the HTML page, whose text may be right-to-left)
-    drop_images: bool = False  # leave images out (GIFT --drop-images: a GIFT file cannot carry them)
+    drop_images: bool = False  # images as their alt text, "[alt]" (GIFT --drop-images: a GIFT file cannot carry them)
 
 
 _DEFAULT = Profile()
@@ -228,10 +228,10 @@ def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
 def _image_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
     token = tokens[idx]
     profile: Profile = env["profile"]
-    if profile.drop_images:
-        return ""
-    src = str(token.attrs.get("src", ""))
     alt = "".join(child.content for child in token.children or ()) or token.content
+    if profile.drop_images:  # (GIFT) the image's alt text stays visible in its place
+        return f"<em>[{html.escape(alt, quote=False)}]</em>"
+    src = str(token.attrs.get("src", ""))
     item = _media_item(profile, src)
     url = profile.image_url(item) if item is not None and profile.image_url is not None else src
     made = f'<img src="{html.escape(url)}" alt="{html.escape(alt)}">'

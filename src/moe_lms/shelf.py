@@ -257,11 +257,14 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
             "spans, which hold only inline text. Import the Moodle file of each language instead.",
             "",
         ]
-    if any(item.options.drop_images for item in shelf.items):
-        images = "its image" if len(bank.media) == 1 else f"its {len(bank.media)} images"
+    lacking = [item for item in shelf.items if item.options.drop_images]
+    if lacking:  # (a GIFT file cannot carry images: each shows its alt text, [in brackets], in its place)
+        images = sorted(bank.media)
         lines += [
-            f"The GIFT files of this bank leave out {images}: GIFT has no place for images. Every other file here "
-            "carries them.",
+            "Without images: "
+            + ", ".join(_link(item.filename) for item in lacking)
+            + f" (GIFT cannot carry them). Each shows the alt text of {', '.join(f'`{i}`' for i in images)} in "
+            "brackets where the image would be; the other files carry the images.",
             "",
         ]
     drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."
@@ -333,11 +336,11 @@ def _which_platform(held: _Held) -> list[str]:
     canvas = [
         "`moe-lms push canvas` (keeps the quiz in sync)",
         *(["the `.canvas-qti.zip` package"] if "canvas-qti" in present else []),
-        *(["the `.imscc` cartridge"] if "cc11" in present else []),
+        *(["the `.imscc` cartridge (its quiz keeps the title but not the intro)"] if "cc11" in present else []),
     ]
     lines.append(f"- **Canvas**: {', or '.join(canvas)}.")
     if "moodle" in present:
-        lines.append("- **Moodle**: the `.moodle.xml` file.")
+        lines.append("- **Moodle**: the `.moodle.xml` file (not the cartridge: see below).")
     if "qti21" in present:
         lines.append("- **TAO, Inspera, OpenOLAT, ONYX** and other QTI 2.1 platforms: the `.qti21.zip` package.")
     return [*lines, ""]
@@ -379,6 +382,12 @@ def _instructions(held: _Held) -> list[str]:
     if "cc11" in present:
         lines += [
             "## Blackboard, Brightspace, Sakai, Schoology: the Common Cartridge",
+            "",
+            "Moodle and Canvas users: take the Moodle XML file or the Canvas package instead. Moodle's cartridge "
+            "restore gives the quiz a fixed sum of marks (4) and maximum grade (10) whatever the questions are worth, "
+            "shows learners no feedback (review options off), and gives every wrong choice of a multiple-answer "
+            "question 0 instead of a penalty; Canvas's keeps the quiz title but not its introduction. These are the "
+            "platforms' importers, not the file (see docs/how-to/import-into-lms.md).",
             "",
             "A `.imscc` file is an IMS Common Cartridge 1.1: the questions as a question bank, and the quiz of its "
             "language with each choice's explanation as feedback and the general explanation.",

@@ -279,6 +279,13 @@ def _build(
     for name in sorted(present - owned - planned):
         err.print(f"left {shown(folder / name)} alone: moe-lms did not write it", markup=False)
     out.print(f"{shown(folder)}: {written} written, {unchanged} unchanged", markup=False)
+    for item in plan.items:  # (GIFT cannot carry a file: say which files lack what)
+        if item.options.drop_images:
+            out.print(
+                f"{item.filename}: without its images ({', '.join(sorted(bank.media))}), "
+                "each shown as its alt text in brackets: GIFT cannot carry images",
+                markup=False,
+            )
     for locale in bank.target_locales:
         out.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
 

@@ -5,7 +5,8 @@ Every text field is HTML (``[html]``) from :mod:`moe_lms.text`, escaped the way 
 of lines (blank lines separate questions in GIFT), named ``::<question id>: <stem>::`` like the Moodle XML export,
 under the same ``$CATEGORY``, after a comment carrying the same idnumber and tags (``// [id:…] [tag:…]``), which
 Moodle 3.6+ imports. Every text says its language (``<div lang dir>``). GIFT has no place for the overall feedback
-messages (correct / partially correct / incorrect): Moodle gives GIFT questions blank ones.
+messages (correct / partially correct / incorrect): Moodle gives GIFT questions blank ones. Nor for images: with
+``drop_images`` each shows as its alt text in its place, ``[alt]`` in italics, and a warning names it.
 Single-answer and true/false questions are multiple choice with one ``=`` answer (a GIFT ``{T}`` question
 would lose the choices' text and explanations); multiple-answer questions give each choice a ``%weight%`` from
 the list of grades Moodle accepts, summing to 100% over the correct choices and to -100% over the wrong ones.
@@ -195,7 +196,10 @@ def image_problems(bank: Bank, options: ExportOptions) -> list[Problem]:
         for resolved in view.question_texts(question):
             for reference in image_references(resolved.text):
                 if options.drop_images:
-                    message = f"image {reference.path!r} is left out (--drop-images): a GIFT file cannot carry images"
+                    message = (
+                        f"image {reference.path!r} is shown as its alt text, [{reference.alt}] (--drop-images): "
+                        "a GIFT file cannot carry images"
+                    )
                     severity = Severity.WARNING
                 else:
                     message = (

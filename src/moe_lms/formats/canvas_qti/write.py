@@ -163,7 +163,8 @@ def build_meta(bank: Bank, view: LocalizedView) -> etree._Element:
     _el(quiz, CANVAS, "title", title)
     _el(quiz, CANVAS, "description", wrapped_html(view.intro, render_block) if view.intro is not None else "")
     for tag, value in (
-        ("shuffle_answers", "true" if any(question.shuffle for question in bank.questions) else "false"),
+        # One setting for the whole quiz: shuffled only if every question may be (as the payload writer decides).
+        ("shuffle_answers", "true" if all(question.shuffle for question in bank.questions) else "false"),
         ("scoring_policy", "keep_highest"),
         ("quiz_type", "assignment"),
         ("points_possible", points),
@@ -193,7 +194,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     package = ZipStream(out)  # entries in a fixed order, fixed timestamps and permissions, no seeking
     items = Items()
-    with gc_paused(), rendering(rich_profile(bank.media)):
+    with gc_paused(), rendering(rich_profile(bank.media, Flavour.CANVAS)):
         package.add(MANIFEST, serialise(build_manifest(bank, views)))
         try:
             for loc, view in views.items():

@@ -20,7 +20,7 @@ from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import number
-from ..qti12 import KIND_OF_TYPE, WEB_RESOURCES, feedback_ident, item_metadata, q
+from ..qti12 import KIND_OF_TYPE, WEB_RESOURCES, feedback_idents, item_metadata, package_image_path, q
 from .write import BANK_TYPE, CP, MANIFEST
 
 XSD_ERRORS_SHOWN = 20
@@ -85,8 +85,8 @@ def check_item(item: etree._Element, file: str, problems: list[Problem], *, cart
     keyed = any((number(s.text) or 0) > 0 for s in item.iter(q("setvar")) if (s.get("varname") or "SCORE") == "SCORE")
     if not keyed:
         add(item, "no response condition gives points: the item has no answer key")
-    for index, (ident, label) in enumerate(labels.items()):
-        if feedback_ident(ident, index) not in shown and f"{ident}_fb" not in shown:
+    for fallback, (ident, label) in zip(feedback_idents(list(labels)), labels.items(), strict=True):
+        if fallback not in shown and f"{ident}_fb" not in shown:
             add(label, f"choice {ident!r} shows no feedback of its own", Severity.WARNING)
 
 
@@ -170,14 +170,18 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     return problems
 
 
-_IMAGE_SRC = re.compile(r'<img\b[^>]*\bsrc="(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)/([^"]+)"')
+_IMAGE_SRC = re.compile(r'<img\b[^>]*\bsrc="([^"]+)"')
 
 
 def _check_images(root: etree._Element, package: SafeZip, file: str, problems: list[Problem]) -> None:
-    """Every image the HTML of a QTI file shows from the package ($IMS-CC-FILEBASE$/…) is in web_resources/."""
+    """Every image the HTML of a QTI file shows from the package (``$IMS-CC-FILEBASE$/…``,
+    ``$IMS-CC-FILEBASE$../web_resources/…``, ``web_resources/…``) is in web_resources/."""
     for mattext in root.iter(q("mattext")):
-        for href in _IMAGE_SRC.findall(mattext.text or ""):
-            path = resolve_href(f"{WEB_RESOURCES}/x", html.unescape(href))
+        for src in _IMAGE_SRC.findall(mattext.text or ""):
+            href = package_image_path(html.unescape(src))
+            if href is None:
+                continue
+            path = resolve_href(f"{WEB_RESOURCES}/x", href)
             if path is None or path not in package.infos:
                 message = f"an image refers to {href!r}, which is not in the package's {WEB_RESOURCES}/ folder"
                 problems.append(Problem(file, mattext.sourceline, message))

@@ -37,6 +37,7 @@ from ..qti12 import (
     ItemsAt,
     around,
     build_item,
+    cartridge_html,
     document,
     material,
     metadata,
@@ -162,7 +163,7 @@ def _assessment(bank: Bank, view: LocalizedView, stream: IO[bytes], items: Items
         put(xf, metadata(None, fields))
         if view.intro is not None:
             rubric = etree.Element(q("rubric"), nsmap={None: QTI})
-            material(rubric, view.intro, render_block)
+            material(rubric, view.intro, cartridge_html(render_block))
             put(xf, rubric)
         with xf.element(q("section"), {"ident": "root_section"}):
             xf.write("\n")
@@ -209,7 +210,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     package = ZipStream(out)  # entries in a fixed order, fixed timestamps and permissions, no seeking
     items = Items()
-    with gc_paused(), rendering(rich_profile(bank.media)):
+    with gc_paused(), rendering(rich_profile(bank.media, Flavour.CC)):
         package.add(MANIFEST, serialise(build_manifest(bank, views)))
         try:
             question_bank = package.held(BANK_PATH)

@@ -63,7 +63,11 @@ NSMAP = {None: QTI, "xsi": XSI}
 RESPONSE = "response1"
 GENERAL_FEEDBACK = "general_fb"  # Canvas: the question's neutral comments (qti_items.rb item_feedback)
 TAGS_FIELD = "moe_lms_tags"
-CANVAS_GENERAL_FEEDBACK = frozenset({GENERAL_FEEDBACK, "correct_fb", "general_incorrect_fb"})
+KIND_FIELD = "moe_lms_kind"  # the bank's kind where the declared type differs (see _declared)
+# The bank's overall messages, named as Canvas's exporter names them and its importer reads them (qti_items.rb; see
+# _CANVAS_FEEDBACK_WORDS): the correct comments, shown with the scoring condition, and the incorrect comments.
+CORRECT_FEEDBACK, INCORRECT_FEEDBACK = OVERALL = ("correct_fb", "general_incorrect_fb")
+CANVAS_GENERAL_FEEDBACK = frozenset({GENERAL_FEEDBACK, *OVERALL})
 
 
 class Flavour(Enum):
@@ -95,15 +99,34 @@ def num(value: float) -> str:
 
 
 # Canvas sorts feedback by its identifier before it looks at the conditions (gems/plugins/qti_exporter/lib/qti/
-# assessment_item_converter.rb get_feedback): /wrong|incorrect/ → incorrect comments, /correct/ → correct comments,
-# /solution/ → example solution, /general_|_all/ → neutral comments. An answer's feedback must match none of them.
-_CANVAS_FEEDBACK_WORDS = re.compile(r"wrong|correct|solution|general$", re.I)
+# assessment_item_converter.rb get_feedback): /wrong|incorrect|_IC$/ → incorrect comments, /correct|_C$/ → correct
+# comments, /solution/ → example solution, /general_|_all/ → neutral comments; and get_feedback_id drops an answer's
+# feedback whose id matches /general_|_all|wrong|incorrect|correct|(_IC$)|(_C$)/i. An answer's feedback must match
+# none of them.
+_CANVAS_FEEDBACK_WORDS = re.compile(r"wrong|correct|solution|general_|_all|_IC$|_C$", re.I)
 
 
-def feedback_ident(choice_id: str, index: int) -> str:
-    """``<choice>_fb``, as Canvas names answer feedback, unless the choice id holds a word Canvas reads as another
-    kind of feedback (then ``choice<n>_fb``, ``n`` counting from 1)."""
-    return f"choice{index + 1}_fb" if _CANVAS_FEEDBACK_WORDS.search(choice_id) else f"{choice_id}_fb"
+def canvas_reads_as_answer_feedback(ident: str) -> bool:
+    """Whether Canvas keeps feedback named ``ident`` as an answer's comments (not the question's)."""
+    return _CANVAS_FEEDBACK_WORDS.search(ident) is None
+
+
+def feedback_idents(choice_ids: Sequence[str]) -> list[str]:
+    """Each choice's feedback identifier: ``<choice>_fb``, as Canvas names answer feedback, unless Canvas would read
+    that as another kind of feedback; then ``choice<n>_fb`` (``n`` counting from 1), or ``choice<n>-<k>_fb`` where
+    that is taken. Never the same for two choices, nor one of the item's own (``general_fb``, the overall ones)."""
+    wanted = [f"{choice_id}_fb" for choice_id in choice_ids]
+    taken = {ident for ident in wanted if canvas_reads_as_answer_feedback(ident)} | {GENERAL_FEEDBACK, *OVERALL}
+    idents = []
+    for index, ident in enumerate(wanted):
+        if not canvas_reads_as_answer_feedback(ident):
+            ident, k = f"choice{index + 1}_fb", 1
+            while ident in taken:
+                k += 1
+                ident = f"choice{index + 1}-{k}_fb"
+            taken.add(ident)
+        idents.append(ident)
+    return idents
 
 
 def item_ident(question_id: str, locale: str) -> str:
@@ -128,9 +151,17 @@ def wrapped_html(resolved: Resolved, render: Callable[[str], str]) -> str:
     return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}">{render(resolved.text)}</div>'
 
 
-# Images travel as Canvas and Common Cartridge carry them: files under web_resources/, referred to from HTML as
-# $IMS-CC-FILEBASE$/<path> (Canvas's exporter: lib/cc/cc_helper.rb WEB_CONTENT_TOKEN and WEB_RESOURCES_FOLDER;
-# Moodle's CC importer resolves the token to the web_resources folder too).
+# Images travel as Canvas and Common Cartridge carry them: files under web_resources/ (Canvas's exporter: lib/cc/
+# cc_helper.rb WEB_RESOURCES_FOLDER), referred to from the HTML by a path each importer resolves:
+# - a cartridge: $IMS-CC-FILEBASE$../web_resources/<path>, as Moodle's own CC export writes it. Moodle's CC restore
+#   resolves the token against the folder of the QTI file (backup/cc/entities.class.php update_sources, full_path),
+#   and every QTI file of a cartridge sits one folder down (quiz-<locale>/, question_bank/); Canvas's cartridge
+#   import drops the token and a leading ../ and finds the file by its path under web_resources/ (lib/cc/importer/
+#   standard/converter.rb replace_urls, get_canvas_att_replacement_url, find_file_migration_id).
+# - Canvas's QTI package: web_resources/<path>, the path Canvas registers the file under. Its QTI importer removes
+#   only tokens matching /\$[A-Z_]*\$/ (which $IMS-CC-FILEBASE$, with its hyphens, does not) and looks the rest up
+#   among the package's files (gems/plugins/qti_exporter/lib/qti/html_helper.rb sanitize_html!,
+#   find_best_path_match).
 WEB_RESOURCES = "web_resources"
 FILEBASE = "$IMS-CC-FILEBASE$"
 
@@ -140,13 +171,93 @@ def web_resource_path(item: MediaItem) -> str:
     return f"{WEB_RESOURCES}/{item.path}"
 
 
-def filebase_url(item: MediaItem) -> str:
-    return f"{FILEBASE}/{item.path}"
+def image_url(flavour: Flavour) -> Callable[[MediaItem], str]:
+    """How the items of ``flavour`` refer to a bank image (see WEB_RESOURCES)."""
+    if flavour is Flavour.CC:
+        return lambda item: f"{FILEBASE}../{WEB_RESOURCES}/{item.path}"
+    return web_resource_path
 
 
-def rich_profile(media: Mapping[str, MediaItem]) -> Profile:
+def rich_profile(media: Mapping[str, MediaItem], flavour: Flavour) -> Profile:
     """Math as \\(…\\) / \\[…\\] (MathJax in Canvas and Moodle), images from web_resources/."""
-    return Profile(math="tex", image_url=filebase_url, media=media)
+    return Profile(math="tex", image_url=image_url(flavour), media=media)
+
+
+# An image's src as our items and others' write it: $IMS-CC-FILEBASE$/<path under web_resources/> (Canvas's and
+# earlier moe-lms cartridges), $IMS-CC-FILEBASE$../web_resources/<path> (Moodle's, ours), web_resources/<path>.
+_PACKAGE_SRC = re.compile(
+    r"(?:(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)(?:/|\.\./" + WEB_RESOURCES + "/)|" + WEB_RESOURCES + "/)"
+)
+
+
+def package_image_path(src: str) -> str | None:
+    """The path under web_resources/ of an image ``src`` (HTML-unescaped) that points into the package, else None."""
+    found = _PACKAGE_SRC.match(src)
+    return src[found.end() :] if found else None
+
+
+# White space as PHP's PCRE [[:space:]] reads it (ASCII only: a no-break space is none).
+_GAP = re.compile(r"(<[^<>]*>)([ \t\n\r\f\v]+)(?=<[^<>]*>)")
+_BLOCK_TAG = re.compile(r"</?(?:p|div|ul|ol|li|pre|code|h[1-6]|blockquote|table|thead|tbody|tr|td|th|hr|br)\b")
+_PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+NBSP = "\u00a0"
+
+
+def _prose_gap(match: re.Match[str]) -> str:
+    left, gap = match.group(1), match.group(2)
+    right = match.string[match.end() :]  # (starts with the next tag)
+    if _BLOCK_TAG.match(left) or _BLOCK_TAG.match(right):
+        return left + gap  # between blocks: text_to_html deletes it, and it shows nothing anyway
+    return left + NBSP * len(gap)  # between inline elements (</strong> <em>) it is a word space
+
+
+def _code_gap(match: re.Match[str]) -> str:
+    return match.group(1) + NBSP * len(match.group(2))  # (in a <pre>, each space counts)
+
+
+def without_raw_breaks(markup: str) -> str:
+    """HTML that Moodle's CC restore shows as it is.
+
+    The restore decodes every character reference (backup/cc/entities.class.php safexml: ``html_entity_decode``)
+    and then runs ``text_to_html()`` (backup/converter/moodle1/handlerlib.php, lib/weblib.php), which deletes white
+    space between tags and turns each remaining line break into ``<br />``. So: in a ``<pre>`` each line break
+    becomes ``<br>`` and white space between tags no-break spaces (the spaces and indentation of highlighted code);
+    elsewhere white space between inline elements becomes no-break spaces, a line break between two characters of
+    text a space, and white space between blocks or beside a tag stays (text_to_html deletes it or makes it a
+    space: it shows the same). :func:`with_raw_breaks` undoes it for a reader.
+    (A stem still meets Moodle's re-serialisation, update_sources in entities.class.php: ``<br>`` there becomes
+    ``<br></br>``, two breaks.)"""
+    if "\n" not in markup and "\r" not in markup and _GAP.search(markup) is None:
+        return markup
+    markup = markup.replace("\r\n", "\n").replace("\r", "\n")
+    parts = _PRE.split(markup)
+    for k, part in enumerate(parts):
+        if k % 2:  # a <pre> … </pre> (its last line break ends no line)
+            code = re.sub(r"\n(?=(?:</[a-z]+>)*</pre>$)", "", part)
+            parts[k] = _GAP.sub(_code_gap, code.replace("\n", "<br>"))
+        else:
+            kept = _GAP.sub(_prose_gap, part)
+            parts[k] = re.sub(r"(?<!>)\n(?!<)", " ", kept)  # (one beside a tag text_to_html makes a space)
+    return "".join(parts)
+
+
+def with_raw_breaks(markup: str) -> str:
+    """The HTML :func:`without_raw_breaks` was given (but for line breaks inside text, now spaces)."""
+    if NBSP not in markup and "<br>" not in markup:
+        return markup
+    parts = _PRE.split(markup)
+    for k, part in enumerate(parts):
+        if k % 2:
+            code = part.replace("<br>", "\n").replace(NBSP, " ")
+            parts[k] = re.sub(r"(?<!\n)((?:</[a-z]+>)*</pre>)$", r"\n\1", code)
+        else:
+            parts[k] = re.sub(r"(?<=>)\u00a0+(?=<)", lambda m: " " * len(m.group(0)), part)
+    return "".join(parts)
+
+
+def cartridge_html(render: Callable[[str], str]) -> Callable[[str], str]:
+    """``render``, then :func:`without_raw_breaks`: how a cartridge's texts are made."""
+    return lambda text: without_raw_breaks(render(text))
 
 
 def material(parent: etree._Element, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:
@@ -195,6 +306,7 @@ class _Shape(NamedTuple):
     choices: int
     correct: tuple[bool, ...]  # which choices are correct, for a multiple-answer item (its scoring says it); else ()
     tagged: bool
+    kind_field: bool = False  # a true/false item declared as multiple choice, its kind in KIND_FIELD (see _declared)
 
 
 # An item's values, by position: these, then the metadata fields' entries, the choice ids, their feedback idents,
@@ -211,7 +323,22 @@ def _field_labels(shape: _Shape) -> list[str]:
         labels = ["cc_profile", "cc_weighting"]
     else:
         labels = ["question_type", "points_possible", "original_answer_ids", "assessment_question_identifierref"]
-    return [*labels, TAGS_FIELD] if shape.tagged else labels  # ours: an LMS ignores a field it does not know
+    labels = [*labels, TAGS_FIELD] if shape.tagged else labels  # ours: an LMS ignores a field it does not know
+    return [*labels, KIND_FIELD] if shape.kind_field else labels
+
+
+def _declared(question: Question, flavour: Flavour) -> Kind:
+    """The kind an item declares. A cartridge's true/false item is multiple choice unless its choices are ``true``
+    and ``false``: Moodle's CC restore takes a cc.true_false item's answers by those identifiers and stops the whole
+    restore on any other ("Unknown answer identifier", backup/cc/entity11.quiz.class.php
+    create_node_course_question_categories_question_category_question_true_false); KIND_FIELD keeps the kind."""
+    if (
+        flavour is Flavour.CC
+        and question.kind is Kind.TRUE_FALSE
+        and sorted(c.id for c in question.choices) != ["false", "true"]
+    ):
+        return Kind.SINGLE
+    return question.kind
 
 
 def _scored_per_choice(shape: _Shape) -> bool:
@@ -220,6 +347,14 @@ def _scored_per_choice(shape: _Shape) -> bool:
     # (backup/cc/entity11.quiz.class.php get_general_feedback), gets the general explanation alone. Canvas's shape
     # (and every multiple-answer item, where several conditions must fire) keeps scoring in a last condition.
     return shape.flavour is Flavour.CC and shape.kind is not Kind.MULTIPLE
+
+
+def _overall(shape: _Shape) -> tuple[str, ...]:
+    """The overall messages' feedback of an item: Canvas's (read as the question's correct and incorrect comments,
+    assessment_item_converter.rb get_feedback). None in a cartridge: Moodle's CC restore would show them to everyone,
+    as it takes every continue="Yes" condition's feedback for the general feedback (entity11.quiz.class.php
+    get_general_feedback), and a condition that ends processing would end it before the choice's own."""
+    return OVERALL if shape.flavour is Flavour.CANVAS else ()
 
 
 def _contents_start(shape: _Shape) -> int:
@@ -273,14 +408,23 @@ def _item_element(shape: _Shape, values: Sequence[str], content: ContentMaker) -
         condition = _sub(scoring, "conditionvar")
         if multiple:  # all correct choices and none of the others (Canvas's multiple_answers_resprocessing)
             both = _sub(condition, "and")
+            # case="Yes" (compare exactly, as identifiers are): Moodle's CC restore takes as correct only the choices
+            # whose varequal says so (backup/cc/entity11.quiz.class.php get_answers), else stores every fraction 0.
+            exact = {"case": "Yes"} if shape.flavour is Flavour.CC else {}
             for choice_id, correct in zip(ids, shape.correct, strict=True):
                 holder = both if correct else _sub(both, "not")
-                _sub(holder, "varequal", {"respident": RESPONSE}, choice_id)
+                _sub(holder, "varequal", {"respident": RESPONSE, **exact}, choice_id)
         else:
             _sub(condition, "varequal", {"respident": RESPONSE}, values[at])
         _sub(scoring, "setvar", {"action": "Set", "varname": "SCORE"}, "100")
+    overall = _overall(shape)
+    if overall:  # Canvas's shape (qti_items.rb): the correct comments with the key, the incorrect ones otherwise
+        _displayfeedback(scoring, CORRECT_FEEDBACK)
+        otherwise = _sub(processing, "respcondition", {"continue": "Yes"})
+        _sub(_sub(otherwise, "conditionvar"), "other")
+        _displayfeedback(otherwise, INCORRECT_FEEDBACK)
 
-    for j, ident in enumerate([GENERAL_FEEDBACK, *feedback_ids]):
+    for j, ident in enumerate([GENERAL_FEEDBACK, *feedback_ids, *overall]):
         content(_sub(_sub(item, "itemfeedback", {"ident": ident}), "flow_mat"), 1 + n + j)
     return item
 
@@ -291,16 +435,20 @@ def _item_values(question: Question, view: LocalizedView, flavour: Flavour) -> t
     ident = item_ident(qn.id, view.locale)
     ids = [c.id for c in qn.choices]
     multiple = qn.kind is Kind.MULTIPLE
-    shape = _Shape(flavour, qn.kind, len(ids), tuple(c.correct for c in qn.choices) if multiple else (), bool(qn.tags))
+    declared = _declared(qn, flavour)
+    correct = tuple(c.correct for c in qn.choices) if multiple else ()
+    shape = _Shape(flavour, qn.kind, len(ids), correct, bool(qn.tags), declared is not qn.kind)
     values = [ident, "", view.info.lang, "Yes" if qn.shuffle else "No"]
     if flavour is Flavour.CC:
-        values += (CC_PROFILES[qn.kind], num(qn.points))
+        values += (CC_PROFILES[declared], num(qn.points))
     else:
-        values += (CANVAS_TYPES[qn.kind], num(qn.points), ",".join(ids), f"{ident}-ref")
+        values += (CANVAS_TYPES[declared], num(qn.points), ",".join(ids), f"{ident}-ref")
     if qn.tags:
         values.append(" ".join(qn.tags))
+    if shape.kind_field:
+        values.append(qn.kind.value)
     values += ids
-    values += [feedback_ident(choice_id, j) for j, choice_id in enumerate(ids)]
+    values += feedback_idents(ids)
     if _scored_per_choice(shape):
         values += ["100" if c.correct else "0" for c in qn.choices]
     elif not multiple:
@@ -308,10 +456,12 @@ def _item_values(question: Question, view: LocalizedView, flavour: Flavour) -> t
     return shape, values
 
 
-def _contents(question: Question, view: LocalizedView) -> list[Resolved]:
-    """The item's contents in order: the stem, each choice, the general feedback, each choice's feedback."""
+def _contents(question: Question, view: LocalizedView, flavour: Flavour) -> list[Resolved]:
+    """The item's contents in order: the stem, each choice, the general feedback, each choice's feedback, (Canvas)
+    the overall correct and incorrect messages."""
     texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
-    return [texts[0], *texts[2::2], texts[1], *texts[3::2]]
+    overall = [view.feedback("correct"), view.feedback("incorrect")] if flavour is Flavour.CANVAS else []
+    return [texts[0], *texts[2::2], texts[1], *texts[3::2], *overall]
 
 
 def _inline(shape: _Shape, index: int) -> bool:
@@ -324,10 +474,11 @@ def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etr
     faster)."""
     shape, values = _item_values(question, view, flavour)
     values[_TITLE] = stem_title(view, question)
-    contents = _contents(question, view)
+    contents = _contents(question, view, flavour)
 
     def content(parent: etree._Element, index: int) -> None:
-        material(parent, contents[index], render_inline if _inline(shape, index) else render_block)
+        render = render_inline if _inline(shape, index) else render_block
+        material(parent, contents[index], cartridge_html(render) if flavour is Flavour.CC else render)
 
     return _item_element(shape, values, content)
 
@@ -356,7 +507,7 @@ class Items:
 
         element = _item_element(shape, [slot(i) for i in range(start)], content)
         # Every value is an id, a number, a constant or a language tag, but the title and the contents (raw XML).
-        contents = 2 * shape.choices + 2
+        contents = 2 * shape.choices + 2 + len(_overall(shape))
         verbatim = {*range(start), *(start + _PER_CONTENT * i for i in range(contents))} - {_TITLE}
         return Skeleton.of(element, verbatim=verbatim, pretty_print=True)
 
@@ -383,17 +534,25 @@ class Items:
         clean = xml_compatible("".join([resolved[0] for resolved in texts]))
         # The contents in order: the stem, each choice (inline), the general feedback, each choice's feedback.
         n = len(texts)
+        cartridge = flavour is Flavour.CC
         for block, group in ((True, (0,)), (False, range(2, n, 2)), (True, (1, *range(3, n, 2)))):
             for k in group:
                 text, _, lang = texts[k]
                 start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
                 append(lang)
-                if plain[k]:  # nearly every text: itself as inline HTML,
-                    if not clean:  # and <p>text</p> as a block
+                if plain[k] and not (cartridge and ("\n" in text or "\r" in text)):
+                    # nearly every text: itself as inline HTML, and <p>text</p> as a block
+                    if not clean:
                         text = escape_text(text)
                     append(start_p + text + end_p if block else start + text + end)
                 else:
-                    append(start + escape_text(render_block(text) if block else render_inline(text)) + end)
+                    made = render_block(text) if block else render_inline(text)
+                    append(start + escape_text(without_raw_breaks(made) if cartridge else made) + end)
+        if not cartridge:  # the overall messages (see _overall)
+            for text, _, lang in (view.feedback("correct"), view.feedback("incorrect")):
+                start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
+                append(lang)
+                append(start + escape_text(render_block(text)) + end)
         skeleton = self._skeletons.get(shape)
         if skeleton is None:
             skeleton = self._skeleton(shape)
@@ -482,14 +641,16 @@ class Text:
     ours: bool = False  # in our language wrapper: HTML text.py wrote, matched as it is (others' is tidied first)
 
     def markdown(self) -> str:
-        fragment = _FILEBASE_SRC.sub(r"\1", self.html) if "IMS-CC-FILEBASE" in self.html else self.html
+        fragment = with_raw_breaks(self.html) if self.ours else self.html
+        if "IMS-CC-FILEBASE" in fragment or WEB_RESOURCES in fragment:
+            fragment = _FILEBASE_SRC.sub(r"\1", fragment)
         return markdown_from_rich_html(
             fragment, lambda f: markdown_from_html(f, inline=self.inline, tidy=not self.ours) or plain_text(f)
         )
 
 
 # An image in a cartridge or Canvas package, as the bank refers to it: $IMS-CC-FILEBASE$/media/x.png -> media/x.png.
-_FILEBASE_SRC = re.compile(r'(<img\b[^>]*\bsrc=")(?:\$|%24)IMS-CC-FILEBASE(?:\$|%24)/')
+_FILEBASE_SRC = re.compile(r'(<img\b[^>]*\bsrc=")' + _PACKAGE_SRC.pattern)
 
 
 def text_of(mattexts: list[etree._Element], inherited: str | None, *, inline: bool) -> Text:
@@ -619,14 +780,17 @@ def parse_item(
             return None
         return text_of([m for f in found for m in _mattexts(f)], item_lang, inline=False)
 
+    fallback = feedback_idents(list(choices))
     for index, (cid, choice) in enumerate(choices.items()):
-        links = choice_feedback.get(cid) or [f"{cid}_fb", feedback_ident(cid, index)]
+        links = choice_feedback.get(cid) or [f"{cid}_fb", fallback[index]]
         choice.explanation = feedback_text(links)
         choice.correct = cid in correct
     explanation = feedback_text(general_ids)
 
     multiple = lid.get("rcardinality", "Single") == "Multiple"
     kind = KIND_OF_TYPE.get(declared) or (Kind.MULTIPLE if multiple else Kind.SINGLE)
+    if meta.get(KIND_FIELD) == Kind.TRUE_FALSE.value and kind is Kind.SINGLE and len(choices) == 2:
+        kind = Kind.TRUE_FALSE
     points = number(meta.get("cc_weighting") or meta.get("points_possible"))
     if points is None or points <= 0:
         points = 1
