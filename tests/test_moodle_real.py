@@ -24,13 +24,13 @@ from typing import Any
 
 import pytest
 from lxml import html as lxml_html
-from moe_lms.rich import Profile, plain_text, render_block, render_inline, rendering
 
 from moe_lms.formats import ExportOptions, get
 from moe_lms.loader import load_bank
 from moe_lms.locales import LocalizedView, resolve
 from moe_lms.media import image_references
 from moe_lms.model import Bank, Kind, Question
+from moe_lms.richtext import Profile, plain_text, render_block, render_inline, rendering
 
 from .qti_support import rich_bank
 from .sample_bank import sample_bank
