@@ -386,7 +386,8 @@ def test_the_readme_says_what_the_shelf_leaves_out_of_a_bank_with_an_image_and_c
     unsaid (newcomer review, item 12)."""
     assert build(ARITHMETIC, tmp_path / "shelf").exit_code == 0
     readme = (tmp_path / "shelf" / "README.md").read_text(encoding="utf-8")
-    assert "The GIFT files of this bank leave out its image: GIFT has no place for images." in readme
+    assert "Without images: [`moe-serving-arithmetic.en.gift.txt`]" in readme
+    assert "(GIFT cannot carry them). Each shows the alt text of `media/dispatch-combine.svg`" in readme
     assert "No all-languages Moodle file for this bank: its code blocks" in readme
     assert not list((tmp_path / "shelf").glob("*.multilang.moodle.xml"))
 
@@ -394,4 +395,4 @@ def test_the_readme_says_what_the_shelf_leaves_out_of_a_bank_with_an_image_and_c
 def test_a_bank_the_shelf_leaves_nothing_out_of_gets_no_such_sentence(bank_dir: Path, tmp_path: Path) -> None:
     assert build(bank_dir, tmp_path / "shelf").exit_code == 0
     readme = (tmp_path / "shelf" / "README.md").read_text(encoding="utf-8")
-    assert "leave out" not in readme and "No all-languages Moodle file" not in readme
+    assert "Without images" not in readme and "No all-languages Moodle file" not in readme

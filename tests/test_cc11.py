@@ -239,7 +239,7 @@ def test_the_shelf_has_a_cartridge_and_a_canvas_package_per_locale_and_says_whic
     assert "- **Blackboard Learn, D2L Brightspace, Sakai, Schoology**" in readme
     assert "the `.imscc` cartridge" in readme.split("Blackboard Learn, D2L Brightspace, Sakai, Schoology")[1]
     assert "- **Canvas**: `moe-lms push canvas` (keeps the quiz in sync), or the `.canvas-qti.zip` package" in readme
-    assert "- **Moodle**: the `.moodle.xml` file." in readme
+    assert "- **Moodle**: the `.moodle.xml` file (not the cartridge: see below)." in readme
 
 
 def test_a_canvas_course_export_s_two_copies_of_a_quiz_give_one_set_of_questions() -> None:
