@@ -28,12 +28,6 @@ DOCS = ROOT / "docs"
 SHIPPED = ROOT / "question_bank" / "moe-expert-parallelism"
 PAGES = [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]
 
-# Commands the docs already describe that another branch of the same issue adds; a page using one is not run
-# until the command exists (its command lines are still checked once it does).
-PENDING = {
-    "init": "moe-lms init comes with issue 25's CLI branch",
-    "completion": "moe-lms completion comes with issue 25's CLI branch",
-}
 
 FENCE = re.compile(r"^(`{3,})(\w*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 RUN = re.compile(
@@ -85,22 +79,11 @@ def unknown_parts(line: str) -> list[str]:
     return unknown
 
 
-def pending(text: str) -> str | None:
-    for line in command_lines(text):
-        words = line.split()
-        if len(words) > 1 and words[1] in PENDING and main.get_command(click.Context(main), words[1]) is None:
-            return PENDING[words[1]]
-    return None
-
-
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_documented_command_and_option_exists(page: Path) -> None:
     text = page.read_text(encoding="utf-8")
     missing = {}
     for line in command_lines(text):
-        words = line.split()
-        if len(words) > 1 and words[1] in PENDING and main.get_command(click.Context(main), words[1]) is None:
-            continue
         bad = unknown_parts(line)
         if bad:
             missing[line] = bad
@@ -114,9 +97,6 @@ def runnable_pages() -> list[Path]:
 @pytest.mark.parametrize("page", runnable_pages(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_pages_examples_run_as_written(page: Path, tmp_path: Path) -> None:
     text = page.read_text(encoding="utf-8")
-    reason = pending(text)
-    if reason:
-        pytest.skip(reason)
     script = ["set -euo pipefail"]
     setups = set()
     for match in RUN.finditer(text):
