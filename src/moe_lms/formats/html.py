@@ -593,7 +593,15 @@ def stream(
 
     Math becomes MathML (Chromium, Firefox and Safari render it natively), images data: URIs, code highlighted;
     formulas and code stay left-to-right on a right-to-left page."""
-    profile = Profile(math="mathml", image_url=data_uri, media=bank.media, highlight="classes", ltr=True)
+    profile = Profile(
+        math="mathml",
+        image_url=data_uri,
+        media=bank.media,
+        highlight="classes",
+        ltr=True,
+        styles=False,
+        image_links=False,
+    )
     with rendering(profile):
         _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
 

@@ -54,6 +54,11 @@ STYLESHEET_CSS = b"""\
 .moe-ltr { direction: ltr; unicode-bidi: isolate; text-align: start; }
 .moe-u { text-decoration: underline; }
 .moe-s { text-decoration: line-through; }
+/* A phone's width: an image shrinks to fit (width and height keep its shape), code and display math scroll in
+   their own box; QTI 2.1's XHTML has no style attribute. */
+img { max-width: 100%; height: auto; }
+pre { overflow-x: auto; }
+math[display="block"] { display: block; overflow-x: auto; max-width: 100%; }
 """
 
 

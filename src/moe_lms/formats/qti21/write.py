@@ -389,7 +389,7 @@ def _in_name_order(bank: Bank, locales: Iterable[str]) -> Iterator[tuple[Questio
 def package_profile(bank: Bank) -> Profile:
     """How the package renders rich content: math as MathML 2 (with its LaTeX as an annotation), images packaged
     under media/, code plain (no style attribute in QTI's XHTML)."""
-    return Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none")
+    return Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none", styles=False)
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
