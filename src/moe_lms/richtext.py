@@ -362,6 +362,51 @@ def code_style() -> str:
     return str(HtmlFormatter(style=CODE_THEME).get_style_defs("pre.code"))
 
 
+# -- right-to-left wrappers -----------------------------------------------------------------------------------
+
+# Where an LMS keeps inline styles (Moodle, Canvas, the cartridge, GIFT), a right-to-left wrapper also says how the
+# text is laid out: dir="rtl" does not undo a theme's text-align:left (Moodle's Boost sets it on body), and a theme's
+# font stack rarely has an Urdu font, so the browser mixes Kufi and Naskh glyphs; Urdu is read in Nastaliq, which
+# needs a taller line.
+_RTL_FONTS = {
+    "ur": (
+        "'Noto Nastaliq Urdu','Jameel Noori Nastaleeq','Noto Naskh Arabic','Noto Sans Arabic','DejaVu Sans',serif",
+        "2.2",
+    ),
+}
+
+
+def direction_style(lang: str) -> str:
+    """The style of a right-to-left wrapper for ``lang`` (a BCP 47 tag or a locale): its alignment and, for a
+    language read in a script most fonts lack (Urdu's Nastaliq), a font stack and line height."""
+    parts = ["text-align:start"]
+    fonts = _RTL_FONTS.get(re.split(r"[-_]", lang, maxsplit=1)[0].lower())
+    if fonts is not None:
+        parts += [f"font-family:{fonts[0]}", f"line-height:{fonts[1]}"]
+    return ";".join(parts)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_ONE_PARAGRAPH = re.compile(r"<p>((?:(?!</?(?:p|div|pre|ul|ol|li|table|blockquote|h\d)\b).)*)</p>", re.S)
+
+
+def latin_isolated(rendered: str) -> str:
+    """Rendered text whose strong characters are all left-to-right (``64 KiB``, ``GPU``) as an LTR isolate, so a
+    right-to-left wrapper shows it in its own order (``KiB 64`` else); any other text as it is."""
+    import unicodedata
+
+    visible = html.unescape(_TAG.sub("", rendered))
+    strong = {unicodedata.bidirectional(c) for c in visible} & {"L", "R", "AL"}
+    if strong != {"L"}:
+        return rendered
+    paragraph = _ONE_PARAGRAPH.fullmatch(rendered)
+    if paragraph is not None:
+        return f'<p><bdi dir="ltr">{paragraph.group(1)}</bdi></p>'
+    if re.search(r"</?(?:p|div|pre|ul|ol|li|table|blockquote|h\d)\b", rendered):
+        return rendered  # (blocks: each keeps the wrapper's direction)
+    return f'<bdi dir="ltr">{rendered}</bdi>'
+
+
 # -- math ------------------------------------------------------------------------------------------------------
 
 # MathML elements and how many children each needs: latex2mathml leaves one out where the LaTeX lacks an argument.

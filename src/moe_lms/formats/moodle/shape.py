@@ -54,11 +54,11 @@ _MULTILANG_SPLIT = re.compile(r'<(?:lang|span)[^>]+lang="([a-zA-Z0-9_-]+)"[^>]*>
 _MULTILANG_SPAN = re.compile(r"<span\b[^>]*\bclass=\"multilang\"[^>]*>", re.I)
 _STRICT_MULTILANG_SPAN = re.compile(r'<span(\s+lang="[a-zA-Z0-9_-]+"|\s+class="multilang"){2}\s*>', re.I)
 # The wrapper this module writes around every text of a per-locale export: one div with only dir and/or lang.
-_WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2})\s*>')
+_WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2}(?:\s+style="[^"<>]*")?)\s*>')
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
 _TAG = re.compile(r"<[^>]*>")
-_TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)">)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
+_TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)"(?: style="[^"<>]*")?>)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
 
 
 def moodle_lang(locale: str) -> str:
