@@ -3,10 +3,17 @@
 Every string is distinct (each names its question), as in a real bank: a cache keyed by text gains nothing here
 that it would not gain on real questions. (The words come from 23 sentences, which alone repeat every 23
 questions.)
+
+The benchmarks import it; as a script it writes such a bank, to try moe-lms on a large one:
+
+    python bench/bankgen.py 20000 big-bank [--locales ur,vi]
+    moe-lms check big-bank
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 
 from moe_lms.loader import save_bank
@@ -70,3 +77,23 @@ def make_bank(questions: int, target_locales: tuple[str, ...] = ("ur", "vi")) ->
 def write_bank(directory: Path, questions: int, target_locales: tuple[str, ...] = ("ur", "vi")) -> Path:
     save_bank(make_bank(questions, target_locales), directory)
     return directory
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Write a generated bank (bank.yaml and locales/*.po) to try moe-lms.")
+    parser.add_argument("questions", type=int, help="how many questions (4 choices each)")
+    parser.add_argument("directory", type=Path, help="the bank folder to write (made if missing; must hold no bank)")
+    parser.add_argument("--locales", default="ur,vi", help="target locales, comma-separated (default: ur,vi)")
+    args = parser.parse_args(argv)
+    if args.questions < 1:
+        parser.error("questions: at least 1")
+    if (args.directory / "bank.yaml").exists():
+        parser.error(f"{args.directory} already holds a bank.yaml: name a new folder")
+    locales = tuple(tag for tag in args.locales.split(",") if tag)
+    write_bank(args.directory, args.questions, locales)
+    print(f"wrote {args.directory}: {args.questions} questions, target locales {', '.join(locales) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

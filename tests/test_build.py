@@ -357,3 +357,41 @@ def test_a_bug_in_a_worker_is_raised_with_its_traceback_once_the_other_files_are
     assert isinstance(caught.value.__cause__, WorkerTraceback)
     assert "in broken" in str(caught.value.__cause__)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "c.txt"]
+
+
+ARITHMETIC = Path(__file__).resolve().parents[1] / "question_bank" / "moe-serving-arithmetic"
+
+
+def test_the_readme_names_the_folder_the_bank_was_built_from_never_a_path_it_does_not_have(tmp_path: Path) -> None:
+    """The newcomer review's case: a bank in photosynthesis/ whose id is another name; the README used to say
+    question_bank/<id>/ whatever the folder was."""
+    courses = tmp_path / "courses"
+    save_bank(sample_bank(), courses / "photosynthesis")
+    assert build(courses / "photosynthesis", courses / "shelf").exit_code == 0
+    beside = (courses / "shelf" / "README.md").read_text(encoding="utf-8")
+    assert "from `photosynthesis/`" in beside and "question_bank/" not in beside
+    (tmp_path / "elsewhere").mkdir()
+    assert build(courses / "photosynthesis", tmp_path / "elsewhere" / "shelf").exit_code == 0
+    away = (tmp_path / "elsewhere" / "shelf" / "README.md").read_text(encoding="utf-8")
+    assert "from `photosynthesis/`" in away and str(tmp_path) not in away
+    nested = tmp_path / "repo" / "question_bank" / "photosynthesis"
+    save_bank(sample_bank(), nested)
+    assert build(nested, tmp_path / "repo" / "exporters").exit_code == 0
+    readme = (tmp_path / "repo" / "exporters" / "README.md").read_text(encoding="utf-8")
+    assert "from `question_bank/photosynthesis/`" in readme
+
+
+def test_the_readme_says_what_the_shelf_leaves_out_of_a_bank_with_an_image_and_code(tmp_path: Path) -> None:
+    """GIFT files without the diagram, and no all-languages Moodle file because of the code block: both used to go
+    unsaid (newcomer review, item 12)."""
+    assert build(ARITHMETIC, tmp_path / "shelf").exit_code == 0
+    readme = (tmp_path / "shelf" / "README.md").read_text(encoding="utf-8")
+    assert "The GIFT files of this bank leave out its image: GIFT has no place for images." in readme
+    assert "No all-languages Moodle file for this bank: its code blocks" in readme
+    assert not list((tmp_path / "shelf").glob("*.multilang.moodle.xml"))
+
+
+def test_a_bank_the_shelf_leaves_nothing_out_of_gets_no_such_sentence(bank_dir: Path, tmp_path: Path) -> None:
+    assert build(bank_dir, tmp_path / "shelf").exit_code == 0
+    readme = (tmp_path / "shelf" / "README.md").read_text(encoding="utf-8")
+    assert "leave out" not in readme and "No all-languages Moodle file" not in readme

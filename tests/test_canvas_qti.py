@@ -92,8 +92,8 @@ def test_push_via_qti_uploads_canvas_s_own_qti_package_per_locale(app: Canvas) -
     banks = app.course().question_banks
     assert sorted(banks) == [
         "Expert parallelism for MoE serving: a quiz (en)",
-        "Sự song song của chuyên gia cho bài kiểm tra phục vụ MoE (vi)",
-        "ایم او ای سرونگ کوئز کے لیے ماہر متوازی (ur)",
+        "MoE سرونگ کے لیے ماہر متوازیت (expert parallelism): ایک کوئز (ur)",
+        "Song song chuyên gia (expert parallelism) khi phục vụ mô hình MoE: bài kiểm tra (vi)",
     ]
     assert all(len(items) == 8 for items in banks.values())
     assert banks["Expert parallelism for MoE serving: a quiz (en)"][0] == "ep-distributes-en"  # a Canvas QTI 1.2 item

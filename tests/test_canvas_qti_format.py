@@ -17,6 +17,7 @@ from moe_lms.formats.cc11.validate import check_package
 from moe_lms.model import Bank, Kind
 from moe_lms.problems import ProblemsFound
 
+from .conftest import SHIPPED_BANK_DIR
 from .qti12_support import NS, export, items, members, rezip, run, xsd
 from .qti_support import rich_bank
 from .sample_bank import sample_bank
@@ -379,7 +380,8 @@ def test_an_item_whose_choice_has_no_comment_is_refused_naming_it() -> None:
 def test_export_and_import_canvas_qti(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped_bank: Bank) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    assert runner.invoke(main, ["export", "--format", "canvas-qti", "--locale", "vi"]).exit_code == 0
+    export_args = ["export", "--format", "canvas-qti", "--locale", "vi", str(SHIPPED_BANK_DIR)]
+    assert runner.invoke(main, export_args).exit_code == 0
     package = tmp_path / "moe-expert-parallelism.vi.canvas-qti.zip"
     result = runner.invoke(main, ["import", "canvas-qti", str(package), "-o", "bank"])
     assert result.exit_code == 0, result.output

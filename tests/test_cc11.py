@@ -19,6 +19,7 @@ from moe_lms.problems import Severity
 from moe_lms.richtext import direction_style
 from moe_lms.text import plain_text, render_block, render_inline
 
+from .conftest import SHIPPED_BANK_DIR
 from .qti12_support import NS, export, items, members, rezip, run, xsd
 from .qti_support import rich_bank
 from .sample_bank import sample_bank
@@ -206,8 +207,9 @@ def test_an_item_without_an_answer_key_is_an_error() -> None:
 def test_export_names_a_one_locale_cartridge_after_its_locale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
-    assert runner.invoke(main, ["export", "--format", "cc11", "--locale", "ur"]).exit_code == 0
-    assert runner.invoke(main, ["export", "--format", "cc11"]).exit_code == 0
+    bank = str(SHIPPED_BANK_DIR)
+    assert runner.invoke(main, ["export", "--format", "cc11", "--locale", "ur", bank]).exit_code == 0
+    assert runner.invoke(main, ["export", "--format", "cc11", bank]).exit_code == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["moe-expert-parallelism.imscc", "moe-expert-parallelism.ur.imscc"]
 

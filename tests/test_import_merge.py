@@ -92,10 +92,14 @@ def test_an_import_over_the_bank_updates_its_questions_and_keeps_its_draft_trans
     exported = _export(tmp_path, "moodle")
     bank = _copy_of_the_shipped_bank(tmp_path)
     ur = bank / "locales" / "ur.po"
-    # The shipped translations are all reviewed: make every explanation a draft again, as a translator's work
-    # in progress would be.
+    # Make every explanation a draft (those not one already), as a translator's work in progress would be.
     ur.write_text(
-        re.sub(r'^(msgctxt "[^"]*/explanation")$', r"#, fuzzy\n\1", ur.read_text(encoding="utf-8"), flags=re.M),
+        re.sub(
+            r'(?<!#, fuzzy\n)^(msgctxt "[^"]*/explanation")$',
+            r"#, fuzzy\n\1",
+            ur.read_text(encoding="utf-8"),
+            flags=re.M,
+        ),
         encoding="utf-8",
     )
     drafts_before = ur.read_text(encoding="utf-8").count("#, fuzzy")

@@ -140,7 +140,10 @@ def test_po_syntax_error_names_its_line(tmp_path: Path) -> None:
 
 def test_po_for_a_locale_the_bank_does_not_target_is_an_error(tmp_path: Path) -> None:
     found = problems(write(tmp_path, GOOD, {"fr": 'msgid ""\nmsgstr ""\n'}))
-    assert found == [f"{tmp_path / 'locales' / 'fr.po'}: error: locale 'fr' is not in the bank's target_locales"]
+    assert found == [
+        f"{tmp_path / 'locales' / 'fr.po'}: error: locale 'fr' is not in the bank's target_locales: to translate "
+        "into it, add fr to target_locales: in bank.yaml and run `moe-lms translations update` (or delete this file)"
+    ]
 
 
 def test_load_bank_raises_with_every_problem(tmp_path: Path) -> None:

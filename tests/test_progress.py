@@ -105,3 +105,19 @@ def test_import_shows_what_it_reads_on_a_terminal(tmp_path: Path, monkeypatch: p
     assert result.exit_code == 0, result.output
     assert "reading" in screen.getvalue() and "writing the bank into" in screen.getvalue()
     shutil.rmtree(tmp_path / "b")
+
+
+def test_long_work_shows_its_percentage_and_rate(
+    bank_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a bank: a bar over the bytes of bank.yaml and the PO files, with the percentage, size and speed;
+    building a shelf: the percentage and files per second."""
+    screen = io.StringIO()
+    monkeypatch.setitem(common.err.__dict__, "rich", Console(file=screen, force_terminal=True, width=160))
+    assert CliRunner().invoke(main, ["check", str(bank_dir)]).exit_code == 0
+    reading = [line for line in screen.getvalue().splitlines() if "reading the bank in" in line]
+    assert reading and "100%" in reading[-1] and "B/s" in reading[-1]
+    screen.truncate(0)
+    assert CliRunner().invoke(main, ["build", str(bank_dir), "--out", str(tmp_path / "shelf")]).exit_code == 0
+    building = [line for line in screen.getvalue().splitlines() if "building" in line]
+    assert building and "100%" in building[-1] and "files/s" in building[-1]

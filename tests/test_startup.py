@@ -124,6 +124,12 @@ def test_help_lists_every_command_as_click_lists_them() -> None:
     assert listed == formatter.getvalue().split("Commands:\n")[1]
 
 
+def test_help_lists_each_command_s_summary_whole_not_cut_at_45_characters() -> None:
+    listed = CliRunner().invoke(main, ["--help"], terminal_width=80).output.split("Commands:\n")[1]
+    assert "..." not in listed
+    assert " ".join(listed.split()).count("and a README saying which file to take and how to import it.") == 1
+
+
 def test_the_version_is_the_one_the_package_is_installed_with() -> None:
     assert importlib.metadata.version("moe-lms") == __version__
 

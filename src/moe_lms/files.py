@@ -1,11 +1,13 @@
 """File output at the edge: every file moe-lms writes goes through here.
 
 A regular file is replaced atomically (a temporary file beside it, fsync, rename), so an interrupted run never
-leaves half a file, and the replacement keeps the old file's permissions. A symlink is followed and its target
-written (atomically when that is a regular file). A character device or a FIFO (``/dev/null``, a named pipe) is
-written straight into: it cannot be replaced, only fed. A folder is refused, and so is a path whose folder does
-not exist unless the caller asks for ``parents``. Every failure is an :class:`OutputError`, one line naming the
-path, for the CLI to print without a traceback.
+leaves half a file, and the replacement keeps the old file's permissions. A symlink is never written through:
+the link itself is replaced by the new file and its target is left as it was (a cloned repository can hold a
+link to any file of the user's). A character device or a FIFO (``/dev/null``, a named pipe) is written straight
+into: it cannot be replaced, only fed; :func:`write_atomic_stream` (``export -o``) feeds one a symlink leads to
+too (``/dev/stdout``), :func:`replace_if_changed` (the shelf) never does. A folder is refused, and so is a path
+whose folder does not exist unless the caller asks for ``parents``. Every failure is an :class:`OutputError`,
+one line naming the path, for the CLI to print without a traceback.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def write_atomic(path: Path, data: bytes, *, parents: bool = False) -> None:
 
 def write_atomic_stream(path: Path, produce: Callable[[BinaryIO], object], *, parents: bool = False) -> None:
     """Let ``produce`` stream into ``path``: via a temporary file renamed over it, or straight into a device."""
-    _write(path, produce, compare=False, replace=True, parents=parents)
+    _write(path, produce, compare=False, replace=True, parents=parents, devices=True)
 
 
 def replace_if_changed(
@@ -47,18 +49,29 @@ def replace_if_changed(
     ``path``'s folder is touched (the temporary file goes to the system's). Files are compared a chunk at a time,
     so memory stays flat however large they are.
     """
-    return _write(path, produce, compare=True, replace=replace, parents=parents)
+    return _write(path, produce, compare=True, replace=replace, parents=parents, devices=False)
 
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _leads_to_device(path: Path) -> bool:
+    """Whether the symlink ``path`` leads to a character device or a FIFO (``/dev/stdout``)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def resolve_output(path: Path, *, parents: bool = False) -> Path:
-    """The file a write to ``path`` lands in: symlinks followed; a folder, or a missing folder, refused."""
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    """The file a write to ``path`` lands in: ``path`` itself (a symlink is replaced, never followed); a folder,
+    or a missing folder, refused."""
+    target = path
     if target.is_dir():
-        raise OutputError(f"cannot write {path}: it is a folder; name a file inside it")
+        what = "a symlink to a folder" if target.is_symlink() else "a folder"
+        raise OutputError(f"cannot write {path}: it is {what}; name a file inside it")
     folder = target.parent
     if not folder.is_dir():
         if folder.exists() or folder.is_symlink():
@@ -85,10 +98,16 @@ def make_folder(path: Path) -> None:
         raise OutputError(f"cannot create the folder {path}: {_reason(exc)}") from None
 
 
-def _write(path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, parents: bool) -> bool:
+def _write(
+    path: Path, produce: Callable[[BinaryIO], object], *, compare: bool, replace: bool, parents: bool, devices: bool
+) -> bool:
     target = resolve_output(path, parents=parents) if replace else path
     try:
-        existing: os.stat_result | None = target.stat()
+        # A symlink is the file to replace, never followed (but one to a device is fed, where ``devices`` allows).
+        fed = devices and target.is_symlink() and _leads_to_device(target)
+        existing: os.stat_result | None = target.stat() if fed else target.lstat()
+        if existing is not None and stat.S_ISLNK(existing.st_mode):
+            existing = None  # (the new file gets the default mode, not the link's, and always differs)
     except FileNotFoundError:
         existing = None
     except OSError as exc:
@@ -153,7 +172,7 @@ def _through_temporary_file(
         with os.fdopen(fd, "wb", buffering=_WRITE_BUFFER) as out:
             produce(out)
             out.flush()
-            differs = not (compare and path.is_file() and filecmp.cmp(tmp, path, shallow=False))
+            differs = not (compare and _is_regular(path) and filecmp.cmp(tmp, path, shallow=False))
             if differs and replace:
                 _keep_owner_and_mode(out.fileno(), existing)
                 os.fsync(out.fileno())
@@ -164,6 +183,14 @@ def _through_temporary_file(
         with _live_lock:
             Path(tmp).unlink(missing_ok=True)
             _live.discard(tmp)
+
+
+def _is_regular(path: Path) -> bool:
+    """A regular file, not a symlink to one (a symlink always differs: it is replaced, its target never read)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
 
 
 # --- no temporary file outlives a signal ----------------------------------------------------------------------

@@ -12,6 +12,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -20,9 +21,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 import yaml_rs
 from pydantic import ValidationError
 
+from . import messages
 from .bulk import gc_paused, settled
 from .files import write_atomic
 from .model import (
+    TRUE_FALSE_SHORTHAND,
     XML_ILLEGAL,
     Bank,
     Choice,
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
     from . import po
 
 BANK_FILE = "bank.yaml"
+BANK_FILE_OTHER_NAME = "bank.yml"  # YAML's other usual file name: accepted as the same file
 LOCALES_DIR = "locales"
 # UTF-8, with the byte-order mark some Windows editors put first taken off (YAML and PO both allow one).
 TEXT_ENCODING = "utf-8-sig"
@@ -52,6 +56,57 @@ TEXT_ENCODING = "utf-8-sig"
 _KNOWN_KEYS = sorted(
     set(Bank.model_fields) | set(Question.model_fields) | set(Choice.model_fields) | set(Feedback.model_fields)
 )
+
+
+def bank_yaml_path(directory: Path) -> Path:
+    """The bank's YAML file in ``directory``: bank.yaml, or bank.yml when only that exists."""
+    other = directory / BANK_FILE_OTHER_NAME
+    if not (directory / BANK_FILE).exists() and other.exists():
+        return other
+    return directory / BANK_FILE
+
+
+# Told, while a command shows progress, how many more bytes of the bank's files have been read (see open_reported).
+reading_progress: ContextVar[Callable[[int], None] | None] = ContextVar("reading_progress", default=None)
+
+
+def open_reported(path: Path) -> TextIO:
+    """``path`` opened as text, reporting the bytes read to :data:`reading_progress` when it is set."""
+    stream = path.open(encoding=TEXT_ENCODING)
+    report = reading_progress.get()
+    return stream if report is None else _Reported(stream, report)  # type: ignore[return-value]
+
+
+class _Reported:
+    """A text stream that reports how far its file has been read, by its byte position (one call per read)."""
+
+    def __init__(self, stream: TextIO, report: Callable[[int], None]) -> None:
+        self._stream, self._report, self._at = stream, report, 0
+
+    def _moved(self) -> None:
+        at = self._stream.buffer.tell()
+        if at > self._at:
+            self._report(at - self._at)
+            self._at = at
+
+    def read(self, size: int = -1) -> str:
+        text = self._stream.read(size)
+        self._moved()
+        return text
+
+    def readline(self, size: int = -1) -> str:
+        text = self._stream.readline(size)
+        self._moved()
+        return text
+
+    def __enter__(self) -> _Reported:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.close()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
 
 
 def _display(path: Path) -> str:
@@ -99,6 +154,20 @@ class _YamlLines:
                 break
             node = nxt
         return node.start_mark.line + 1, node.start_mark.column + 1
+
+    def scalar(self, path: Sequence[str | int]) -> str | None:
+        """The value at ``path`` as the file spells it (``True``, ``15``), when it is a plain scalar there."""
+        import yaml
+
+        node = self.root()
+        for step in path:
+            if isinstance(node, yaml.MappingNode):
+                node = next((v for k, v in node.value if isinstance(k, yaml.ScalarNode) and k.value == step), None)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and 0 <= step < len(node.value):
+                node = node.value[step]
+            else:
+                return None
+        return node.value if isinstance(node, yaml.ScalarNode) and not node.style else None
 
     def duplicate_key(self) -> tuple[str, int, int] | None:
         """The first mapping key used twice, with its second line and column (yaml-rs names no place)."""
@@ -247,6 +316,11 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
             message = f"{loc[0]}: unknown locale {err['input']!r} (a locale tag such as en, ur, vi or pt_BR)"
             collector.add(loc, message, None)
             continue
+        worded = _in_authors_words(collector, err, loc, name, raw_questions)
+        if worded is not None:
+            where = _where(raw_questions, loc)
+            collector.add(loc[:-1] if kind == "missing" else loc, worded, where, key=kind == "extra_forbidden")
+            continue
         if kind == "union_member":
             message = f"{name}: {err['input']!r} is not {' or '.join(err['wanted'])}"
             collector.add(loc, message, _where(raw_questions, loc))
@@ -271,6 +345,42 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
         else:
             message = f"{name}: {err['msg']}"
         collector.add(loc, message, _where(raw_questions, loc))
+
+
+def _in_authors_words(
+    collector: _Collector, err: Any, loc: tuple[str | int, ...], name: str, raw_questions: list[Any]
+) -> str | None:
+    """moe_lms.messages' wording of an error, when it has one (given the value as bank.yaml spells it)."""
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        return messages.misplaced_key(name, _part_of(loc[:-1]), _KEYS_OF)
+    question = None
+    if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int) and loc[1] < len(raw_questions):
+        raw = raw_questions[loc[1]]
+        question = raw if isinstance(raw, dict) else None
+    written = collector.lines.scalar(loc) if kind in ("string_type", "bool_type") else None
+    return messages.validation_message(err, name, written=written, question=question)
+
+
+_KEYS_OF = {
+    "the bank": tuple(Bank.model_fields),
+    "a question": (*Question.model_fields, *TRUE_FALSE_SHORTHAND),
+    "a choice": tuple(Choice.model_fields),
+    "the feedback": tuple(Feedback.model_fields),
+}
+
+
+def _part_of(loc: Sequence[str | int]) -> str:
+    """Which part of a bank a path into bank.yaml is in (messages._PARTS' words)."""
+    if not loc:
+        return "the bank"
+    if loc[0] == "feedback":
+        return "the feedback"
+    if loc[0] == "questions" and len(loc) == 2:
+        return "a question"
+    if loc[0] == "questions" and len(loc) == 4 and loc[2] == "choices":
+        return "a choice"
+    return "the bank"
 
 
 def _stand_in(question_id: str | None, index: int) -> Question:
@@ -390,7 +500,7 @@ def _read_in_runs(path: Path) -> tuple[Bank, list[int]] | None:
     header: object = None
     validate = Question.__pydantic_validator__.validate_python  # model_validate without its Python wrapper (5%)
     try:
-        with path.open(encoding=TEXT_ENCODING) as stream:
+        with open_reported(path) as stream:
             for part in _split_questions(stream):
                 text = part if isinstance(part, str) else part[0]
                 if alias_expansion_problem(text) is not None:
@@ -461,6 +571,9 @@ def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_sa
             if tab >= 0:
                 message = "a tab character: YAML indents with spaces only; replace the tab with spaces"
                 return Problem(file, number, f"YAML syntax error: {message} (YAML: {parser_says})", column=tab + 1)
+    worded = messages.yaml_syntax_message(text, line, column, parser_says)
+    if worded is not None:
+        return Problem(file, line, f"YAML syntax error: {worded} (YAML: {parser_says})", column=column)
     if "mapping values are not allowed" in parser_says:
         message = (
             "a colon followed by a space inside a text makes YAML read a new key: put the text in quotes "
@@ -514,6 +627,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         collector.add(("questions",), "questions: must be a list of questions", None)
         raw_questions = []
     questions: list[Question] = []
+    as_written: dict[int, Question] = {}  # the questions with errors, their texts as written (for the image check)
     valid = True
     for index, rq in enumerate(raw_questions):
         try:
@@ -525,6 +639,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
             # A stand-in keeps the bank-wide checks (duplicate ids) running over every question.
             rid = rq.get("id") if isinstance(rq, dict) else None
             questions.append(_stand_in(rid if isinstance(rid, str) else None, index))
+            as_written[index] = _as_written(rq, index)
     header = {k: v for k, v in raw.items() if k not in ("questions", "translations")}
     if "translations" in raw:
         collector.add(("translations",), "unknown key 'translations' (translations live in locales/*.po)", None)
@@ -533,8 +648,31 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     except ValidationError as exc:
         _report(collector, exc, (), raw_questions)
     if not valid or collector.problems:
+        # Every problem in one run: the images and formulas of the texts are checked too, not after a fix.
+        texts = [as_written.get(n, q) for n, q in enumerate(questions)]
+        partial = Bank.model_construct(id="-", title="-", questions=tuple(texts), translations={}, media={})
+        collector.problems += rich_content_problems(path.parent, partial)[1]
         return None, collector.problems
     return bank, []
+
+
+def _as_written(raw: Any, index: int) -> Question:
+    """A question that failed validation, built without it from what its texts are (for checks of the texts)."""
+    raw = raw if isinstance(raw, dict) else {}
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else "-"
+
+    raw_choices = raw.get("choices")
+    choices = []
+    for j, c in enumerate(raw_choices if isinstance(raw_choices, list) else []):
+        c = c if isinstance(c, dict) else {}  # (kept in place: a choice's number is its place in the YAML)
+        cid = c["id"] if isinstance(c.get("id"), str) else f"choice-{j}"
+        choices.append(Choice.model_construct(id=cid, text=text(c.get("text")), explanation=text(c.get("explanation"))))
+    qid = raw.get("id") if isinstance(raw.get("id"), str) else f"invalid-question-{index}"
+    return Question.model_construct(
+        id=qid, stem=text(raw.get("stem")), explanation=text(raw.get("explanation")), choices=tuple(choices)
+    )
 
 
 def read_catalog(
@@ -548,7 +686,7 @@ def read_catalog(
 
     reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
     try:
-        with path.open(encoding=TEXT_ENCODING) as stream:
+        with open_reported(path) as stream:
             for position, item in enumerate(po.iter_runs(stream)):
                 if isinstance(item, po.Run):
                     reader.run(item)
@@ -557,7 +695,8 @@ def read_catalog(
                     if language and language.replace("-", "_") != locale:
                         reader.problem(item.line, f"header says Language: {language}, but the file name says {locale}")
                 elif not item.obsolete:
-                    reader.entry(item.context, item.msgid, item.msgstr, item.fuzzy, item.line)
+                    previous = item.previous_msgid if item.fuzzy else None
+                    reader.entry(item.context, item.msgid, item.msgstr, item.fuzzy, item.line, previous)
     except po.PoSyntaxError as exc:
         syntax = Problem(reader.file, exc.line, f"PO syntax error: {exc.message}")
         return PackedCatalog(reader.catalog.index), [*reader.problems, syntax]
@@ -603,7 +742,11 @@ class _CatalogReader:
         self.catalog.add_run(first, run.msgstrs, run.fuzzy, stale)
         self.next = first + count
 
-    def entry(self, context: str | None, msgid: str, msgstr: str, fuzzy: bool, line: int) -> None:
+    def entry(
+        self, context: str | None, msgid: str, msgstr: str, fuzzy: bool, line: int, previous: str | None = None
+    ) -> None:
+        """One entry. ``previous``: a fuzzy entry's ``#| msgid``, the source its translation was made from, as
+        ``translations update`` keeps it when the source changes: until re-translated the entry stays stale."""
         if context is None:
             self.problem(line, f"entry {msgid[:40]!r} has no msgctxt (the string's path)")
             return
@@ -622,18 +765,37 @@ class _CatalogReader:
                 self.problem(line, f"msgstr: {exc}", _path_where(context))
                 return
         source = self.index.string(ordinal)[1]
-        self.catalog.add(ordinal, msgstr, fuzzy, msgid if msgid != source else None)
+        translated_from = previous if previous is not None and previous != msgid else msgid
+        self.catalog.add(ordinal, msgstr, fuzzy, translated_from if translated_from != source else None)
 
     def orphans_warning(self, shown: int = 3) -> list[Problem]:
-        """Entries whose string the bank no longer has (a question or choice deleted or renamed), as one warning
-        for the file: their translations are unused, and ``translations update`` makes them obsolete."""
-        if not self.orphans:
-            return []
+        """Entries whose msgctxt names no string of the bank. One that is no string path at all (``../../etc/
+        passwd``, a path with a key no string has) is an error: no bank ever had that string. One shaped like a
+        path whose question or choice was deleted or renamed is one warning for the file: its translation is
+        unused, and ``translations update`` (which reads only bank.yaml) makes it obsolete."""
+        malformed = [(line, context) for line, context in self.orphans if not _STRING_PATH.match(context)]
+        problems = []
+        if malformed:
+            named = ", ".join(f"{context[:60]!r} (line {line})" for line, context in malformed[:shown])
+            more = f" and {len(malformed) - shown} more" if len(malformed) > shown else ""
+            problems.append(
+                Problem(
+                    self.file,
+                    malformed[0][0],
+                    f"{len(malformed)} msgctxt {'is' if len(malformed) == 1 else 'are'} no path of a string of a "
+                    f"bank: {named}{more}. A msgctxt is the string's path (title, q1/stem, "
+                    "q1/choices/a/text …): correct it or delete the entry",
+                    severity=Severity.ERROR,
+                )
+            )
+        orphans = [(line, context) for line, context in self.orphans if _STRING_PATH.match(context)]
+        if not orphans:
+            return problems
         examples = []
-        for line, context in self.orphans[:shown]:  # a few show the pattern; each hint searches the question ids
+        for line, context in orphans[:shown]:  # a few show the pattern; each hint searches the question ids
             hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
             examples.append(f"{context!r} (line {line}{f', did you mean {hint[0]!r}?' if hint else ''})")
-        count = len(self.orphans)
+        count = len(orphans)
         more = f" and {count - shown} more" if count > shown else ""
         message = (
             f"{count} {'entry names' if count == 1 else 'entries name'} no string of the bank: "
@@ -641,7 +803,13 @@ class _CatalogReader:
             "`moe-lms translations update` to make them obsolete (or correct a mistyped msgctxt); until then "
             "they are not used"
         )
-        return [Problem(self.file, self.orphans[0][0], message, severity=Severity.WARNING)]
+        return [*problems, Problem(self.file, orphans[0][0], message, severity=Severity.WARNING)]
+
+
+# What a msgctxt naming a string looks like (model.strings): anything else names no string of any bank.
+_STRING_PATH = re.compile(
+    r"(?:title|intro|feedback/[a-z_]+|[a-z][a-z0-9-]*/(?:stem|explanation|choices/[a-z][a-z0-9-]*/(?:text|explanation)))\Z"
+)
 
 
 def _clean_already(text: str) -> bool:
@@ -673,7 +841,7 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems, maybe_rich = _read_bank_yaml(directory / BANK_FILE)
+    bank, problems, maybe_rich = _read_bank_yaml(bank_yaml_path(directory))
     if bank is None:
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
@@ -686,7 +854,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
                 Problem(
                     _display(path),
                     None,
-                    f"locale {locale!r} is not in the bank's target_locales",
+                    messages.locale_not_targeted(locale),
                     severity=Severity.ERROR,
                 )
             )
@@ -754,7 +922,7 @@ def rich_content_problems(
         return found
 
     problems: list[Problem] = []
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
     for path, source in _rich_strings(bank, maybe_rich):
@@ -793,7 +961,7 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
         return markdown_renders_blank(text, inline=path == "title" or path.endswith("/text"))
 
     problems: list[Problem] = []
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     lines = _YamlLines(yaml_file)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     for path, source in strings(bank):
@@ -850,7 +1018,7 @@ def placeholder_problems(directory: Path, bank: Bank, *, strict: bool = False) -
     """Explanations that are a placeholder (``TODO: …``, as importers write them, ``TBD``, ``...``): a warning,
     an error when ``strict``. Only ``check`` runs it."""
     problems: list[Problem] = []
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     lines = _YamlLines(yaml_file)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     severity = Severity.ERROR if strict else Severity.WARNING
@@ -940,7 +1108,7 @@ def save_bank(
 
     written = []
     if bank_file:
-        written.append(directory / BANK_FILE)
+        written.append(bank_yaml_path(directory))
         write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
     for locale in bank.target_locales if locales is None else locales:
         path = directory / LOCALES_DIR / f"{locale}.po"

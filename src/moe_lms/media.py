@@ -9,8 +9,10 @@ type, SHA-256), kept in ``Bank.media``; writers embed it (Moodle), package it (Q
 Refused, each with the file, line and question: a missing file, a path outside the bank folder (``../``, an
 absolute path, a symbolic link that leads out), a type that is not PNG, JPEG, GIF, WebP or SVG or whose bytes say
 another type than its name, a file over the size limit (``media_max_kib`` in bank.yaml, 1 MiB by default), an image
-without alt text, and an SVG with a script, an event attribute, a ``foreignObject``, an external reference or a
-DOCTYPE (parsed with :mod:`moe_lms.xmlsafe`).
+without alt text, and an SVG with anything outside the SVG allow-list (:data:`SVG_ELEMENTS`,
+:data:`SVG_ATTRIBUTES`: no script, event attribute, ``foreignObject``, animated link, external reference in any
+spelling, processing instruction or DOCTYPE; parsed with :mod:`moe_lms.xmlsafe`). Importers and every export apply
+the same allow-list (:func:`packaged_media`, :func:`media_problems`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -44,8 +47,6 @@ MEDIA_TYPES = {
     ".svg": "image/svg+xml",
 }
 SVG = "image/svg+xml"
-# Elements an image has no business with: they run code, embed other documents or pull in outside content.
-_SVG_REFUSED_ELEMENTS = frozenset({"script", "foreignObject", "iframe", "embed", "object", "audio", "video", "use"})
 
 
 class MediaError(ValueError):
@@ -141,40 +142,175 @@ def _kib(size: int) -> str:
     return f"{size / 1024:,.0f} KiB" if size < 1024 * 1024 else f"{size / 1024 / 1024:,.1f} MiB"
 
 
+# The SVG allow-list: the elements and attributes of static SVG (shapes, text, gradients, patterns, markers,
+# filters, and animation of presentation attributes), each in the SVG namespace. An SVG opened as a document
+# runs script and follows links, so everything else is refused: script, foreignObject, iframe/embed/object,
+# XHTML or any namespace that renders, event attributes, links other than to a #fragment of the file (an
+# <image> may hold a PNG, JPEG, GIF or WebP data: URI), animation of href or of an event, style that refers
+# outside the file however it is spelt, processing instructions (xml-stylesheet) and comments in a <style>.
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+# Editors' metadata (Inkscape, Sodipodi, RDF, Dublin Core, Creative Commons): no browser renders or runs it.
+_SVG_INERT_NS = frozenset(
+    {
+        "http://www.inkscape.org/namespaces/inkscape",
+        "http://sodipodi.sourceforge.net/DTD/sodipodi-0.dtd",
+        "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+        "http://purl.org/dc/elements/1.1/",
+        "http://creativecommons.org/ns#",
+        "http://web.resource.org/cc/",
+    }
+)
+# fmt: off
+SVG_ELEMENTS = frozenset({
+    "svg", "g", "defs", "desc", "title", "metadata", "symbol", "use", "image", "switch", "style", "a", "view",
+    "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "text", "tspan", "textPath",
+    "linearGradient", "radialGradient", "stop", "pattern", "clipPath", "mask", "marker",
+    "filter", "feBlend", "feColorMatrix", "feComponentTransfer", "feComposite", "feConvolveMatrix",
+    "feDiffuseLighting", "feDisplacementMap", "feDistantLight", "feDropShadow", "feFlood", "feFuncA", "feFuncB",
+    "feFuncG", "feFuncR", "feGaussianBlur", "feImage", "feMerge", "feMergeNode", "feMorphology", "feOffset",
+    "fePointLight", "feSpecularLighting", "feSpotLight", "feTile", "feTurbulence",
+    "animate", "animateMotion", "animateTransform", "set", "mpath",
+})
+# Presentation attributes: what an animation may change too.
+_SVG_PRESENTATION = frozenset({
+    "alignment-baseline", "baseline-shift", "clip", "clip-path", "clip-rule", "color", "color-interpolation",
+    "color-interpolation-filters", "color-rendering", "direction", "display", "dominant-baseline",
+    "enable-background", "fill", "fill-opacity", "fill-rule", "filter", "flood-color", "flood-opacity", "font",
+    "font-family", "font-size", "font-size-adjust", "font-stretch", "font-style", "font-variant", "font-weight",
+    "glyph-orientation-horizontal", "glyph-orientation-vertical", "image-rendering", "kerning", "letter-spacing",
+    "lighting-color", "marker", "marker-start", "marker-mid", "marker-end", "mask", "opacity", "overflow",
+    "paint-order", "pointer-events", "shape-rendering", "stop-color", "stop-opacity", "stroke", "stroke-dasharray",
+    "stroke-dashoffset", "stroke-linecap", "stroke-linejoin", "stroke-miterlimit", "stroke-opacity", "stroke-width",
+    "text-anchor", "text-decoration", "text-rendering", "transform", "transform-origin", "unicode-bidi",
+    "vector-effect", "visibility", "word-spacing", "writing-mode", "mix-blend-mode", "isolation",
+    "font-kerning", "font-variant-caps", "font-variant-ligatures", "font-variant-numeric", "font-feature-settings",
+    "text-orientation", "white-space", "line-height", "inline-size", "mask-type", "solid-color", "solid-opacity",
+    "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "d", "points", "width", "height", "dx", "dy",
+    "offset", "fx", "fy", "fr", "rotate", "startOffset", "stdDeviation", "viewBox",
+})
+SVG_ATTRIBUTES = _SVG_PRESENTATION | frozenset({
+    "id", "class", "style", "lang", "role", "tabindex", "focusable", "aria-label", "aria-labelledby",
+    "aria-describedby", "aria-hidden", "version", "baseProfile", "preserveAspectRatio", "zoomAndPan",
+    "textLength", "lengthAdjust", "pathLength", "gradientTransform", "gradientUnits", "patternTransform",
+    "patternUnits", "patternContentUnits", "clipPathUnits", "maskUnits", "maskContentUnits", "markerUnits",
+    "markerWidth", "markerHeight", "refX", "refY", "orient", "spreadMethod", "href", "method", "spacing", "side",
+    "in", "in2", "result", "mode", "type", "values", "tableValues", "slope", "intercept", "amplitude", "exponent",
+    "k1", "k2", "k3", "k4", "operator", "order", "kernelMatrix", "divisor", "bias", "targetX", "targetY",
+    "edgeMode", "kernelUnitLength", "preserveAlpha", "surfaceScale", "diffuseConstant", "specularConstant",
+    "specularExponent", "limitingConeAngle", "pointsAtX", "pointsAtY", "pointsAtZ", "azimuth", "elevation", "z",
+    "scale", "xChannelSelector", "yChannelSelector", "radius", "baseFrequency", "numOctaves", "seed",
+    "stitchTiles", "filterUnits", "primitiveUnits", "filterRes", "media", "requiredFeatures",
+    "requiredExtensions", "systemLanguage", "target", "attributeName", "attributeType", "begin", "dur", "end",
+    "min", "max", "restart", "repeatCount", "repeatDur", "calcMode", "keyTimes", "keySplines", "from", "to", "by",
+    "additive", "accumulate", "path", "keyPoints",
+})
+# fmt: on
+_SVG_ANIMATION = frozenset({"animate", "animateMotion", "animateTransform", "set"})
+_RASTER_DATA_URI = re.compile(r"data:image/(?:png|jpeg|gif|webp)[;,]", re.I)
+_CSS_ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(.))", re.S)
+_CSS_COMMENT = re.compile(r"/\*.*?(?:\*/|$)", re.S)
+_CSS_URL = re.compile(r"url\(\s*(['\"]?)([^'\")]*)")
+# CSS that fetches, runs or loads something without url(…): at-rules and functions taking a bare string.
+_CSS_FETCHING = re.compile(
+    r"@import|@namespace|@font-face|image-set\(|image\(|src\(|expression\(|javascript:|-moz-binding|behavior\s*:"
+)
+
+
 def check_svg(data: bytes, name: str) -> None:
-    """Refuse an SVG that could run code or fetch anything: scripts, event attributes (onload …), foreignObject,
-    references outside the file (href/xlink:href other than ``#fragment``, ``url(http…)`` in styles), and
-    DOCTYPEs/entities (the safe parser refuses those)."""
+    """Refuse an SVG with anything outside the SVG allow-list (above): nothing in it can run code or fetch from
+    outside the file once it is opened as a document. Parsed with :mod:`moe_lms.xmlsafe`'s safety (no DTD,
+    entities or network) but keeping comments and processing instructions, which are checked too."""
+    problem = svg_problem(data)
+    if problem is not None:
+        raise MediaError(f"SVG {name!r} is refused: {problem}")
+
+
+@lru_cache(maxsize=256)  # (every export checks the bank's images again: the shelf's files check the same ones)
+def svg_problem(data: bytes) -> str | None:
+    """What the SVG allow-list refuses in an SVG file, or None."""
     try:
-        root = parse_untrusted(data)
+        root = parse_untrusted(data, keep_comments_and_pis=True)
     except UnsafeXmlError as exc:
-        raise MediaError(f"SVG {name!r} is refused: {exc}") from None
-    if etree.QName(root).localname != "svg":
-        raise MediaError(f"SVG {name!r} is refused: its root element is not <svg>")
+        return str(exc)
+    for sibling in (*root.itersiblings(preceding=True), *root.itersiblings()):
+        if isinstance(sibling, etree._ProcessingInstruction):
+            return f"it has a processing instruction <?{sibling.target}?> (line {sibling.sourceline})"
+    if etree.QName(root).localname != "svg" or etree.QName(root).namespace != SVG_NS:
+        return "its root element is not <svg> in the SVG namespace"
     for element in root.iter():
-        if not isinstance(element.tag, str):
-            if isinstance(element, etree._ProcessingInstruction):
-                line = element.sourceline
-                raise MediaError(f"SVG {name!r} is refused: it has a processing instruction (line {line})")
-            continue
-        local = etree.QName(element).localname
-        line = element.sourceline
-        if local in _SVG_REFUSED_ELEMENTS:
-            raise MediaError(f"SVG {name!r} is refused: it has a <{local}> element (line {line})")
-        for attribute, value in element.attrib.items():
-            attr = etree.QName(attribute).localname
-            if attr.lower().startswith("on"):
-                raise MediaError(f"SVG {name!r} is refused: event attribute {attr!r} (line {line})")
-            if attr == "href" and not value.strip().startswith("#") and not value.strip().startswith("data:image/"):
-                raise MediaError(f"SVG {name!r} is refused: it refers to {value[:60]!r} outside the file (line {line})")
-            if "url(" in value and _external_url(value):
-                raise MediaError(f"SVG {name!r} is refused: a style refers outside the file (line {line})")
-        if local == "style" and element.text and (_external_url(element.text) or "@import" in element.text):
-            raise MediaError(f"SVG {name!r} is refused: a stylesheet refers outside the file (line {line})")
+        problem = _svg_element_problem(element)
+        if problem is not None:
+            return f"{problem} (line {element.sourceline})"
+    return None
 
 
-def _external_url(css: str) -> bool:
-    return any(not target.strip(" '\"").startswith("#") for target in re.findall(r"url\(([^)]*)\)", css))
+def _svg_element_problem(element: etree._Element) -> str | None:
+    if isinstance(element, etree._ProcessingInstruction):
+        return f"it has a processing instruction <?{element.target}?>"
+    if not isinstance(element.tag, str):  # a comment
+        parent = element.getparent()
+        if parent is not None and etree.QName(parent).localname == "style":
+            return "a comment inside a <style>"
+        return None
+    qname = etree.QName(element)
+    if qname.namespace in _SVG_INERT_NS:
+        return None
+    if qname.namespace != SVG_NS or qname.localname not in SVG_ELEMENTS:
+        return f"it has a <{qname.localname}> element, which the SVG allow-list does not have"
+    if qname.localname == "style" and _css_problem(element.text or ""):
+        return f"a stylesheet {_css_problem(element.text or '')}"
+    for attribute, value in element.attrib.items():
+        problem = _svg_attribute_problem(qname.localname, etree.QName(attribute), value)
+        if problem is not None:
+            return problem
+    if qname.localname in _SVG_ANIMATION:
+        target = (element.get("attributeName") or "").strip()
+        local = target.rsplit(":", 1)[-1]
+        if qname.localname != "animateMotion" and (local not in _SVG_PRESENTATION or local == "href"):
+            return f"<{qname.localname}> animates {target!r}; only presentation attributes may be animated"
+    return None
+
+
+def _svg_attribute_problem(element: str, attribute: etree.QName, value: str) -> str | None:
+    local = attribute.localname
+    if local.lower().startswith("on"):
+        return f"event attribute {local!r}"
+    if attribute.namespace in _SVG_INERT_NS or (attribute.namespace == XML_NS and local in ("space", "lang")):
+        return None
+    if attribute.namespace == XLINK_NS and local in ("href", "title"):
+        pass
+    elif attribute.namespace is not None or local not in SVG_ATTRIBUTES:
+        return f"attribute {local!r}, which the SVG allow-list does not have"
+    if local == "href":
+        target = value.strip()
+        if not (target.startswith("#") or (element == "image" and _RASTER_DATA_URI.match(target))):
+            return f"it refers to {value[:60]!r} outside the file"
+    css = _css_problem(value)
+    return f"its {local!r} {css}" if css else None
+
+
+def _css_problem(css: str) -> str | None:
+    """Whether CSS (a stylesheet, a style or presentation attribute) refers outside the file, in any spelling:
+    CSS escapes undone, comments removed, case folded."""
+    text = _CSS_COMMENT.sub("", _CSS_ESCAPE.sub(_unescape_css, css)).casefold()
+    if "url(" not in text and not _CSS_FETCHING.search(text):
+        return None
+    found = _CSS_FETCHING.search(text)
+    if found:
+        return f"uses {found.group()!r}, which may fetch or run something"
+    for match in _CSS_URL.finditer(text):
+        if not match.group(2).strip().startswith("#"):
+            return f"refers to {match.group(2)[:60]!r} outside the file"
+    return None
+
+
+def _unescape_css(match: re.Match[str]) -> str:
+    if match.group(1):
+        code = int(match.group(1), 16)
+        return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return match.group(2)
 
 
 def media_of(bank: Bank, path: str) -> MediaItem | None:
@@ -234,5 +370,21 @@ def packaged_media(
             message = "not a PNG, JPEG, GIF, WebP or SVG image as its name says; not imported"
             problems.append(Problem(f"{name}!/{prefix}{relative}", None, message, severity=Severity.WARNING))
             continue
+        refused = svg_problem(data) if kind == SVG else None
+        if refused is not None:  # (the importer once checked only the magic number: a script SVG got into the bank)
+            message = f"an SVG the allow-list refuses: {refused}; not imported"
+            problems.append(Problem(f"{name}!/{prefix}{relative}", None, message, severity=Severity.WARNING))
+            continue
         media[relative] = MediaItem(relative, data, kind, hashlib.sha256(data).hexdigest())
     return media
+
+
+def media_problems(bank: Bank) -> list[Problem]:
+    """The images of a bank the checks of loading refuse (an SVG outside the allow-list): what every export runs
+    first, so a bank made without the loader (an importer's, a program's) cannot carry one into a file."""
+    problems = []
+    for item in bank.media.values():
+        refused = svg_problem(item.data) if item.media_type == SVG or sniff(item.data) == SVG else None
+        if refused is not None:
+            problems.append(Problem(item.path, None, f"SVG {item.path!r} is refused: {refused}"))
+    return problems

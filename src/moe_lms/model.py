@@ -129,7 +129,53 @@ class Choice(Frozen):
     explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
 
 
+# The true-false shorthand: a true-false question without choices says which answer is right with ``correct`` and
+# explains each answer with these keys; it is read as the two choices ``t`` ("True") and ``f`` ("False").
+TRUE_FALSE_SHORTHAND = ("correct", "true_explanation", "false_explanation")
+TRUE_FALSE_TEXTS = {"t": "True", "f": "False"}
+
+
+def _true_false_choices(data: Any) -> Any:
+    """A true-false question written with the shorthand, as the same question with its two choices."""
+    if type(data) is not dict or "choices" in data or data.get("kind") != Kind.TRUE_FALSE.value:
+        return data
+    correct = data.get("correct")
+    if not isinstance(correct, bool):
+        return data  # (no shorthand, or correct: yes: the usual errors say what is wrong)
+    missing = [key for key in TRUE_FALSE_SHORTHAND[1:] if key not in data]
+    if missing:
+        raise PydanticCustomError(
+            "true_false_shorthand",
+            "a true-false question written with correct: true or false explains each answer: "
+            "true_explanation (what a learner who answers True reads) and false_explanation (who answers False)",
+            {"loc": (missing[0],)},
+        )
+    choices = [
+        {"id": "t", "text": TRUE_FALSE_TEXTS["t"], "correct": correct, "explanation": data["true_explanation"]},
+        {"id": "f", "text": TRUE_FALSE_TEXTS["f"], "correct": not correct, "explanation": data["false_explanation"]},
+    ]
+    return {**{k: v for k, v in data.items() if k not in TRUE_FALSE_SHORTHAND}, "choices": choices}
+
+
+def _shorthand_schema(schema: dict[str, Any]) -> None:
+    """The JSON Schema of a question, with the true-false shorthand's keys (editors then accept it)."""
+    properties = schema.setdefault("properties", {})
+    properties["correct"] = {
+        "type": "boolean",
+        "description": "A true-false question without choices: whether the statement (the stem) is true.",
+    }
+    for answer in ("true", "false"):
+        properties[f"{answer}_explanation"] = {
+            "type": "string",
+            "description": f"A true-false question without choices: what a learner who answers {answer.title()} "
+            "reads (why it is right, or why it is wrong and what is true instead).",
+        }
+    schema["required"] = [key for key in schema.get("required", []) if key != "choices"]
+
+
 class Question(Frozen):
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_shorthand_schema)
+
     id: Identifier
     kind: Kind = Kind.SINGLE
     points: StrictInt | StrictFloat = Field(default=1.0, gt=0, le=1000)
@@ -138,6 +184,11 @@ class Question(Frozen):
     explanation: Markdown = Field(description="General explanation, shown after answering whatever was chosen.")
     choices: tuple[Choice, ...]
     tags: tuple[Identifier, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return _true_false_choices(data)
 
     @model_validator(mode="after")
     def _answer_key(self) -> Question:

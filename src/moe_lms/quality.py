@@ -11,8 +11,9 @@ it was made from):
 Under ``--strict`` a fifth, **review**, names every learner-visible string that is missing, stale or a draft.
 
 Findings are values (:class:`Finding`); :func:`check_translations` turns them into problems naming the PO file,
-the entry's line and the string's path, as warnings (errors under ``--strict``). A glossary finding on an entry
-whose translator comment starts with ``errata:`` is accepted, and said so as a note.
+the entry's line and the string's path, as warnings (errors under ``--strict``). Every translation is held to the
+glossary alike, the owner's seed strings too: a seed string with an error ships corrected, its seed text on record in
+the bank's ERRATA.md.
 
 Why not translate-toolkit's pofilter checks (``translate.filters.checks.StandardChecker``), evaluated for this:
 they read plain text, not Markdown, so they cannot tell a link's text from its URL, count the digits inside a
@@ -47,7 +48,6 @@ from .glossary import Glossary, Term, fold
 from .loader import (
     _LIST_START,
     _MAYBE_ORDERED_LIST,
-    BANK_FILE,
     LOCALES_DIR,
     _describe,
     _display,
@@ -55,14 +55,13 @@ from .loader import (
     _po_line,
     _yaml_path,
     _YamlLines,
+    bank_yaml_path,
 )
 from .locales import CharacterShare, Status, translation_status
 from .model import Bank, Translation, bank_strings, question_sources, strings
 from .problems import Problem, Severity
 from .text import MARKDOWN_CHARACTERS, markdown_renders_blank, render_block, visible_length
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
-
-ERRATA = "errata:"  # a translator comment ("# errata: …") that reports a seed string's problem
 
 
 class Check(StrEnum):
@@ -615,37 +614,22 @@ def review_findings(bank: Bank, locale: str, limit: int | None = None) -> list[F
 # --- findings as problems, at their PO file and line ------------------------------------------------------------
 
 
-class _Entry(NamedTuple):
-    line: int
-    errata: str | None  # the first errata: comment's text
-
-
-def _entries(po_file: Path, wanted: set[str]) -> dict[str, _Entry]:
-    """The line and errata of the PO entries of ``wanted`` paths: one pass over the file."""
-    found: dict[str, _Entry] = {}
+def _entries(po_file: Path, wanted: set[str]) -> dict[str, int]:
+    """The line of the PO entries of ``wanted`` paths: one pass over the file."""
+    found: dict[str, int] = {}
     if not po_file.exists():
         return found
     with po_file.open(encoding="utf-8-sig") as stream:
         for e in po.iter_po(stream):
             if e.context in wanted and not e.obsolete and e.context not in found:
-                errata = next((_errata(c) for c in e.comments if _errata(c) is not None), None)
-                found[e.context] = _Entry(e.line, errata)
+                found[e.context] = e.line
                 if len(found) == len(wanted):
                     break
     return found
 
 
-def _errata(comment: str) -> str | None:
-    """The text of an ``errata:`` translator comment ("# errata: …", "#errata: …"), else None."""
-    if comment.startswith(("#.", "#:")):
-        return None
-    text = comment[1:].strip()
-    return text[len(ERRATA) :].strip() if text.startswith(ERRATA) else None
-
-
 def findings_as_problems(directory: Path, findings: Iterable[Finding], *, strict: bool) -> list[Problem]:
-    """Each finding at its PO file and entry line: a warning, an error under ``strict``, and a note when it is a
-    glossary finding on a seed string the entry's errata comment already reports."""
+    """Each finding at its PO file and entry line: a warning, or an error under ``strict``."""
     by_locale: dict[str, list[Finding]] = {}
     for f in findings:
         by_locale.setdefault(f.locale, []).append(f)
@@ -656,13 +640,7 @@ def findings_as_problems(directory: Path, findings: Iterable[Finding], *, strict
         shown = _shown_path(po_file)
         entries = _entries(po_file, {f.path for f in found})
         for f in found:
-            entry = entries.get(f.path)
-            message = str(f)
-            level = severity
-            if f.check is Check.GLOSSARY and entry is not None and entry.errata is not None:
-                message += f" — accepted: seed text with errata: {entry.errata}"
-                level = Severity.NOTE
-            problems.append(Problem(shown, entry.line if entry else None, message, repr(f.path), severity=level))
+            problems.append(Problem(shown, entries.get(f.path), str(f), repr(f.path), severity=severity))
     return problems
 
 
@@ -865,7 +843,7 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
             total[locale] += count + sum(compress(source_lengths, served.translate(_FELL_BACK)))
         findings += _block_findings(first, src, checked, translated, glossary, index)
 
-    yaml_file = directory / BANK_FILE
+    yaml_file = bank_yaml_path(directory)
     rendering: list[Problem] = []
     if blank_sources or list_starts:
         lines = _YamlLines(yaml_file)

@@ -94,18 +94,41 @@ def render_block(markdown: str) -> str:
     """:func:`text.render_block`, with math, images and code as the current profile wants them."""
     if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
         return f"<p>{markdown}</p>"
-    if not has_rich(markdown):
-        return text.render_block(markdown)
-    return _render(markdown, False, _profile.get())
+    rendered = text.render_block(markdown) if not has_rich(markdown) else _render(markdown, False, _profile.get())
+    if _nested_too_deep(rendered):  # kept, every word, as text.py keeps Markdown nested past markdown-it's limit
+        return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
+    return rendered
 
 
 def render_inline(markdown: str) -> str:
     """:func:`text.render_inline`, with math, images and code as the current profile wants them."""
     if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
         return markdown
-    if not has_rich(markdown):
-        return text.render_inline(markdown)
-    return _render(markdown, True, _profile.get())
+    rendered = text.render_inline(markdown) if not has_rich(markdown) else _render(markdown, True, _profile.get())
+    return html.escape(markdown, quote=False).strip() if _nested_too_deep(rendered) else rendered
+
+
+# The deepest nesting of elements a text may render to. libxml2's HTML parser, which the HTML page and QTI 2.1
+# read each text with, stops at 256 levels (the page's own elements included) and silently drops everything
+# after: a text nested deeper is kept as text instead, every word of it (as text.py keeps Markdown nested past
+# markdown-it's limit).
+MAX_NESTING = 200
+_TAG_OR_END = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)[^>]*?(/?)>")
+_VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "source", "track", "wbr", "mspace", "none"})
+
+
+def _nested_too_deep(rendered: str) -> bool:
+    if rendered.count("<") <= 2 * MAX_NESTING:  # (too few tags to nest that deep: most text)
+        return False
+    depth = 0
+    for match in _TAG_OR_END.finditer(rendered):
+        if match.group(1):
+            depth -= 1
+        elif not match.group(3) and match.group(2).lower() not in _VOID:
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+    return False
 
 
 def plain_text(markdown: str) -> str:
@@ -310,12 +333,18 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
     return str(env["holes"].put(block)) + "\n"  # (the line break after the block, as markdown-it's own rule writes)
 
 
+# The longest code block Pygments highlights: its time grows with the code (100,000 characters took 2.8 s in
+# each file that shows it, 10 MB over six minutes); a longer block is shown plain, and check says so.
+MAX_HIGHLIGHT = 20_000
+
+
 def code_block(code: str, language: str, *, highlight: str) -> str:
-    """A code block: Pygments with inline styles or classes (deterministic) where the format takes them. Code is
-    left to right in every text (dir="ltr"): in a right-to-left one the browser would otherwise put a line's final
-    ``:`` at its left end, lose its indent and open a scrolled block at the lines' ends."""
+    """A code block: Pygments with inline styles or classes (deterministic) where the format takes them, and
+    plain past :data:`MAX_HIGHLIGHT` characters. Code is left to right in every text (dir="ltr"): in a
+    right-to-left one the browser would otherwise put a line's final ``:`` at its left end, lose its indent and
+    open a scrolled block at the lines' ends."""
     direction = ' dir="ltr"'
-    if highlight != "none" and language:
+    if highlight != "none" and language and len(code) <= MAX_HIGHLIGHT:
         from pygments import highlight as pygmentize
         from pygments.formatters import HtmlFormatter
         from pygments.lexers import get_lexer_by_name
@@ -340,6 +369,11 @@ def code_block(code: str, language: str, *, highlight: str) -> str:
 
 
 CODE_STYLE = "background:#f8f8f8;padding:0.5em;overflow-x:auto;unicode-bidi:isolate;text-align:left"
+
+
+def code_blocks(markdown: str) -> list[str]:
+    """The code of every fenced block of a Markdown text."""
+    return [token.content for token in _markdown().parse(markdown) if token.type == "fence"]
 
 
 _RULES: dict[str, Callable[..., str]] = {
@@ -412,6 +446,34 @@ def latin_isolated(rendered: str) -> str:
 # MathML elements and how many children each needs: latex2mathml leaves one out where the LaTeX lacks an argument.
 _ARITY = {"mfrac": 2, "msup": 2, "msub": 2, "mroot": 2, "munder": 2, "mover": 2, "msubsup": 3, "munderover": 3}
 
+# The longest formula moe-lms converts: latex2mathml's time and memory grow faster than the formula (20,000
+# characters took 1.9 s, 2 MB a minute and 1.7 GiB), and a formula in a question is a few hundred characters.
+MAX_FORMULA = 4096
+
+# The one MathML allow-list every formula passes after conversion, in every writer and importer: presentation
+# elements of MathML Core and MathML 2, and their layout attributes. No href, style, class, id, event or foreign
+# attribute (LaTeX's \href, \style, \class and \cssId are refused), no element of another namespace (markup
+# latex2mathml copied from a \text), no maction or annotation-xml (they carry links or other markup); text is
+# text, written escaped.
+# fmt: off
+MATHML_ELEMENTS = frozenset({
+    "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msub", "msup", "msubsup",
+    "munder", "mover", "munderover", "mfrac", "msqrt", "mroot", "mstyle", "mpadded", "mphantom", "menclose", "merror",
+    "mfenced", "mtable", "mtr", "mtd", "mlabeledtr", "mmultiscripts", "mprescripts", "none", "maligngroup",
+    "malignmark",
+})
+MATHML_ATTRIBUTES = frozenset({
+    "display", "dir", "mathvariant", "mathsize", "mathcolor", "mathbackground", "displaystyle", "scriptlevel",
+    "scriptsizemultiplier", "scriptminsize", "stretchy", "fence", "separator", "lspace", "rspace", "minsize",
+    "maxsize", "movablelimits", "largeop", "symmetric", "accent", "accentunder", "form", "linethickness", "numalign",
+    "denomalign", "bevelled", "notation", "open", "close", "separators", "width", "height", "depth", "voffset",
+    "columnalign", "rowalign", "columnlines", "rowlines", "columnspacing", "rowspacing", "columnspan", "rowspan",
+    "frame", "framespacing", "equalrows", "equalcolumns", "align", "side", "linebreak", "encoding",
+})
+# fmt: on
+# A colour or a length: what latex2mathml writes in these attributes, and nothing that could name a URL.
+_MATHML_VALUE = re.compile(r"[#\w .,+%-]*")
+
 
 def check_formula(source: str) -> None:
     """Raise FormulaError when ``source`` is not LaTeX math latex2mathml understands fully."""
@@ -428,6 +490,10 @@ def _mathml_cached(source: str, display: bool) -> etree._Element:
 
     if not source.strip():
         raise FormulaError("the formula is empty")
+    if len(source) > MAX_FORMULA:
+        raise FormulaError(
+            f"a formula of {len(source):,} characters is longer than the limit of {MAX_FORMULA:,}: split it"
+        )
     depth = 0
     for match in re.finditer(r"\\.|[{}]", source):
         if match.group() == "{":
@@ -448,6 +514,9 @@ def _mathml_cached(source: str, display: bool) -> etree._Element:
         hint = ": '&' separates the columns of a matrix; an ampersand is \\&" if "&" in source else ""
         raise FormulaError(f"${source}$ does not parse{hint}") from None
     for element in root.iter():
+        unsafe = _not_allowed(element)
+        if unsafe:
+            raise UnsafeFormulaError(f"${source}$ is refused: {unsafe}")
         local = etree.QName(element).localname
         if local in ("mi", "mo", "mtext") and element.text and re.match(r"\\[A-Za-z]+", element.text):
             raise FormulaError(f"${source}$ uses {element.text}, which is not a LaTeX math command moe-lms knows")
@@ -455,6 +524,27 @@ def _mathml_cached(source: str, display: bool) -> etree._Element:
         if wanted is not None and len(element) != wanted:
             raise FormulaError(f"${source}$ does not parse: a command lacks an argument")
     return root
+
+
+class UnsafeFormulaError(FormulaError):
+    """A formula whose MathML the allow-list refuses (markup in a \\text, a link, a style or a class)."""
+
+
+def _not_allowed(element: etree._Element) -> str | None:
+    """What the MathML allow-list refuses in ``element`` (not its children), or None."""
+    if not isinstance(element.tag, str):
+        return "it holds a comment or processing instruction"
+    name = etree.QName(element)
+    if name.namespace not in (None, MATHML_NS) or name.localname not in MATHML_ELEMENTS:
+        return f"<{name.localname}> is not a MathML presentation element (markup in a \\text is not allowed)"
+    for attribute, value in element.attrib.items():
+        attr = etree.QName(attribute)
+        if attr.namespace is not None or attr.localname not in MATHML_ATTRIBUTES:
+            what = {"href": "\\href (a link)", "style": "\\style", "class": "\\class", "id": "\\cssId"}
+            return f"it uses {what.get(attr.localname, repr(attr.localname))}, which a formula may not carry"
+        if not _MATHML_VALUE.fullmatch(value):
+            return f"its {attr.localname} is {value[:40]!r}, not a colour or a length"
+    return None
 
 
 def mathml(source: str, *, display: bool, ltr: bool = False) -> str:
@@ -566,10 +656,20 @@ def markdown_from_rich_html(fragment: str, to_markdown: Callable[[str], str]) ->
         body = html.unescape(_TAGS.sub("", match.group(2))).removesuffix("\n")
         return "<p>" + hole(f"```{match.group(1)}\n{body}\n```") + "</p>"
 
+    def formula(match: re.Match[str], dollars: str) -> str:
+        latex = html.unescape(match.group(1)).strip()
+        try:
+            check_formula(latex)
+        except UnsafeFormulaError:  # (script in a \text, \href …): the MathML allow-list refuses it, so it stays
+            return match.group(0)  # text, shown as written, never a formula a writer would make markup of
+        except FormulaError:
+            pass  # (LaTeX latex2mathml does not know: imported as math, for check to name)
+        return hole(dollars + latex + dollars)
+
     fragment = _CODE.sub(code, fragment)
     math = len(pieces)
-    fragment = _TEX_DISPLAY.sub(lambda m: hole("$$" + html.unescape(m.group(1)).strip() + "$$"), fragment)
-    fragment = _TEX_INLINE.sub(lambda m: hole("$" + html.unescape(m.group(1)).strip() + "$"), fragment)
+    fragment = _TEX_DISPLAY.sub(lambda m: formula(m, "$$"), fragment)
+    fragment = _TEX_INLINE.sub(lambda m: formula(m, "$"), fragment)
     markdown = to_markdown(fragment)
     if len(pieces) > math:
         markdown = markdown.replace("$", "\\$")

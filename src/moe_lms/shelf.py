@@ -13,12 +13,11 @@ overwrites a file it did not write.
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import BinaryIO
 
 from . import formats
@@ -66,6 +65,7 @@ class Plan:
     bank: Bank
     items: tuple[Item, ...]
     skipped: tuple[str, ...]  # shelf formats this moe-lms does not have yet
+    source: str  # the bank's folder as the README names it (see source_name)
 
     @property
     def filenames(self) -> list[str]:
@@ -83,8 +83,21 @@ def filename(bank: Bank, locale: str, suffix: str) -> str:
     return f"{bank.id}.{locale}{suffix}"
 
 
-def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts: bool = False) -> Plan:
-    """What the shelf of ``bank`` holds with the formats ``available`` (default: the registry's)."""
+def source_name(bank_dir: Path, shelf_dir: Path) -> str:
+    """How a shelf's README names the folder of the bank it was built from: relative to the folder that holds the
+    shelf when the bank is inside it (``question_bank/<bank>/`` for the checkout's ``exporters/``), else the bank
+    folder's own name. Never an absolute path: the README is committed and must not depend on where it was built."""
+    bank, base = bank_dir.resolve(), shelf_dir.resolve().parent
+    if bank != base and bank.is_relative_to(base):
+        return bank.relative_to(base).as_posix() + "/"
+    return bank.name + "/"
+
+
+def plan(
+    bank: Bank, available: Collection[str] | None = None, *, include_drafts: bool = False, source: str | None = None
+) -> Plan:
+    """What the shelf of ``bank`` holds with the formats ``available`` (default: the registry's); ``source`` is the
+    bank's folder as the README names it (default ``question_bank/<bank-id>/``, as in the checkout)."""
     available = formats.names() if available is None else available
     items: list[Item] = []
     skipped = tuple(kind.format_name for kind in SHELF if kind.format_name not in available)
@@ -99,25 +112,36 @@ def plan(bank: Bank, available: Collection[str] | None = None, *, include_drafts
             drop = kind.format_name == "gift" and bool(bank.media)
             options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop)
             items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
-    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with code blocks gets
-    # its per-locale Moodle files only.
-    if "moodle" not in skipped and len(bank.locales) > 1 and not has_code_blocks(bank):
+    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with a list, a table, a
+    # quote or a code block gets its per-locale Moodle files only.
+    if "moodle" not in skipped and len(bank.locales) > 1 and multilang_refusal(bank) is None:
         moodle = formats.get("moodle")
         options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
         items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
-    return Plan(bank, tuple(items), skipped)
+    return Plan(bank, tuple(items), skipped, source or f"question_bank/{bank.id}/")
 
 
-_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
+def multilang_refusal(bank: Bank) -> str | None:
+    """The path of the first text (source or translation) that a Moodle multilang span cannot hold, or None.
 
+    ``export --format moodle --multilang`` refuses a bank with one, so ``check`` names it and :func:`plan` leaves
+    the all-languages file out. Only a text that is not one paragraph is rendered to see (most are one)."""
+    from .formats.moodle.shape import _simple_blocks
+    from .richtext import render_block
+    from .text import one_paragraph
 
-def has_code_blocks(bank: Bank) -> bool:
-    """Whether any text of the bank (source or translation) holds a fenced code block."""
-    texts = itertools.chain(
-        (source for _path, source in strings(bank)),
-        (t.text for catalog in bank.translations.values() for t in catalog.values()),
-    )
-    return any(("```" in text or "~~~" in text) and _FENCE.search(text) for text in texts)
+    def refused(path: str, text: str) -> bool:
+        inline = path == "title" or path.endswith("/text")
+        return not inline and not one_paragraph(text) and _simple_blocks(render_block(text)) is None
+
+    for path, source in strings(bank):
+        if refused(path, source):
+            return path
+    for catalog in bank.translations.values():
+        for path, translation in catalog.items():
+            if translation.text and refused(path, translation.text):
+                return path
+    return None
 
 
 def writers(
@@ -205,7 +229,7 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         "",
         f"The bank `{bank.id}` ({len(bank.questions)} questions) as files you can import into a learning platform or "
         "open in a browser, in every language it has. They are made by `moe-lms build` from "
-        f"`question_bank/{bank.id}/`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
+        f"`{shelf.source}`; do not edit them by hand (CI runs `moe-lms build --check`, which fails when "
         "a file here differs from a fresh build).",
         "",
         "### Which file to take" if several else "## Which file to take",
@@ -225,6 +249,19 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         lines += [
             f"All languages in one Moodle file: {_link(multilang)}. Each learner then sees the question in their own "
             "Moodle language; it needs Moodle's *Multi-language content* filter (see below).",
+            "",
+        ]
+    elif len(bank.locales) > 1 and "moodle" not in shelf.skipped:
+        lines += [
+            "No all-languages Moodle file for this bank: its code blocks cannot go inside Moodle's multi-language "
+            "spans, which hold only inline text. Import the Moodle file of each language instead.",
+            "",
+        ]
+    if any(item.options.drop_images for item in shelf.items):
+        images = "its image" if len(bank.media) == 1 else f"its {len(bank.media)} images"
+        lines += [
+            f"The GIFT files of this bank leave out {images}: GIFT has no place for images. Every other file here "
+            "carries them.",
             "",
         ]
     drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."

@@ -14,6 +14,7 @@ worker is sent back too, and re-raised in the caller with the worker's traceback
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import glob
 import multiprocessing
@@ -38,6 +39,35 @@ class Outcome(NamedTuple):
 
 # What the forked workers inherit: set just before the fork, read by the workers, cleared after.
 _job: tuple[Path, dict[str, Callable[[BinaryIO], object]], bool] | None = None
+
+
+@contextlib.contextmanager
+def locked(folder: Path, *, exclusive: bool, wait: Callable[[], None] = lambda: None) -> Iterator[None]:
+    """Hold the shelf ``folder``'s lock while the block runs: an ``fcntl.flock`` on the folder itself (no lock
+    file to commit or leave behind), exclusive for a build, shared for a check. A second build of the same shelf
+    waits for the first (``wait`` is called once, to say so), so neither loses the other's record in the
+    manifest; the system drops the lock when the process ends, however it ends."""
+    import fcntl
+
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise OutputError(f"cannot lock the shelf {folder}: {exc.strerror or exc}") from None
+    try:
+        kind = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+        try:
+            fcntl.flock(fd, kind | fcntl.LOCK_NB)
+        except BlockingIOError:
+            wait()
+            try:
+                fcntl.flock(fd, kind)
+            except OSError as exc:
+                raise OutputError(f"cannot lock the shelf {folder}: {exc.strerror or exc}") from None
+        except OSError as exc:  # (a file system without locks)
+            raise OutputError(f"cannot lock the shelf {folder}: {exc.strerror or exc}") from None
+        yield
+    finally:
+        os.close(fd)  # (closing the descriptor releases the lock)
 
 
 def usable_cpus() -> int:

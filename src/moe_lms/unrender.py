@@ -23,6 +23,10 @@ _ALL_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 # Editors (Moodle's Atto and TinyMCE) mark every paragraph left-to-right; it says nothing in an LTR text.
 _LTR_PARAGRAPH = re.compile(r'<p dir="ltr">')
 _EDGE_SPACE = re.compile(r"[ \t]+(?=\n)|(?<=\n)[ \t]+|^[ \t]+|[ \t]+$")
+# Tags of the elements whose content an HTML parser reads as text up to their end tag (RCDATA and raw text, but
+# script and style, which the sanitiser removes whole): a <textarea> written in imported prose made every tag
+# after it literal text (a "</p>" in the learner's text). The tag is made text, as the author meant it.
+_RAW_TEXT_TAG = re.compile(r"<(?=/?(?:textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext)\b)", re.I)
 
 
 def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = False) -> str:
@@ -31,7 +35,7 @@ def markdown_from_html(fragment: str, *, inline: bool = False, tidy: bool = Fals
     ``inline`` for text rendered with render_inline (choices, titles). ``tidy`` drops editor noise first (a
     paragraph around a choice, ``dir="ltr"`` on paragraphs): for files moe-lms did not write.
     """
-    fragment = fragment.strip()
+    fragment = _RAW_TEXT_TAG.sub("&lt;", fragment.strip())
     target = sanitize(fragment).strip()
     if tidy:
         target = _LTR_PARAGRAPH.sub("<p>", target)

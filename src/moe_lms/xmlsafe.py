@@ -78,12 +78,20 @@ class Budget:
     max_depth: int
 
 
-def parse_untrusted(data: bytes, *, max_bytes: int = MAX_XML_BYTES, budget: Budget | None = None) -> etree._Element:
+def parse_untrusted(
+    data: bytes, *, max_bytes: int = MAX_XML_BYTES, budget: Budget | None = None, keep_comments_and_pis: bool = False
+) -> etree._Element:
     """Parse outside XML safely and return its root element; with ``budget``, refuse a document with more
-    elements or deeper nesting than it allows, as soon as the parser reaches the first one too many."""
+    elements or deeper nesting than it allows, as soon as the parser reaches the first one too many. With
+    ``keep_comments_and_pis`` (for a check of them: media.check_svg), comments and processing instructions stay."""
     _check_size(data, max_bytes)
     try:
-        root = etree.fromstring(data, parser=_parser()) if budget is None else _parse_within(data, budget)
+        if keep_comments_and_pis:
+            options = _SafeOptions(**{**_SAFE, "remove_comments": False, "remove_pis": False})
+            parser = etree.XMLParser(**options)
+            root = etree.fromstring(data, parser=parser) if budget is None else _parse_within(data, budget)
+        else:
+            root = etree.fromstring(data, parser=_parser()) if budget is None else _parse_within(data, budget)
     except etree.XMLSyntaxError as exc:
         raise UnsafeXmlError(f"not well-formed XML: {exc.msg}", exc.lineno) from None
     tree = root.getroottree()

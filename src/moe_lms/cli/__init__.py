@@ -19,6 +19,7 @@ from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
 _COMMANDS = {
+    "init": ("init:init", "Start a bank: bank.yaml with an example question of each kind, PO files and a glossary."),
     "check": ("bank:check", "Validate a bank and its translations; print translation coverage per locale."),
     "schema": ("bank:schema", "Print the JSON Schema of bank.yaml, for editors."),
     "translations": ("bank:translations", "Keep the PO files of a bank in step with its source text."),
@@ -37,6 +38,7 @@ _COMMANDS = {
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),
     "schemas": ("schemas:schemas_group", "The official XML Schemas validate checks QTI packages against."),
+    "completion": ("completion:completion", "Print the shell code for tab completion of moe-lms: bash, zsh or fish."),
 }
 
 
@@ -49,7 +51,9 @@ class _LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list of --help, from the summaries above: importing every command (pydantic, lxml, rich,
         requests ...) only to list them cost several times what --help itself does."""
-        listed = click.Group(commands=[click.Command(name, help=summary) for name, (_, summary) in _COMMANDS.items()])
+        # (short_help: click lists it whole, wrapped, where it cuts a help text at 45 characters with "...")
+        commands = [click.Command(name, short_help=summary) for name, (_, summary) in _COMMANDS.items()]
+        listed = click.Group(commands=commands)
         listed.format_commands(ctx, formatter)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -58,6 +62,7 @@ class _LazyGroup(click.Group):
         module, attribute = _COMMANDS[cmd_name][0].split(":")
         command = getattr(import_module(f"{__name__}.{module}"), attribute)
         assert isinstance(command, click.Command)
+        command.short_help = _COMMANDS[cmd_name][1]  # (listed whole, as in format_commands)
         settled()  # the command's modules are imported
         return command
 
@@ -76,8 +81,9 @@ class _LazyGroup(click.Group):
 def main() -> None:
     """Multiple-choice question banks as code, delivered to Moodle, QTI 2.1 platforms and Canvas.
 
-    BANK_DIR defaults to the current folder when it holds bank.yaml, else to the shipped bank,
-    question_bank/moe-expert-parallelism; each command says which bank it used.
+    BANK_DIR defaults to the current folder when it holds bank.yaml (or bank.yml); inside the moe-lms checkout,
+    to the shipped bank, question_bank/moe-expert-parallelism. Anywhere else a command without a bank stops, saying
+    how to make one (moe-lms init). Each command says which bank it used.
     """
 
 

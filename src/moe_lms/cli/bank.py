@@ -3,30 +3,54 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
+from rich import box
 from rich.table import Table
 
 from .. import loader, quality
 from ..glossary import read_glossary
 from ..locales import CharacterShare, Status, character_share, coverage, locale_info
-from ..model import Bank
+from ..model import XML_ILLEGAL, Bank, strings
 from ..problems import Problem, ProblemsFound, Severity
-from .common import bank_argument, bank_dir_or_default, fail, out, print_problems, progress, shown
+from . import translator
+from .common import (
+    bank_argument,
+    bank_dir_or_default,
+    fail,
+    out,
+    print_problems,
+    progress,
+    read_with_progress,
+    shown,
+)
 
 
-def coverage_table(bank: Bank, shares: Mapping[str, CharacterShare] | None = None) -> Table:
-    table = Table(title=f"Translations of {bank.id}", title_justify="left")
-    table.add_column("locale")
-    table.add_column("language")
-    table.add_column("dir")
+def coverage_table(
+    bank: Bank, shares: Mapping[str, CharacterShare] | None = None, locales: Sequence[str] | None = None
+) -> Table:
+    """Coverage per locale (``locales``: only those). Fits 80 columns with every header whole: no vertical rules,
+    and a long language name wraps instead of the numbers being cut."""
+    table = Table(
+        title=f"Translations of {bank.id}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+        show_edge=False,
+    )
+    table.add_column("locale", no_wrap=True)
+    table.add_column("language", overflow="fold")
+    table.add_column("dir", no_wrap=True)
     for status in Status:
-        table.add_column(status.value, justify="right")
-    table.add_column("of", justify="right")
-    table.add_column("chars", justify="right")
-    for locale in bank.target_locales:
+        table.add_column(status.value, justify="right", no_wrap=True, min_width=len(status.value))
+    table.add_column("of", justify="right", no_wrap=True)
+    table.add_column("chars", justify="right", no_wrap=True)
+    for locale in bank.target_locales if locales is None else locales:
         cov = coverage(bank, locale)
         info = locale_info(locale)
         share = str(shares[locale] if shares is not None else character_share(bank, locale))
@@ -48,16 +72,30 @@ COVERAGE_LEGEND = (
     is_flag=True,
     help="Fail on any translation finding, and while a string is missing, stale or a draft (needs review).",
 )
-def check(bank_dir: Path | None, strict: bool) -> None:
+@click.option(
+    "--locale",
+    "only_locale",
+    metavar="TAG",
+    help="One target locale only (a translator's view): its PO file's problems, coverage and stale strings; "
+    "bank.yaml is checked as always.",
+)
+def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     """Validate a bank and its translations; print translation coverage per locale.
 
-    Translation findings (glossary, parity, untranslated, script) are warnings, errors under --strict.
+    Translation findings (glossary, parity, untranslated, script) are warnings, errors under --strict. Each stale
+    string (its source changed since it was translated) is listed at its PO line with the change and what to do.
     """
     directory = bank_dir_or_default(bank_dir)
-    with progress(f"reading the bank in {shown(directory)}"):
-        bank, problems = loader.check_bank(directory)
+    bank, problems = read_with_progress(directory)
     if bank is None:
         fail(problems)
+    if only_locale is not None and only_locale.replace("-", "_") not in bank.target_locales:
+        raise click.UsageError(
+            f"--locale {only_locale}: {bank.id} does not translate into it (target_locales: "
+            f"{', '.join(bank.target_locales) or 'none'}); to add it, put it in target_locales: in bank.yaml and run "
+            "`moe-lms translations update`"
+        )
+    locales = bank.target_locales if only_locale is None else (only_locale.replace("-", "_"),)
     glossary, glossary_problems = read_glossary(directory, bank.target_locales)
     with progress("checking that every text renders and reading the translations"):
         # One pass over every string for the rendering check, the translation checks and the character share
@@ -68,16 +106,21 @@ def check(bank_dir: Path | None, strict: bool) -> None:
         problems += glossary_problems
         findings = survey.findings if survey is not None else quality.translation_findings(bank, glossary)
         problems += quality.check_translations(directory, bank, glossary, strict=strict, findings=findings)
+    # Stale strings are listed with their change below (strict's review would name them once more).
+    problems = [p for p in problems if not p.message.startswith(f"{quality.Check.REVIEW}: {Status.STALE}:")]
+    problems += translator.stale_problems(directory, bank, locales, strict=strict)
+    problems += translator.missing_catalogs(directory, locales)
+    problems = translator.of_other_locales(problems, directory, locales)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
         markup=False,
     )
     if bank.target_locales:
-        out.print(coverage_table(bank, survey.shares if survey is not None else None))
+        out.print(coverage_table(bank, survey.shares if survey is not None else None, locales))
         out.print(COVERAGE_LEGEND, markup=False)
     if strict:
-        for loc in bank.target_locales:
+        for loc in locales:
             cov = coverage(bank, loc)
             unreviewed = cov[Status.MISSING] + cov[Status.STALE] + cov[Status.DRAFT]
             if unreviewed:
@@ -91,21 +134,62 @@ def check(bank_dir: Path | None, strict: bool) -> None:
                         f"translation(s): --strict needs every learner-visible string translated and reviewed{listed}",
                     )
                 )
+    problems += _export_refusals(directory, bank)
     if any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)
     out.print("ok")
 
 
+def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
+    """What an export refuses (or does differently) in a bank check otherwise passes: named here, so that what
+    check passes every export accepts or check says which one will not."""
+    from ..richtext import MAX_HIGHLIGHT, code_blocks
+    from ..shelf import multilang_refusal
+
+    found = []
+    if len(bank.locales) > 1:
+        path = multilang_refusal(bank)
+        if path is not None:
+            message = (
+                f"{path}: holds a list, a table, a quote or a code block, which a Moodle multilang span cannot hold: "
+                "export --format moodle --multilang refuses this bank, and build leaves the all-languages Moodle "
+                "file out (the per-locale files carry it)"
+            )
+            found.append(Problem(shown(directory / loader.BANK_FILE), None, message, severity=Severity.WARNING))
+    texts = [(path, text, shown(directory / loader.BANK_FILE)) for path, text in strings(bank)]
+    for locale, catalog in bank.translations.items():
+        po_file = shown(directory / loader.LOCALES_DIR / f"{locale}.po")
+        texts += [(path, t.text, po_file) for path, t in catalog.items() if t.text]
+    for path, text, file in texts:
+        if "&#" in text:
+            for match in _CHARACTER_REFERENCE.finditer(text):
+                code = int(match.group(1)[1:], 16) if match.group(1)[0] in "xX" else int(match.group(1))
+                if code > 0x10FFFF or XML_ILLEGAL.match(chr(code)) or code == 0:
+                    message = (
+                        f"{path}: {match.group()} is U+{code:04X}, a character XML 1.0 cannot carry: every export "
+                        "would write U+FFFD instead"
+                    )
+                    found.append(Problem(file, None, message))
+                    break
+        if ("```" in text or "~~~" in text) and any(len(c) > MAX_HIGHLIGHT for c in code_blocks(text)):
+            message = (
+                f"{path}: a code block longer than {MAX_HIGHLIGHT:,} characters is shown without highlighting "
+                "(Pygments' time grows with the code)"
+            )
+            found.append(Problem(file, None, message, severity=Severity.WARNING))
+    return found
+
+
+_CHARACTER_REFERENCE = re.compile(r"&#(x[0-9a-fA-F]{1,8}|X[0-9a-fA-F]{1,8}|[0-9]{1,10});")
+
+
 @click.command()
 def schema() -> None:
     """Print the JSON Schema of bank.yaml, for editors."""
-    document = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        **Bank.model_json_schema(mode="validation"),
-    }
-    document["title"] = "moe-lms bank.yaml"
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True))
+    from ..init import schema_document
+
+    click.echo(json.dumps(schema_document(), indent=2, ensure_ascii=False, sort_keys=True))
 
 
 @click.group()
@@ -124,7 +208,7 @@ def translations_update(bank_dir: Path | None) -> None:
     comments (errata:, reviewed: ...) stay as they are.
     """
     directory = bank_dir_or_default(bank_dir)
-    bank, problems = loader.read_bank_yaml(directory / loader.BANK_FILE)
+    bank, problems = loader.read_bank_yaml(loader.bank_yaml_path(directory))
     if bank is None:
         fail(problems)
     glossary, problems = read_glossary(directory, bank.target_locales)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 from rich.progress import Progress
@@ -124,6 +126,35 @@ def _push_via_qti(
             raise canvas_client.CanvasError(f"the import of {filename} {migration.state}")
 
 
+# The first path segment of Canvas's own pages and API: a base URL holding one was copied from the browser's address
+# bar (https://school.instructure.com/courses/1234), not the address of Canvas, which may have a prefix of its own.
+_CANVAS_ROUTES = frozenset({"courses", "api", "accounts", "login", "users", "profile", "dashboard", "groups"})
+_COURSE_ID = re.compile(r"[0-9]+|sis_course_id:[^/?#\s]+")
+
+
+def _check_not_a_page(base_url: str, checked: str) -> None:
+    path = urlsplit(checked).path
+    segments = [segment for segment in path.split("/") if segment]
+    for n, segment in enumerate(segments):
+        if segment.lower() in _CANVAS_ROUTES:
+            root = checked[: len(checked) - len(path)] + "".join(f"/{s}" for s in segments[:n])
+            course = segments[n + 1] if segment == "courses" and n + 1 < len(segments) else None
+            hint = f" and --course {course}" if course is not None and course.isdigit() else ""
+            page = "".join(f"/{s}" for s in segments[n:])
+            raise click.UsageError(
+                f"--base-url {terminal_safe(base_url)!r} is the address of a page in Canvas ({page}), not of Canvas "
+                f"itself: give --base-url {root}{hint}"
+            )
+
+
+def _check_course(course: str) -> None:
+    if not _COURSE_ID.fullmatch(course):
+        raise click.UsageError(
+            f"--course {terminal_safe(course)!r} is not a course id: give the number in the course's address "
+            "(https://school.instructure.com/courses/1234 is --course 1234), or sis_course_id:<SIS id>"
+        )
+
+
 @push.command("canvas")
 @click.option("--base-url", required=True, help="Your Canvas, e.g. https://school.instructure.com (HTTPS).")
 @click.option("--course", required=True, help="Course id (the number in the course's URL).")
@@ -161,9 +192,17 @@ def _push_via_qti(
     hidden=True,
     help="First retry's backoff and first progress poll, in seconds.",
 )
+@click.option(
+    "--deadline",
+    type=click.FloatRange(0.1, 3600),
+    default=canvas_client.Limits.deadline,
+    show_default=True,
+    help="Seconds one request may take in all, however slowly the server sends (never reset by a byte).",
+)
 def push_canvas(
     base_url: str, course: str, bank_dir: Path | None, locales: tuple[str, ...], dry_run: bool, prune: bool,
     publish: bool, via: str, engine: str, include_drafts: bool, concurrency: int, retry_delay: float,
+    deadline: float,
 ) -> None:  # fmt: skip
     """Sync a bank into a Canvas course: one quiz per locale, its questions with key and explanations.
 
@@ -173,9 +212,11 @@ def push_canvas(
     if via == "qti" and (prune or publish):
         raise click.UsageError("--prune and --publish work with --via api only")
     try:  # the URL first: a wrong one is refused before anything else is read or asked
-        canvas_client.check_base_url(base_url)
+        checked = canvas_client.check_base_url(base_url)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    _check_not_a_page(base_url, checked)
+    _check_course(course)
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     try:
         options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts)
@@ -185,6 +226,7 @@ def push_canvas(
             token,
             concurrency=concurrency,
             retry=canvas_client.RetryPolicy(base_delay=retry_delay),
+            limits=canvas_client.Limits(deadline=deadline),
             notify=lambda message: _say(message, error=True),
         )
     except ValueError as exc:

@@ -70,26 +70,59 @@ out = LazyConsole()
 err = LazyConsole(stderr=True)
 
 
+def _checkout() -> Path | None:
+    """The moe-lms checkout this code runs from (an editable install), or None for an installed package."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "question_bank" / SHIPPED_BANK_ID).is_dir() and (root / "pyproject.toml").is_file() else None
+
+
 def shipped_bank_dir() -> Path:
     """The bank that ships with moe-lms: beside the source tree, else under the current folder."""
-    beside_source = Path(__file__).resolve().parents[3] / "question_bank" / SHIPPED_BANK_ID
-    if beside_source.is_dir():
-        return beside_source
+    root = _checkout()
+    if root is not None:
+        return root / "question_bank" / SHIPPED_BANK_ID
     return Path("question_bank") / SHIPPED_BANK_ID
 
 
+def _inside_checkout() -> bool:
+    root = _checkout()
+    return root is not None and Path.cwd().resolve().is_relative_to(root)
+
+
+def no_bank_here(directory: Path) -> click.UsageError:
+    """Exit 2, saying there is no bank in ``directory`` and the two ways out: make one, or name one."""
+    where = "the current folder" if directory == Path(".") else shown(directory)
+    return click.UsageError(
+        f"no bank here: {where} has no {loader.BANK_FILE} (or {loader.BANK_FILE_OTHER_NAME}). "
+        "Make one here with `moe-lms init` (or in a new folder: `moe-lms init DIR`), or name the folder of a bank "
+        "as BANK_DIR, the argument after the command (`moe-lms check path/to/bank`)"
+    )
+
+
 def bank_dir_or_default(value: Path | None) -> Path:
-    """The bank a command works on: BANK_DIR, else the current folder when it holds bank.yaml, else the shipped
-    bank. Says which on stderr, in one line, so nobody edits one bank while checking another."""
+    """The bank a command works on: the BANK_DIR argument, else the current folder when it holds bank.yaml (or
+    bank.yml), else, only inside the moe-lms checkout, the shipped bank. Anywhere else a command without a bank
+    stops (exit 2): exporting a bank the user did not mean is worse than no export.
+    Says which bank on stderr, in one line, so nobody edits one bank while checking another."""
     if value is not None:
         directory, why = value, ""
-    elif Path(loader.BANK_FILE).is_file():
-        directory, why = Path("."), " (bank.yaml in the current folder)"
-    else:
+    elif loader.bank_yaml_path(Path(".")).is_file():
+        directory, why = Path("."), f" ({loader.bank_yaml_path(Path('.')).name} in the current folder)"
+    elif _inside_checkout():
         directory = shipped_bank_dir()
-        why = f" (the bank shipped with moe-lms: no {loader.BANK_FILE} in the current folder and no BANK_DIR given)"
-    if not (directory / loader.BANK_FILE).is_file():
-        raise click.UsageError(f"{directory} is not a bank directory (it has no {loader.BANK_FILE})")
+        why = (
+            f" (the bank shipped with moe-lms: inside its checkout, no {loader.BANK_FILE} in the current folder and "
+            "no BANK_DIR given)"
+        )
+    else:
+        raise no_bank_here(Path("."))
+    if not loader.bank_yaml_path(directory).is_file():
+        raise no_bank_here(directory)
+    if (directory / loader.BANK_FILE).is_file() and (directory / loader.BANK_FILE_OTHER_NAME).is_file():
+        raise click.UsageError(
+            f"{shown(directory)} has both {loader.BANK_FILE} and {loader.BANK_FILE_OTHER_NAME}: keep one "
+            f"(moe-lms reads {loader.BANK_FILE})"
+        )
     err.print(terminal_safe(f"bank: {shown(directory)}{why}"), markup=False)
     return directory
 
@@ -122,31 +155,59 @@ def fail(problems: list[Problem]) -> NoReturn:
     sys.exit(EXIT_PROBLEMS)
 
 
+_NUMBERS_WIDTH = 64  # what a bar with a total needs besides its description: bar, %, counts, rate, time left
+
+
 @contextmanager
 def progress(what: str, total: int | None = None, *, unit: str = "") -> Iterator[Callable[[int], None]]:
     """Show ``what`` is being done on stderr while the block runs, when stderr is a terminal (never in a pipe, a
-    file or CI logs, whose output stays exactly as it was). Yields ``advance(n)``: with a ``total``, a bar; with
-    ``unit="bytes"``, the size written so far; otherwise a spinner with the elapsed time."""
+    file or CI logs, whose output stays exactly as it was). Yields ``advance(n)``. With a ``total``: a bar, the
+    percentage done, how much of how much, the rate (``unit`` per second: bytes, files ...) and the time left;
+    with ``unit="bytes"`` and no total, the size written so far and its rate; otherwise a spinner with the
+    elapsed time."""
     if not err.is_terminal:
         yield _nothing
         return
     from rich.progress import (
         BarColumn,
+        DownloadColumn,
         FileSizeColumn,
         MofNCompleteColumn,
         Progress,
         ProgressColumn,
         SpinnerColumn,
+        Task,
+        TaskProgressColumn,
         TextColumn,
         TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
     )
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        """Items per second (rich's own rate column is for bytes)."""
+
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.1f} {unit or 'items'}/s", style="progress.data.speed")
 
     columns: list[ProgressColumn] = [SpinnerColumn(), TextColumn("{task.description}")]
     if total is not None:
-        columns += [BarColumn(), MofNCompleteColumn()]
-    elif unit == "bytes":
-        columns.append(FileSizeColumn())
-    columns.append(TimeElapsedColumn())
+        columns += [BarColumn(bar_width=20), TaskProgressColumn()]
+        if unit == "bytes":
+            columns += [DownloadColumn(), TransferSpeedColumn()]
+        else:
+            columns += [MofNCompleteColumn(), RateColumn()]
+        columns.append(TimeRemainingColumn())
+    else:
+        if unit == "bytes":
+            columns += [FileSizeColumn(), TransferSpeedColumn()]
+        columns.append(TimeElapsedColumn())
+    # The numbers are never cut: on a narrow terminal the description gives way (ending in "…").
+    room = max(12, err.rich.width - (_NUMBERS_WIDTH if total is not None else 30))
+    if len(what) > room:
+        what = what[: room - 1] + "…"
     with Progress(*columns, console=err.rich, transient=True) as bar:
         task = bar.add_task(what, total=total)
 
@@ -181,10 +242,21 @@ class _CountingWriter:
         return getattr(self._stream, name)
 
 
+def read_with_progress(directory: Path) -> tuple[Bank | None, list[Problem]]:
+    """loader.check_bank, with a bar over the bytes of bank.yaml and the PO files on a terminal."""
+    files = [loader.bank_yaml_path(directory), *sorted((directory / loader.LOCALES_DIR).glob("*.po"))]
+    total = sum(path.stat().st_size for path in files if path.is_file())
+    with progress(f"reading the bank in {shown(directory)}", total, unit="bytes") as advance:
+        token = loader.reading_progress.set(None if advance is _nothing else advance)
+        try:
+            return loader.check_bank(directory)
+        finally:
+            loader.reading_progress.reset(token)
+
+
 def load_or_exit(directory: Path) -> Bank:
     """The bank in ``directory``; its errors end the command, its warnings are printed and the command goes on."""
-    with progress(f"reading the bank in {shown(directory)}"):
-        bank, problems = loader.check_bank(directory)
+    bank, problems = read_with_progress(directory)
     if bank is None or any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)

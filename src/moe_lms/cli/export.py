@@ -32,6 +32,7 @@ from .common import (
 
 if TYPE_CHECKING:
     from .. import shelf
+    from ..model import Bank
 
 
 def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str:
@@ -179,17 +180,41 @@ def build(
     .moe-lms-shelf.json and never overwrites or deletes a file it did not write. The files are written in
     parallel, one process per core, each byte for byte what a one-process build (--jobs 1) writes."""
     from .. import shelf  # the shelf's planning and manifest: only build needs them
-    from ..shelf_pool import usable_cpus, write_files
+    from ..shelf_pool import locked
 
     directory = bank_dir_or_default(bank_dir)
     bank = load_or_exit(directory)
     folder = out_dir or _default_shelf(directory)
-    plan = shelf.plan(bank, include_drafts=include_drafts)
+    plan = shelf.plan(bank, include_drafts=include_drafts, source=shelf.source_name(directory, folder))
     if plan.skipped:
         err.print(
             f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
             markup=False,
         )
+    refused = "is a symbolic link: a shelf and its manifest are never written through one"
+    for link in (folder, folder / shelf.MANIFEST):
+        if link.is_symlink():  # (a cloned repository can hold one: build writes only into the shelf itself)
+            fail([Problem(shown(link), None, refused)])
+    if not check:
+        make_folder(folder)
+    if not folder.is_dir():  # (--check of a shelf not built yet: nothing to lock, every file missing)
+        _build(bank, plan, folder, check=check, init=init, include_drafts=include_drafts, jobs=jobs)
+        return
+    with locked(folder, exclusive=not check, wait=lambda: _waiting(folder)):
+        _build(bank, plan, folder, check=check, init=init, include_drafts=include_drafts, jobs=jobs)
+
+
+def _waiting(folder: Path) -> None:
+    err.print(f"waiting for another build of {shown(folder)} to end", markup=False)
+
+
+def _build(
+    bank: Bank, plan: shelf.Plan, folder: Path, *, check: bool, init: bool, include_drafts: bool, jobs: int | None
+) -> None:
+    """build's work, with the shelf locked (when it exists)."""
+    from .. import shelf
+    from ..shelf_pool import usable_cpus, write_files
+
     planned = set(plan.filenames)
     records = _records(folder, bank.id, planned, init)
     previous = set(records[bank.id].files) if bank.id in records else set()
@@ -215,7 +240,7 @@ def build(
             # Claim the files before writing them, so an interrupted build still knows them as its own.
             claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
             replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
-        with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned)) as advance:
+        with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned), unit="files") as advance:
             writers = list(shelf.writers(plan, others))
             for locale in bank.locales:  # Babel's data read once here, not once in each forked worker
                 locale_info(locale)

@@ -39,7 +39,7 @@ _REPLACE_HELP = (
 def _check_target(bank_dir: Path, replace: bool) -> None:
     """Before reading anything: a folder holding translations but no bank.yaml has nothing to merge into, and
     its files are the user's: refuse to overwrite them unless told."""
-    if replace or (bank_dir / loader.BANK_FILE).exists():
+    if replace or loader.bank_yaml_path(bank_dir).exists():
         return
     catalogs = sorted((bank_dir / loader.LOCALES_DIR).glob("*.po"))
     if catalogs:
@@ -53,7 +53,7 @@ def _check_target(bank_dir: Path, replace: bool) -> None:
 def _write_imported(bank: Bank, bank_dir: Path, replace: bool) -> tuple[Bank, list[Path]]:
     """Merge ``bank`` into the bank in ``bank_dir`` (or write it there when there is none, or with ``replace``).
     Returns the bank now in the folder and the files written; files of unchanged parts are not touched."""
-    if replace or not (bank_dir / loader.BANK_FILE).exists():
+    if replace or not loader.bank_yaml_path(bank_dir).exists():
         if replace:  # catalogs of locales the new bank does not have would no longer load
             for stale in sorted((bank_dir / loader.LOCALES_DIR).glob("*.po")):
                 if stale.stem not in bank.target_locales:
@@ -66,13 +66,13 @@ def _write_imported(bank: Bank, bank_dir: Path, replace: bool) -> tuple[Bank, li
     errors = [p for p in problems if p.severity is Severity.ERROR]
     if target is None or errors:
         hint = Problem(
-            str(bank_dir / loader.BANK_FILE), None, "the bank to merge into has errors: fix them, or pass --replace"
+            str(loader.bank_yaml_path(bank_dir)), None, "the bank to merge into has errors: fix them, or pass --replace"
         )
         fail([*(errors or problems), hint])
     try:
         merged = merge_banks(target, bank)
     except MergeError as exc:
-        fail([Problem(str(bank_dir / loader.BANK_FILE), None, str(exc))])
+        fail([Problem(str(loader.bank_yaml_path(bank_dir)), None, str(exc))])
     bank_file, locales = changed_files(target, merged)
     return merged, loader.save_bank(merged, bank_dir, bank_file=bank_file, locales=locales)
 

@@ -1,14 +1,17 @@
-"""Formats: each one module that owns everything about its format; they meet the rest only at the model.
+"""Formats: each one module or package that owns everything about its format; they meet the rest only at the model.
 
 A format registers a :class:`Format` here; the CLI reads this registry and nothing else, so adding a format is
-one module plus one line in ``_REGISTERED``.
+one module (or a package with ``write``, ``read`` and ``validate`` modules, as ``moodle/``, ``qti21/`` and
+``cc11/`` are) plus one line in ``_REGISTERED``. What several formats share has a module of its own
+(``qti_item.py``, ``qti12/``, ``imported.py``); this package must not know the CLI, files or the network.
 """
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cache
 from importlib import import_module
 from typing import BinaryIO
 
@@ -26,7 +29,10 @@ class ExportOptions:
     def for_bank(cls, bank: Bank, locales: tuple[str, ...] = (), **kwargs: bool) -> ExportOptions:
         unknown = [loc for loc in locales if loc not in bank.locales]
         if unknown:
-            raise ValueError(f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)})")
+            raise ValueError(
+                f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)}); to add one, "
+                "put it in target_locales: in bank.yaml and run `moe-lms translations update`"
+            )
         return cls(locales=locales or bank.locales, **kwargs)
 
 
@@ -65,6 +71,23 @@ def names() -> list[str]:
 
 
 def get(name: str) -> Format:
+    """The format ``name``; its ``write`` first refuses a bank whose images the loader's checks refuse (an SVG
+    outside the allow-list), whoever made the bank."""
     fmt = import_module(f"{__name__}.{_REGISTERED[name]}").FORMAT
     assert isinstance(fmt, Format)
-    return fmt
+    return _checked(fmt)
+
+
+@cache
+def _checked(fmt: Format) -> Format:
+    def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+        if bank.media:
+            from ..media import media_problems
+            from ..problems import ProblemsFound
+
+            problems = media_problems(bank)
+            if problems:
+                raise ProblemsFound(problems)
+        fmt.write(bank, options, out)
+
+    return replace(fmt, write=write)

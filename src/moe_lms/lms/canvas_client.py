@@ -203,7 +203,9 @@ class Limits:
 
     connect: float = 10.0
     read: float = 60.0
-    deadline: float = 300.0
+    # The whole exchange, which no byte resets (a server trickling a byte every 20 s stays within ``read``): 120 s
+    # is ample for a page of JSON or a 64 MB answer; ``push canvas --deadline`` sets it. Not retried when it passes.
+    deadline: float = 120.0
     max_body: int = 64 << 20
     max_pages: int = 2000
     max_redirects: int = 5
@@ -667,6 +669,8 @@ class CanvasClient:
             try:
                 response = self.send_once(method, url, **kwargs)
             except requests.RequestException as exc:
+                if isinstance(exc, DeadlineExceeded) and safe:  # a server that trickles would hold every retry too
+                    raise CanvasError(f"{what}: {exc} (the server sends too slowly); not retried") from None
                 unreachable = _unreachable(exc)
                 if unreachable is not None and (unreachable[1] or not self._reached):
                     raise Unreachable(f"cannot reach {self.base_url}: {unreachable[0]}: check --base-url") from None

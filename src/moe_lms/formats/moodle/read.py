@@ -430,7 +430,7 @@ class _Importer:
         """The embedded images the imported text refers to, as bank media (``media/<file-area path>``)."""
         if not self.files:
             return {}
-        from ...media import MEDIA_TYPES, sniff
+        from ...media import MEDIA_TYPES, SVG, sniff, svg_problem
 
         media: dict[str, MediaItem] = {}
         for area_path, data in sorted(self.files.items()):
@@ -438,6 +438,10 @@ class _Importer:
             suffix = "." + area_path.rsplit(".", 1)[-1].lower() if "." in area_path else ""
             if kind is None or MEDIA_TYPES.get(suffix) != kind:
                 self.warn(None, f"embedded file {area_path!r} is no PNG, JPEG, GIF, WebP or SVG image; skipped")
+                continue
+            refused = svg_problem(data) if kind == SVG else None
+            if refused is not None:
+                self.warn(None, f"embedded file {area_path!r} is an SVG the allow-list refuses: {refused}; skipped")
                 continue
             path = MEDIA_FOLDER + area_path
             media[path] = MediaItem(path, data, kind, hashlib.sha256(data).hexdigest())
