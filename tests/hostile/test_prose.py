@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from moe_lms import formats, rich, text
+from moe_lms import formats, text
+from moe_lms import richtext as rich
 from moe_lms.formats import ExportOptions
 from moe_lms.formats.qti12 import Text
 from moe_lms.loader import load_bank
