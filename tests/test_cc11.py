@@ -16,6 +16,7 @@ from moe_lms.formats.cc11.validate import check_package
 from moe_lms.locales import resolve
 from moe_lms.model import Bank, Kind, Question, strings
 from moe_lms.problems import Severity
+from moe_lms.richtext import direction_style
 from moe_lms.text import plain_text, render_block, render_inline
 
 from .conftest import SHIPPED_BANK_DIR
@@ -148,7 +149,7 @@ def test_urdu_text_is_marked_right_to_left_and_fallbacks_keep_their_language() -
     assert item.get(XML_LANG) == "ur"
     stem = item.find("q:presentation/q:material/q:mattext", NS)
     assert stem is not None and stem.get(XML_LANG) == "ur" and stem.get("texttype") == "text/html"
-    assert (stem.text or "").startswith('<div lang="ur" dir="rtl">')
+    assert (stem.text or "").startswith(f'<div lang="ur" dir="rtl" style="{direction_style("ur")}">')
     fallback = item.find("q:itemfeedback[@ident='b_fb']/q:flow_mat/q:material/q:mattext", NS)
     assert fallback is not None and fallback.get(XML_LANG) == "en"
     assert (fallback.text or "").startswith('<div lang="en" dir="ltr">')

@@ -18,8 +18,12 @@ from moe_lms.formats.moodle import (
 )
 from moe_lms.model import Bank, Choice, Question, Translation
 from moe_lms.problems import ProblemsFound
+from moe_lms.richtext import direction_style
 
 from .moodle_banks import UR, export, parse, questions, text_of, trilingual_bank
+
+# How a Moodle export wraps Urdu text: direction, language, and the layout Moodle keeps (issue 26).
+UR_WRAPPER = f'<div dir="rtl" lang="ur" style="{direction_style("ur")}">'
 
 FIELDS_IN_MOODLE_ORDER = [
     "name", "questiontext", "generalfeedback", "defaultgrade", "penalty", "hidden", "idnumber", "single",
@@ -165,9 +169,9 @@ def test_urdu_text_is_wrapped_right_to_left_and_marked_urdu() -> None:
     root = parse(export(trilingual_bank(), "ur"))
     first = questions(root)[0]
     assert text_of(first, "questiontext") == (
-        f'<div dir="rtl" lang="ur"><p>{UR} What does expert parallelism distribute across GPUs?</p></div>'
+        f"{UR_WRAPPER}<p>{UR} What does expert parallelism distribute across GPUs?</p></div>"
     )
-    assert first.find("answer").findtext("text") == f'<div dir="rtl" lang="ur">{UR} Full model copies</div>'
+    assert first.find("answer").findtext("text") == f"{UR_WRAPPER}{UR} Full model copies</div>"
 
 
 def test_text_that_fell_back_to_the_source_is_marked_with_its_real_language() -> None:

@@ -97,23 +97,6 @@ def test_item_resources_of_the_manifest_are_the_bytes_of_resources_built_element
             assert written == [inner(holder)]
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
-@given(banks(max_questions=4))
-def test_tests_are_the_bytes_of_tests_built_element_by_element(bank: Bank) -> None:
-    package = members(export(bank))
-    for locale in bank.locales:
-        built = qti21.build_test(bank, resolve(bank, locale))
-        assert package[qti21.test_path(bank, locale)] == etree.tostring(built, xml_declaration=True, encoding="UTF-8")
-
-
-def test_a_test_with_an_intro_in_markdown_is_unchanged() -> None:
-    bank = rich_bank()
-    package = members(export(bank))
-    for locale in bank.locales:
-        built = qti21.build_test(bank, resolve(bank, locale))
-        assert package[qti21.test_path(bank, locale)] == etree.tostring(built, xml_declaration=True, encoding="UTF-8")
-
-
 @pytest.mark.parametrize("bad", ["\x07", "\ufffe"])
 def test_a_character_xml_cannot_carry_that_bypassed_the_model_is_refused_naming_its_item(bad: str) -> None:
     bank = rich_bank()

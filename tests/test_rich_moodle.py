@@ -30,9 +30,10 @@ def test_images_travel_in_the_element_that_shows_them_and_math_is_mathjax(tmp_pa
     assert question is not None
     stem = question.find("questiontext")
     assert stem is not None
-    assert '<img src="@@PLUGINFILE@@/dispatch.svg" alt="Tokens dispatched to two GPUs">' in (
-        stem.findtext("text") or ""
-    )
+    assert (
+        '<a href="@@PLUGINFILE@@/dispatch.svg"><img src="@@PLUGINFILE@@/dispatch.svg" alt="Tokens dispatched to two '
+        'GPUs" width="120" height="40" style="max-width:100%;height:auto"></a>'
+    ) in (stem.findtext("text") or "")
     assert r"\[C = \left\lceil f \cdot \frac{k T}{E} \right\rceil\]" in (stem.findtext("text") or "")
     (svg,) = stem.findall("file")
     assert (svg.get("name"), svg.get("path"), svg.get("encoding")) == ("dispatch.svg", "/", "base64")

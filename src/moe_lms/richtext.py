@@ -56,8 +56,14 @@ class Profile:
     # Code through Pygments: "inline" styles (Moodle, Canvas), "classes" for a page that carries CODE_STYLE
     # (the HTML page, whose CSP refuses style attributes), "none" for a plain <pre><code> (QTI: no style in XHTML).
     highlight: Literal["inline", "classes", "none"] = "inline"
-    ltr: bool = False  # mark formulas and code dir="ltr" (the HTML page, whose text may be right-to-left)
+    ltr: bool = False  # mark MathML formulas dir="ltr" (the HTML page; code and TeX are marked in every profile)
     drop_images: bool = False  # images as their alt text, "[alt]" (GIFT --drop-images: a GIFT file cannot carry them)
+    # Whether the format keeps style attributes (Moodle, Canvas, the cartridge, GIFT do; QTI 2.1's XHTML and the
+    # HTML page, whose CSP refuses them, carry the same rules in their stylesheet instead).
+    styles: bool = True
+    # Whether an image links to itself, so a wide diagram shrunk to a phone's width can be opened full size (not for
+    # the HTML page: browsers refuse to open a data: URL from a link).
+    image_links: bool = True
 
 
 _DEFAULT = Profile()
@@ -165,6 +171,7 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("html_block", text._html_block)
     for name, rule in _RULES.items():
         md.add_render_rule(name, _method(rule))
+    md.core.ruler.push("moe_hyphenated_math", _join_hyphenated)
     return md
 
 
@@ -215,14 +222,51 @@ def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
 def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
     def rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
         profile: Profile = env["profile"]
-        source = tokens[idx].content.strip()
+        token = tokens[idx]
+        source = token.content.strip()
+        prefix, suffix = token.meta.get("prefix", ""), token.meta.get("suffix", "")
         if profile.math == "mathml":
-            made = env["holes"].put(mathml(source, display=display, ltr=profile.ltr))
+            made = mathml(source, display=display, ltr=profile.ltr)
+            if prefix or suffix:  # (a <math> is one neutral character to the bidi algorithm, as a TeX run is)
+                made = f'<bdi dir="ltr">{prefix}{made}{suffix}</bdi>'
         else:
-            made = html.escape(f"\\[{source}\\]" if display else f"\\({source}\\)", quote=False)
+            tex = html.escape(f"\\[{source}\\]" if display else f"\\({source}\\)", quote=False)
+            style = f' style="{DISPLAY_MATH_STYLE}"' if display and profile.styles else ""
+            made = f'<bdi dir="ltr"{style}>{prefix}{tex}{suffix}</bdi>'
+        made = env["holes"].put(made)
         return f"<p>{made}</p>\n" if block else made
 
     return rule
+
+
+# Raw TeX (before MathJax runs, or where it cannot load) and a formula are right-to-left text's neutrals: each math
+# run is an isolate, written left to right, and a Latin word joined to it by a hyphen (top-$k$, $k$-way) goes into
+# the same isolate, or an Urdu sentence shows "top-k" as "k-top".
+_HYPHEN_BEFORE = re.compile(r"(?<![^\s(])[A-Za-z][A-Za-z0-9]*-$")
+_HYPHEN_AFTER = re.compile(r"^-[A-Za-z][A-Za-z0-9]*(?![^\s.,;:!?)\u06d4\u060c\u061f])")
+# Display math scrolls inside its own box on a phone instead of widening the card.
+DISPLAY_MATH_STYLE = "display:block;overflow-x:auto;overflow-y:hidden;max-width:100%"
+
+
+def _join_hyphenated(state: Any) -> None:
+    """A core rule: move a hyphenated Latin word next to a formula into the formula's token (its meta)."""
+    for block in state.tokens:
+        children = block.children
+        if not children:
+            continue
+        for i, child in enumerate(children):
+            if child.type != "math_inline":
+                continue
+            if i > 0 and children[i - 1].type == "text":
+                before = _HYPHEN_BEFORE.search(children[i - 1].content)
+                if before:
+                    child.meta["prefix"] = before.group()
+                    children[i - 1].content = children[i - 1].content[: before.start()]
+            if i + 1 < len(children) and children[i + 1].type == "text":
+                after = _HYPHEN_AFTER.search(children[i + 1].content)
+                if after:
+                    child.meta["suffix"] = after.group()
+                    children[i + 1].content = children[i + 1].content[after.end() :]
 
 
 def _image_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str, Any]) -> str:
@@ -233,11 +277,43 @@ def _image_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
         return f"<em>[{html.escape(alt, quote=False)}]</em>"
     src = str(token.attrs.get("src", ""))
     item = _media_item(profile, src)
-    url = profile.image_url(item) if item is not None and profile.image_url is not None else src
-    made = f'<img src="{html.escape(url)}" alt="{html.escape(alt)}">'
-    if item is not None and profile.image_url is not None:
-        return str(env["holes"].put(made))
+    if item is None or profile.image_url is None:
+        return f'<img src="{html.escape(src)}" alt="{html.escape(alt)}">'
+    return str(env["holes"].put(image(item, profile.image_url(item), alt, profile)))
+
+
+def image(item: MediaItem, url: str, alt: str, profile: Profile) -> str:
+    """An image of the bank as a format shows it: its width and height, shrunk to the width of a phone (a style
+    where the format keeps one, else the format's stylesheet), and a link to itself to see it full size."""
+    attributes = f'src="{html.escape(url)}" alt="{html.escape(alt)}"'
+    size = image_size(item)
+    if size is not None:
+        attributes += f' width="{size[0]}" height="{size[1]}"'
+    if profile.styles:
+        attributes += f' style="{IMAGE_STYLE}"'
+    made = f"<img {attributes}>"
+    if profile.image_links:
+        made = f'<a href="{html.escape(url)}">{made}</a>'
     return made
+
+
+IMAGE_STYLE = "max-width:100%;height:auto"
+
+
+@lru_cache(maxsize=256)
+def image_size(item: MediaItem) -> tuple[int, int] | None:
+    """An image's size in CSS pixels (an SVG's width and height in its units, else its viewBox), or None."""
+    import io
+
+    import imagesize  # type: ignore[import-untyped]
+
+    try:
+        width, height = imagesize.get(io.BytesIO(item.data))
+    except (ValueError, OSError):  # (imagesize reads headers; a file it does not know gives -1, -1)
+        return None
+    if width <= 0 or height <= 0:
+        return None
+    return round(width), round(height)
 
 
 def _media_item(profile: Profile, src: str) -> MediaItem | None:
@@ -253,7 +329,7 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
     token = tokens[idx]
     profile: Profile = env["profile"]
     language = token.info.strip().split(" ")[0] if token.info else ""
-    block = code_block(token.content, language, highlight=profile.highlight, ltr=profile.ltr)
+    block = code_block(token.content, language, highlight=profile.highlight)
     return str(env["holes"].put(block)) + "\n"  # (the line break after the block, as markdown-it's own rule writes)
 
 
@@ -262,10 +338,12 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
 MAX_HIGHLIGHT = 20_000
 
 
-def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
+def code_block(code: str, language: str, *, highlight: str) -> str:
     """A code block: Pygments with inline styles or classes (deterministic) where the format takes them, and
-    plain past :data:`MAX_HIGHLIGHT` characters."""
-    direction = ' dir="ltr"' if ltr else ""
+    plain past :data:`MAX_HIGHLIGHT` characters. Code is left to right in every text (dir="ltr"): in a
+    right-to-left one the browser would otherwise put a line's final ``:`` at its left end, lose its indent and
+    open a scrolled block at the lines' ends."""
+    direction = ' dir="ltr"'
     if highlight != "none" and language and len(code) <= MAX_HIGHLIGHT:
         from pygments import highlight as pygmentize
         from pygments.formatters import HtmlFormatter
@@ -280,14 +358,17 @@ def code_block(code: str, language: str, *, highlight: str, ltr: bool) -> str:
             inline = highlight == "inline"
             formatter = HtmlFormatter(noclasses=inline, nowrap=True, style=CODE_THEME)
             body = pygmentize(code, lexer, formatter)
-            style = ' style="background:#f8f8f8;padding:0.5em"' if inline else ""
+            style = f' style="{CODE_STYLE}"' if inline else ""
             name = html.escape(language)
             return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
     # As markdown-it renders a fence (trailing newline and all) and nh3 then writes it: a no-break space as
     # &nbsp;, so a fenced block and an indented one (which an import reads back as fenced) are the same bytes.
     body = html.escape(code, quote=False).replace("\xa0", "&nbsp;")
     name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
-    return f"<pre{direction}><code{name}>{body}</code></pre>"
+    return f"<pre{direction}><code{name}>{body}</code></pre>"  # (as text.py writes an indented block)
+
+
+CODE_STYLE = "background:#f8f8f8;padding:0.5em;overflow-x:auto;unicode-bidi:isolate;text-align:left"
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -313,6 +394,51 @@ def code_style() -> str:
     from pygments.formatters import HtmlFormatter
 
     return str(HtmlFormatter(style=CODE_THEME).get_style_defs("pre.code"))
+
+
+# -- right-to-left wrappers -----------------------------------------------------------------------------------
+
+# Where an LMS keeps inline styles (Moodle, Canvas, the cartridge, GIFT), a right-to-left wrapper also says how the
+# text is laid out: dir="rtl" does not undo a theme's text-align:left (Moodle's Boost sets it on body), and a theme's
+# font stack rarely has an Urdu font, so the browser mixes Kufi and Naskh glyphs; Urdu is read in Nastaliq, which
+# needs a taller line.
+_RTL_FONTS = {
+    "ur": (
+        "'Noto Nastaliq Urdu','Jameel Noori Nastaleeq','Noto Naskh Arabic','Noto Sans Arabic','DejaVu Sans',serif",
+        "2.2",
+    ),
+}
+
+
+def direction_style(lang: str) -> str:
+    """The style of a right-to-left wrapper for ``lang`` (a BCP 47 tag or a locale): its alignment and, for a
+    language read in a script most fonts lack (Urdu's Nastaliq), a font stack and line height."""
+    parts = ["text-align:start"]
+    fonts = _RTL_FONTS.get(re.split(r"[-_]", lang, maxsplit=1)[0].lower())
+    if fonts is not None:
+        parts += [f"font-family:{fonts[0]}", f"line-height:{fonts[1]}"]
+    return ";".join(parts)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_ONE_PARAGRAPH = re.compile(r"<p>((?:(?!</?(?:p|div|pre|ul|ol|li|table|blockquote|h\d)\b).)*)</p>", re.S)
+
+
+def latin_isolated(rendered: str) -> str:
+    """Rendered text whose strong characters are all left-to-right (``64 KiB``, ``GPU``) as an LTR isolate, so a
+    right-to-left wrapper shows it in its own order (``KiB 64`` else); any other text as it is."""
+    import unicodedata
+
+    visible = html.unescape(_TAG.sub("", rendered))
+    strong = {unicodedata.bidirectional(c) for c in visible} & {"L", "R", "AL"}
+    if strong != {"L"}:
+        return rendered
+    paragraph = _ONE_PARAGRAPH.fullmatch(rendered)
+    if paragraph is not None:
+        return f'<p><bdi dir="ltr">{paragraph.group(1)}</bdi></p>'
+    if re.search(r"</?(?:p|div|pre|ul|ol|li|table|blockquote|h\d)\b", rendered):
+        return rendered  # (blocks: each keeps the wrapper's direction)
+    return f'<bdi dir="ltr">{rendered}</bdi>'
 
 
 # -- math ------------------------------------------------------------------------------------------------------
@@ -489,10 +615,35 @@ _HOLE_WORD = re.compile(r"MoeLmsRich(\d+)x")
 _TAGS = re.compile(r"<[^>]+>")
 
 
+# What the renderer adds for layout only (directions, sizes, links to an image itself), which an import takes off.
+_LTR_ISOLATE = re.compile(
+    r'<bdi dir="ltr"(?: style="' + re.escape(DISPLAY_MATH_STYLE) + r'")?>((?:(?!</?bdi\b).)*)</bdi>', re.S
+)
+_SELF_LINK = re.compile(r'<a href="[^"<>]*?([^"<>/]*)"(?: rel="[^"<>]*")?>(<img src="[^"<>]*?/?\1" [^<>]*>)\s*</a>')
+_IMAGE_SIZE = re.compile(
+    r'(<img src="[^"<>]*" alt="[^"<>]*") width="\d+" height="\d+"(?: style="' + re.escape(IMAGE_STYLE) + r'")?\s*/?>'
+)
+_BARE_PRE = re.compile(r"<pre>(?=<code)")  # (another tool's block: moe-lms writes every one dir="ltr")
+
+
+def _without_layout_marks(fragment: str) -> str:
+    """Imported HTML without what :func:`code_block`, :func:`image` and the math rule add for layout."""
+    if 'dir="ltr"' not in fragment and "<img" not in fragment and "<pre>" not in fragment:
+        return fragment
+    for _ in range(8):  # (isolates inside isolates: a Latin-only choice holding a formula)
+        fragment, count = _LTR_ISOLATE.subn(r"\1", fragment)
+        if not count:
+            break
+    fragment = _SELF_LINK.sub(r"\2", fragment)
+    fragment = _IMAGE_SIZE.sub(r"\1>", fragment)
+    return _BARE_PRE.sub('<pre dir="ltr">', fragment)
+
+
 def markdown_from_rich_html(fragment: str, to_markdown: Callable[[str], str]) -> str:
     """The Markdown of imported HTML whose math is ``\\(…\\)`` / ``\\[…\\]`` and whose code blocks are
     moe-lms's highlighted ones: those become ``$…$`` / ``$$…$$`` and fenced blocks again, the rest goes through
     ``to_markdown`` (unrender.markdown_from_html), with any literal dollar escaped once the text holds math."""
+    fragment = _without_layout_marks(fragment)
     if "\\(" not in fragment and "\\[" not in fragment and 'code class="language-' not in fragment:
         return to_markdown(fragment)
     pieces: list[str] = []

@@ -55,7 +55,13 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
     md.add_render_rule("html_inline", _html_inline)
     md.add_render_rule("html_block", _html_block)
+    md.add_render_rule("code_block", _code_block)
     return md
+
+
+def _code_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """An indented code block, left to right in any text (as richtext.code_block writes a fenced one)."""
+    return f'<pre dir="ltr"><code>{html.escape(tokens[idx].content, quote=False)}</code></pre>\n'
 
 
 # Text with none of these can only render to itself (it has no & < > to escape), so it skips the Markdown parser

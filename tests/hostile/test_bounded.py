@@ -33,7 +33,7 @@ def test_the_matcher_finds_what_the_alternation_found() -> None:
 def test_a_code_block_past_the_highlighting_limit_is_shown_plain() -> None:
     code = "x = 1\n" * (richtext.MAX_HIGHLIGHT // 6 + 1)
     began = time.perf_counter()
-    block = richtext.code_block(code, "python", highlight="inline", ltr=False)
+    block = richtext.code_block(code, "python", highlight="inline")
     assert time.perf_counter() - began < 2
-    assert block.startswith('<pre><code class="language-python">x = 1')
-    assert richtext.code_block("x = 1\n", "python", highlight="inline", ltr=False).startswith('<pre class="code"')
+    assert block.startswith('<pre dir="ltr"><code class="language-python">x = 1')
+    assert richtext.code_block("x = 1\n", "python", highlight="inline").startswith('<pre dir="ltr" class="code"')

@@ -27,7 +27,16 @@ from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, Kind, MediaItem, Question
-from ..richtext import Profile, code_style, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import (
+    Profile,
+    code_style,
+    latin_isolated,
+    plain_text,
+    render_block,
+    render_inline,
+    rendering,
+    renders_as_itself,
+)
 from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format
 
@@ -288,11 +297,13 @@ class _Page:
         (The element-by-element way, for the page's few one-off texts and as the reference :meth:`bank_html`
         is tested against.)"""
         markup = render_block(resolved.text) if block else render_inline(resolved.text)
+        info = self.view.source_info if resolved.lang != self.info.lang else self.info
+        if info.rtl:  # (a Latin-only text, "64 KiB", keeps its order: an LTR isolate)
+            markup = latin_isolated(markup)
         element = lxml.html.fragment_fromstring(markup, create_parent="div" if block else "span")
         element.set("class", cls)
         for name, value in attrs.items():
             element.set(name, value)
-        info = self.view.source_info if resolved.lang != self.info.lang else self.info
         return self._mark(element, info, fallback=resolved.fell_back)
 
     def bank_html(self, resolved: Resolved, block: bool, cls: str, id: str = "", *, plain: int | None = None) -> str:
@@ -305,6 +316,8 @@ class _Page:
             content = f"<p>{text}</p>" if block else text
         else:
             content = lxml_form(render_block(text) if block else render_inline(text))
+        if (self.view.source_info if lang != self.lang else self.info).rtl:
+            content = latin_isolated(content)
         if id:
             return wrapper[0].fill((id, content))
         return wrapper[1] + content + wrapper[2]
@@ -593,7 +606,15 @@ def stream(
 
     Math becomes MathML (Chromium, Firefox and Safari render it natively), images data: URIs, code highlighted;
     formulas and code stay left-to-right on a right-to-left page."""
-    profile = Profile(math="mathml", image_url=data_uri, media=bank.media, highlight="classes", ltr=True)
+    profile = Profile(
+        math="mathml",
+        image_url=data_uri,
+        media=bank.media,
+        highlight="classes",
+        ltr=True,
+        styles=False,
+        image_links=False,
+    )
     with rendering(profile):
         _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
 

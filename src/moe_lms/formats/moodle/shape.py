@@ -54,11 +54,11 @@ _MULTILANG_SPLIT = re.compile(r'<(?:lang|span)[^>]+lang="([a-zA-Z0-9_-]+)"[^>]*>
 _MULTILANG_SPAN = re.compile(r"<span\b[^>]*\bclass=\"multilang\"[^>]*>", re.I)
 _STRICT_MULTILANG_SPAN = re.compile(r'<span(\s+lang="[a-zA-Z0-9_-]+"|\s+class="multilang"){2}\s*>', re.I)
 # The wrapper this module writes around every text of a per-locale export: one div with only dir and/or lang.
-_WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2})\s*>')
+_WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2}(?:\s+style="[^"<>]*")?)\s*>')
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
 _TAG = re.compile(r"<[^>]*>")
-_TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)">)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
+_TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)"(?: style="[^"<>]*")?>)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
 
 
 def moodle_lang(locale: str) -> str:
@@ -159,6 +159,7 @@ _SIMPLE_BLOCK = re.compile(
 # Between blocks, what the sanitiser leaves of an unclosed inline tag ("<b>\n</b>"): nothing a learner sees.
 _EMPTY_INLINE = re.compile(r"(?:\s*<([a-z]+)>\s*</\1>)+\s*")
 _BDI_WRAPPER = re.compile(r'<bdi dir="(ltr|rtl)" lang="([^"<>]*)">(.*)</bdi>', re.S)
+_MARKER_BDI = re.compile(r"<bdi [^<>]*\blang=")
 
 
 def _simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
@@ -181,7 +182,9 @@ def _simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
 def _bdi_wrapper(inline: str) -> tuple[str, str] | None:
     """``(lang, inner HTML)`` when inline HTML is one <bdi> carrying only dir and lang (the multilang marker)."""
     match = _BDI_WRAPPER.fullmatch(inline)
-    if match is None or "<bdi" in match.group(3) or "</bdi" in match.group(3):
+    inner = match.group(3) if match is not None else ""
+    # (an isolate the renderer writes, <bdi dir="ltr"> around a formula, may sit inside; another marker may not)
+    if match is None or _MARKER_BDI.search(inner) or inner.count("<bdi") != inner.count("</bdi"):
         return None
     return match.group(2), match.group(3)
 

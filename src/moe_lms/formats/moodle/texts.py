@@ -12,7 +12,7 @@ import html
 from collections.abc import Callable, Sequence
 
 from ...locales import LocaleInfo, LocalizedView, Resolved
-from ...richtext import render_block, render_inline
+from ...richtext import direction_style, latin_isolated, render_block, render_inline
 from ...text import renders_blank
 from .shape import _simple_blocks, moodle_lang, unwrap
 
@@ -23,6 +23,8 @@ class _Unwritable(Exception):
 
 def _wrapper(info: LocaleInfo) -> str:
     """The opening tag that marks text as being in a language and direction (closed by ``</div>``)."""
+    if info.rtl:  # (Moodle keeps a text's inline styles: see docs/explanation/right-to-left.md)
+        return f'<div dir="rtl" lang="{html.escape(info.lang)}" style="{direction_style(info.lang)}">'
     return f'<div dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
 
 
@@ -127,6 +129,8 @@ class _Texts:
             return self._fallback[i] + rendered + "</div>"
         own = self._own[i]
         if own is not None:
+            if self.views[i].info.rtl:
+                rendered = latin_isolated(rendered)
             return own + rendered + "</div>"
         if rendered.startswith("<div") and unwrap(rendered) is not None:
             # A text that itself looks like our wrapper is wrapped once more, so the importer removes only ours.

@@ -44,7 +44,7 @@ from lxml import etree
 from ...locales import LocalizedView, Origin, Resolved, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
-from ...richtext import Profile, markdown_from_rich_html, plain_text, render_block, render_inline
+from ...richtext import Profile, direction_style, markdown_from_rich_html, plain_text, render_block, render_inline
 from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
@@ -148,7 +148,8 @@ def _sub(
 def wrapped_html(resolved: Resolved, render: Callable[[str], str]) -> str:
     """A string as HTML in a ``div`` that names its language and direction (what LMSs render from)."""
     info = locale_info(resolved.lang.replace("-", "_"))
-    return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}">{render(resolved.text)}</div>'
+    style = f' style="{direction_style(info.lang)}"' if info.rtl else ""  # (what each LMS keeps: right-to-left.md)
+    return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}"{style}>{render(resolved.text)}</div>'
 
 
 # Images travel as Canvas and Common Cartridge carry them: files under web_resources/ (Canvas's exporter: lib/cc/
@@ -627,7 +628,7 @@ def serialise(root: etree._Element) -> bytes:
 
 # --- reading -----------------------------------------------------------------------------------------------------
 
-_WRAPPER = re.compile(r'^\s*<div lang="([^"<>]+)" dir="(?:ltr|rtl)">(.*)</div>\s*$', re.S)
+_WRAPPER = re.compile(r'^\s*<div lang="([^"<>]+)" dir="(?:ltr|rtl)"(?: style="[^"<>]*")?>(.*)</div>\s*$', re.S)
 _BARE_DIV = re.compile(r"^\s*<div>(.*)</div>\s*$", re.S)
 
 

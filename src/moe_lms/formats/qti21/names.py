@@ -54,6 +54,14 @@ STYLESHEET_CSS = b"""\
 .moe-ltr { direction: ltr; unicode-bidi: isolate; text-align: start; }
 .moe-u { text-decoration: underline; }
 .moe-s { text-decoration: line-through; }
+/* A phone's width: an image shrinks to fit (width and height keep its shape), code and display math scroll in
+   their own box; QTI 2.1's XHTML has no style attribute. */
+/* Urdu is read in Nastaliq, which few systems' default fonts have, on taller lines. */
+.moe-rtl:lang(ur) { font-family: "Noto Nastaliq Urdu", "Jameel Noori Nastaleeq", "Noto Naskh Arabic",
+  "Noto Sans Arabic", "DejaVu Sans", serif; line-height: 2.2; }
+img { max-width: 100%; height: auto; }
+pre { overflow-x: auto; }
+math[display="block"] { display: block; overflow-x: auto; max-width: 100%; }
 """
 
 

@@ -3,7 +3,8 @@ locale, the manifest and the stylesheet, built with lxml and streamed into a det
 fixed timestamps and permissions, no seeking).
 
 The item is :mod:`moe_lms.formats.qti_item`'s model spelled in QTI 2.1: :func:`_item_element` builds it from one
-description of its shape, with real text (:func:`build_item`) or with skeleton markers (:class:`_Items`).
+description of its shape, with real text (:func:`build_item`) or with skeleton markers (:class:`_Items`, the way
+the package's items are written: element by element is under the speed floor, see there).
 
 This module must not know how a package is read back or checked (:mod:`.read`, :mod:`.validate`).
 """
@@ -78,7 +79,7 @@ from .names import (
     item_path,
     test_path,
 )
-from .xhtml import _add_text, append_html
+from .xhtml import append_html
 
 
 def _content(
@@ -233,7 +234,14 @@ def _markup(rendered: str) -> str:
 
 class _Items:
     """Serialised items, the bytes :func:`build_item` gives, from one skeleton per shape, locale and form of the
-    contents (with their language): a handful for a whole bank, and several times faster."""
+    contents (with their language): a handful for a whole bank, and several times faster.
+
+    The one way the package's items are written; :func:`build_item` is the description they are held to
+    (tests/test_qti21_skeleton.py). Why not element by element (issue 19, docs/design/speed.md): on the 10k bank
+    ``moe-lms export --format qti21`` took 9.03 s of CPU that way against 3.53 s from skeletons, with text2qti at
+    39.97 s: 4.4x, under the floor of 8x, where skeletons give 11.3x (medians of 3 alternating runs, loaded machine).
+    Building ~50 elements per item in Python (``_sub``) and serialising each is what costs.
+    """
 
     # Distinct skeletons kept; a bank whose items are more varied than that builds the rest as it goes.
     LIMIT = 512
@@ -330,27 +338,6 @@ def _test_element(bank: Bank, view: LocalizedView, references: Callable[[etree._
     return test
 
 
-def _test_bytes(bank: Bank, view: LocalizedView) -> bytes:
-    """The bytes of :func:`build_test`, its item references (one per question) from a skeleton of one."""
-
-    def references(section: etree._Element) -> None:
-        if section.text is None and not len(section):
-            section.text = "\n"
-        _add_text(section, raw(0))
-
-    before, after = Skeleton.of(_test_element(bank, view, references), declaration=True).around([""], 0)
-    holder = etree.Element(_q("holder"), nsmap={None: QTI})
-    holder.text = ""  # so the reference is laid out as one among others
-    _sub(holder, "assessmentItemRef", {"identifier": slot(0), "href": slot(1)})
-    reference = Skeleton.inside(holder, verbatim={0, 1})  # ids and paths made of ids
-    parts = [before]
-    for q in bank.questions:
-        attributes = _item_reference(q, view)
-        parts.append(reference.fill((attributes["identifier"], attributes["href"])))
-    parts.append(after)
-    return "".join(parts).encode("utf-8")
-
-
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:
     """Find every translation XML cannot carry before writing anything, and name its question and locale.
     (The bank's own text was checked when it was loaded; translations come from PO files.)"""
@@ -389,7 +376,7 @@ def _in_name_order(bank: Bank, locales: Iterable[str]) -> Iterator[tuple[Questio
 def package_profile(bank: Bank) -> Profile:
     """How the package renders rich content: math as MathML 2 (with its LaTeX as an annotation), images packaged
     under media/, code plain (no style attribute in QTI's XHTML)."""
-    return Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none")
+    return Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none", styles=False)
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
@@ -417,5 +404,6 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
                 package.add(path, bank.media[path].data)
         package.add(STYLESHEET, STYLESHEET_CSS)
         for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
-            package.add(test_path(bank, loc), _test_bytes(bank, views[loc]))
+            test = etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8")
+            package.add(test_path(bank, loc), test)
         package.close()
