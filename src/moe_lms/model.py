@@ -456,6 +456,19 @@ class DrawnSection(NamedTuple):
         values = set(self.points)
         return self.points[0] if len(values) == 1 else None
 
+    def random_group(self, shuffle_questions: bool) -> bool:
+        """Whether an LMS that shuffles only within a group of one value (Canvas) needs this section as one: it
+        draws, or the quiz shuffles its questions and the section has several, all worth the same."""
+        return self.draws or (shuffle_questions and len(self.questions) > 1 and self.group_points is not None)
+
+    @property
+    def attempt_points(self) -> float:
+        """What an attempt's questions of the section are worth together (a drawn pool's share one value: check
+        refuses a draw from questions of different points)."""
+        if not self.draws:
+            return sum(self.points)
+        return self.draw * (self.group_points or max(self.points))
+
 
 WHOLE_BANK = "all"  # the id of the quiz a bank without quizzes: is: every question, in bank order
 

@@ -87,7 +87,7 @@ def export(
             f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
         )
     if quiz is not None and not fmt.quizzes:
-        raise click.UsageError(f"--format {fmt.name} cannot carry a quiz's sections and draws yet: leave out --quiz")
+        raise click.UsageError(f"--quiz: --format {fmt.name} is refused: {fmt.quiz_refusal}")
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     if fmt.one_locale_per_file and not locales:
         locales = (bank.source_locale,)

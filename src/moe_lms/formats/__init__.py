@@ -57,6 +57,7 @@ class Format:
     one_locale_per_file: bool = False
     # True when the writer carries one of the bank's quizzes (ExportOptions.quiz): its sections and draws.
     quizzes: bool = False
+    quiz_refusal: str = "it cannot carry a quiz's sections and draws yet"  # why not, when it does not
 
     def dump(self, bank: Bank, options: ExportOptions) -> bytes:
         buf = io.BytesIO()

@@ -475,7 +475,8 @@ def _groups(
     warnings: list[str] = []
     for s in sections:
         shuffled = quiz.shuffle_questions and len(s.questions) > 1
-        if engine == "classic" and (s.draws or shuffled) and s.group_points is not None:
+        if engine == "classic" and s.random_group(quiz.shuffle_questions):
+            assert s.group_points is not None
             groups.append(DesiredGroup(bank_id, quiz.id, s.id, s.draw, s.group_points))
             order.append(("group", s.id))
             continue

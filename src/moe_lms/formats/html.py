@@ -555,7 +555,7 @@ class _Page:
         )
 
     def score(self) -> HtmlElement:
-        total = format(sum(_attempt_points(s) for s in self.sections), "g")
+        total = format(sum(s.attempt_points for s in self.sections), "g")
         return E.section(
             self.ui("h2", self.chrome.finished, id="score-h"),
             self.ui("p", "", **{"class": "score-text"}),
@@ -681,13 +681,6 @@ class _Page:
 
 
 _QUESTIONS = "\ue003"  # (a private-use character: lxml writes it as it is, bank text never reaches the frame)
-
-
-def _attempt_points(section: DrawnSection) -> float:
-    """What an attempt's questions of a section are worth together (a drawn pool's questions share one value)."""
-    if not section.draws:
-        return sum(section.points)
-    return section.draw * (section.group_points or max(section.points))
 
 
 def stream(
