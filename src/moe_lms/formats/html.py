@@ -26,7 +26,7 @@ from lxml.html import HtmlElement
 from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
-from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, resolve_quiz, whole_bank_quiz
+from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, quiz_strings, resolve_quiz, whole_bank_quiz
 from ..richtext import Profile, code_style, plain_text, render_block, render_inline, rendering, renders_as_itself
 from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format
@@ -584,9 +584,10 @@ class _Page:
 
     def _fallbacks_on_page(self) -> int:
         """How many texts on the page fell back to the source (on the whole bank's page: every string of it)."""
-        if not self.is_quiz:
-            return self.view.fallback_count
         view = self.view
+        if not self.is_quiz:  # every string of the bank but its quizzes' (which are on their own pages)
+            quizzes = [view.text(path, source) for z in view.bank.quizzes for path, source in quiz_strings(z)]
+            return view.fallback_count - sum(1 for r in quizzes if r.fell_back)
         heads = [view.quiz_title(self.quiz), view.quiz_intro(self.quiz)]
         heads += [view.section_title(self.quiz, s.section) for s in self.sections]
         heads += [view.feedback(name) for name in ("correct", "partially_correct", "incorrect")]
