@@ -129,3 +129,12 @@ def test_with_javascript_off_every_question_of_the_quiz_is_shown(quiz) -> None: 
     page = quiz(java_script_enabled=False)
     assert page.locator("form.question:visible").count() == 2 * PER_POOL + len(FIXED)
     assert page.locator("#attempts").is_hidden()
+
+
+def test_a_quizs_pages_link_to_the_quizs_pages_in_the_other_languages() -> None:
+    bank = quiz_bank().model_copy(update={"target_locales": ("vi",)})
+    page = lxml.html.fromstring(render(bank, "en", siblings=bank.locales, quiz=bank.quiz("midterm")))
+    assert [a.get("href") for a in page.cssselect("nav.languages a")] == [
+        "pools.midterm.en.html",
+        "pools.midterm.vi.html",
+    ]

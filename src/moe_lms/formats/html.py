@@ -162,9 +162,9 @@ def chrome_for(locale: str) -> Chrome:
     return CHROME.get(locale) or CHROME.get(locale.split("_")[0]) or CHROME["en"]
 
 
-def page_name(bank: Bank, locale: str) -> str:
-    """The file name sibling pages link to: ``<bank-id>.<locale>.html``."""
-    return f"{bank.id}.{locale}.html"
+def page_name(bank: Bank, locale: str, quiz: Quiz | None = None) -> str:
+    """The file name sibling pages link to: ``<bank-id>.<locale>.html``; a quiz's ``<bank-id>.<quiz>.<locale>.html``."""
+    return f"{bank.id}.{locale}.html" if quiz is None else f"{bank.id}.{quiz.id}.{locale}.html"
 
 
 def _csp_hash(source: str) -> str:
@@ -378,6 +378,9 @@ class _Page:
             E.style(QUIZ_STYLE if self.is_quiz else STYLE),
         )
 
+    def page(self, locale: str) -> str:
+        return page_name(self.view.bank, locale, self.quiz if self.is_quiz else None)
+
     def language_switcher(self) -> HtmlElement | None:
         if len(self.siblings) < 2:
             return None
@@ -385,9 +388,9 @@ class _Page:
         for locale in self.siblings:
             info = locale_info(locale)
             if locale == self.view.locale:
-                link = E.a(info.name, href=page_name(self.view.bank, locale), **{"aria-current": "page"})
+                link = E.a(info.name, href=self.page(locale), **{"aria-current": "page"})
             else:
-                link = E.a(info.name, href=page_name(self.view.bank, locale), hreflang=info.lang)
+                link = E.a(info.name, href=self.page(locale), hreflang=info.lang)
             link.set("lang", info.lang)
             link.set("dir", info.direction)
             items.append(E.li(link))
