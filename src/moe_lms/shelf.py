@@ -333,10 +333,7 @@ def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str
         for kind in kinds:
             if kind in carried:
                 continue
-            if kind.format_name == "canvas":
-                lines.append(f"- {kind.label}: `moe-lms push canvas --quiz {quiz.id}` sends the quiz itself.")
-            else:
-                lines.append(f"- {kind.label}: not for a quiz: {formats.get(kind.format_name).quiz_refusal}.")
+            lines.append(f"- {kind.label}: not for a quiz: {formats.get(kind.format_name).quiz_refusal}.")
         lines.append("")
     return lines
 

@@ -874,4 +874,8 @@ FORMAT = Format(
     description="Canvas API request bodies (Classic and New Quizzes), JSON",
     suffix=".canvas.json",
     write=write,
+    quiz_refusal=(
+        "its file is the whole bank's request bodies for both engines, and New Quizzes cannot take a draw; "
+        "`moe-lms push canvas --quiz ID` sends a quiz (its dry run prints the plan)"
+    ),
 )
