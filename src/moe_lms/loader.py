@@ -343,8 +343,7 @@ def _report(
             continue
         worded = _in_authors_words(collector, err, loc, name, raw_questions)
         if worded is not None:
-            where = _where(raw_questions, loc)
-            collector.add(loc[:-1] if kind == "missing" else loc, worded, where, key=kind == "extra_forbidden")
+            collector.add(loc[:-1] if kind == "missing" else loc, worded, where(loc), key=kind == "extra_forbidden")
             continue
         if kind == "union_member":
             message = f"{name}: {err['input']!r} is not {' or '.join(err['wanted'])}"
