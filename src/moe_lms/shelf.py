@@ -309,18 +309,20 @@ def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str
             f"{s.draw} of {len(s.questions)} ({s.id})" if s.draws else f"all {len(s.questions)} ({s.id})"
             for s in sections
         )
-        settings = [f"{sum(s.draw for s in sections)} questions an attempt: {parts}"]
+        settings = [f"Each attempt draws {sum(s.draw for s in sections)} questions anew: {parts}"]
         if quiz.shuffle_questions:
             settings.append("in shuffled order")
         if quiz.time_limit_minutes is not None:
             settings.append(f"{quiz.time_limit_minutes} minutes")
         if quiz.attempts is not None:
-            settings.append("unlimited attempts" if quiz.attempts == 0 else f"{quiz.attempts} attempt(s)")
+            settings.append(
+                "unlimited attempts" if quiz.attempts == 0 else f"{quiz.attempts} attempt{'s' * (quiz.attempts > 1)}"
+            )
         heading = "###" if several else "##"
         lines += [
             f"{heading} Quiz `{quiz.id}`: {quiz.title}",
             "",
-            f"Drawn anew for each attempt from this bank: {'; '.join(settings)}.",
+            f"{'; '.join(settings)}.",
             "",
             "| Language | " + " | ".join(kind.label for kind in carried) + " |",
             "| --- | " + " | ".join("---" for _ in carried) + " |",
