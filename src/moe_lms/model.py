@@ -456,6 +456,13 @@ class DrawnSection(NamedTuple):
         values = set(self.points)
         return self.points[0] if len(values) == 1 else None
 
+    def scored(self) -> tuple[Question, ...]:
+        """The pool's questions, each worth its points in this quiz (itself where that is its own value)."""
+        return tuple(
+            q if q.points == p else q.model_copy(update={"points": p})
+            for q, p in zip(self.questions, self.points, strict=True)
+        )
+
     def random_group(self, shuffle_questions: bool) -> bool:
         """Whether an LMS that shuffles only within a group of one value (Canvas) needs this section as one: it
         draws, or the quiz shuffles its questions and the section has several, all worth the same."""
