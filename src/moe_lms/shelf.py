@@ -22,8 +22,8 @@ from typing import BinaryIO
 
 from . import formats
 from .formats import ExportOptions
-from .locales import Status, coverage, locale_info
-from .model import Bank, resolve_quiz, strings
+from .locales import Status, coverage, locale_info, translation_status
+from .model import Bank, quiz_strings, resolve_quiz, strings
 
 README = "README.md"
 MANIFEST = ".moe-lms-shelf.json"
@@ -226,8 +226,14 @@ def _translation_note(bank: Bank, locale: str, include_drafts: bool) -> str:
         return "source"
     cov = coverage(bank, locale)
     used = cov[Status.REVIEWED] + (cov[Status.DRAFT] if include_drafts else 0)
-    note = f"{used} of {cov.total} texts {'translated' if include_drafts else 'reviewed'}"
-    if used < cov.total:
+    total = cov.total
+    for quiz in bank.quizzes:  # the whole bank's files hold no quiz's texts (each quiz's part says its own)
+        for path, source in quiz_strings(quiz):
+            status = translation_status(bank, locale, path, source)
+            used -= status is Status.REVIEWED or (include_drafts and status is Status.DRAFT)
+            total -= 1
+    note = f"{used} of {total} texts {'translated' if include_drafts else 'reviewed'}"
+    if used < total:
         note += f"; the rest in {locale_info(bank.source_locale).english_name}"
     return note
 
@@ -324,12 +330,23 @@ def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str
             "",
             f"{'; '.join(settings)}.",
             "",
-            "| Language | " + " | ".join(kind.label for kind in carried) + " |",
-            "| --- | " + " | ".join("---" for _ in carried) + " |",
+            "| Language | The quiz's own texts | " + " | ".join(kind.label for kind in carried) + " |",
+            "| --- | --- | " + " | ".join("---" for _ in carried) + " |",
         ]
+        include_drafts = any(item.options.include_drafts for item in shelf.items)
+        texts = quiz_strings(quiz)
         for locale in bank.locales:
             info = locale_info(locale)
-            cells = [f"{info.name}, `{locale}`"] + [_link(shelf.file(k.format_name, locale, quiz.id)) for k in carried]
+            if locale == bank.source_locale:
+                own = "source"
+            else:
+                kept = (Status.REVIEWED, Status.DRAFT) if include_drafts else (Status.REVIEWED,)
+                used = sum(translation_status(bank, locale, path, source) in kept for path, source in texts)
+                own = f"{used} of {len(texts)} {'translated' if include_drafts else 'reviewed'}"
+                if used < len(texts):
+                    own += f"; the rest in {locale_info(bank.source_locale).english_name}"
+            cells = [f"{info.name}, `{locale}`", own]
+            cells += [_link(shelf.file(k.format_name, locale, quiz.id)) for k in carried]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         for kind in kinds:
