@@ -52,11 +52,12 @@ def test_a_stale_string_is_listed_at_its_po_line_with_the_change_and_the_refresh
 
 
 def test_after_translations_update_a_stale_string_stays_stale_until_re_translated(bank_copy: Path) -> None:
+    drafts = coverage(loader.load_bank(bank_copy), "ur")[Status.DRAFT]  # (those awaiting review already)
     change_a_stem(bank_copy)
     assert invoke("translations", "update", str(bank_copy)).exit_code == 0
     bank = loader.load_bank(bank_copy)
     counts = coverage(bank, "ur")
-    assert (counts[Status.STALE], counts[Status.DRAFT]) == (1, 0)
+    assert (counts[Status.STALE], counts[Status.DRAFT]) == (1, drafts)
     result = invoke("check", str(bank_copy))
     assert f"{OLD_STEM!r} → {NEW_STEM!r}; re-translate it, then delete its `#, fuzzy` and `#| msgid` lines" in (
         result.stderr
