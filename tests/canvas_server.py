@@ -7,6 +7,12 @@ headers and its plain-text 403, Classic Quizzes (PUT only, answers parsed the wa
 New Quizzes (PATCH only, string ids), content migrations with a pre-attachment upload and progress polling, and
 course files: folders by path, the three-step upload (preflight, multipart POST without the token, then either a
 3XX to create_success that must be confirmed once or a 201 with the attachment), paginated folder listings.
+Classic question groups as Canvas keeps them (cl:app/controllers/quizzes/quiz_groups_controller.rb,
+app/models/quizzes/quiz_group.rb, quiz_questions_controller.rb): created with ``quiz_groups[]`` (201, wrapped in
+``{"quiz_groups": [...]}``), shown, updated (200, wrapped; the bank and the position are not changed) and deleted
+(204, with the questions in them); no route lists a quiz's groups; a question joins one with
+``question[quiz_group_id]`` (an unknown group is a 404) and cannot be taken out of it; a group's questions are
+numbered within it, and its own position is among the quiz's questions outside groups.
 
 Faults on command (``Faults``): random 500s before any work, connections dropped *after* the work is stored, random
 throttling, added latency. The RNG is seeded.
@@ -273,6 +279,7 @@ class Bucket:
 class Course:
     quizzes: dict[int, dict[str, Any]] = field(default_factory=dict)
     questions: dict[int, dict[int, dict[str, Any]]] = field(default_factory=dict)  # quiz id -> id -> question
+    groups: dict[int, dict[int, dict[str, Any]]] = field(default_factory=dict)  # quiz id -> id -> question group
     student_view: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # classic: frozen on publish
     new_quizzes: dict[str, dict[str, Any]] = field(default_factory=dict)
     items: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
@@ -293,6 +300,25 @@ class Course:
 
     def classic_questions(self, quiz_id: int) -> list[dict[str, Any]]:
         return sorted(self.questions.get(quiz_id, {}).values(), key=lambda q: (q["position"], q["id"]))
+
+    def quiz_groups(self, quiz_id: int) -> list[dict[str, Any]]:
+        return sorted(self.groups.get(quiz_id, {}).values(), key=lambda g: (g["position"], g["id"]))
+
+    def root_max_position(self, quiz_id: int) -> int:
+        """quiz.root_entries_max_position: the last position among questions outside groups and the groups."""
+        root = [q["position"] for q in self.questions.get(quiz_id, {}).values() if q["quiz_group_id"] is None]
+        return max(root + [g["position"] for g in self.groups.get(quiz_id, {}).values()], default=0)
+
+    def points_possible(self, quiz_id: int) -> float:
+        """Each question outside a group, and each group's pick_count questions at its question_points."""
+        loose = sum(
+            q["points_possible"] for q in self.questions.get(quiz_id, {}).values() if q["quiz_group_id"] is None
+        )
+        picked = 0.0
+        for g in self.groups.get(quiz_id, {}).values():
+            count = sum(1 for q in self.questions[quiz_id].values() if q["quiz_group_id"] == g["id"])
+            picked += min(g["pick_count"] or 0, count) * float(g["question_points"] or 0)
+        return float(loose + picked)
 
     def items_in_order(self, quiz_id: str) -> list[dict[str, Any]]:
         return sorted(self.items.get(quiz_id, {}).values(), key=lambda i: (i["position"], int(i["id"])))
@@ -422,6 +448,10 @@ class Canvas:
             ("GET", c + r"/quizzes/(?P<quiz>\d+)/questions/(?P<question>\d+)", self.show_question),
             ("PUT", c + r"/quizzes/(?P<quiz>\d+)/questions/(?P<question>\d+)", self.update_question),
             ("DELETE", c + r"/quizzes/(?P<quiz>\d+)/questions/(?P<question>\d+)", self.delete_question),
+            ("POST", c + r"/quizzes/(?P<quiz>\d+)/groups", self.create_group),
+            ("GET", c + r"/quizzes/(?P<quiz>\d+)/groups/(?P<group>\d+)", self.show_group),
+            ("PUT", c + r"/quizzes/(?P<quiz>\d+)/groups/(?P<group>\d+)", self.update_group),
+            ("DELETE", c + r"/quizzes/(?P<quiz>\d+)/groups/(?P<group>\d+)", self.delete_group),
             ("GET", nq + r"/quizzes", self.nq_list),
             ("POST", nq + r"/quizzes", self.nq_create),
             ("GET", nq + r"/quizzes/(?P<quiz>\d+)", self.nq_show),
@@ -659,9 +689,7 @@ class Canvas:
             if key in QUIZ_FIELDS:  # other keys are silently ignored
                 quiz[key] = truthy(value) if key == "shuffle_answers" and not isinstance(value, bool) else value
         if not quiz["published"]:
-            quiz["points_possible"] = sum(
-                q["points_possible"] for q in self.courses[course].classic_questions(quiz["id"])
-            )
+            quiz["points_possible"] = self.courses[course].points_possible(quiz["id"])
         if "published" in params:
             if truthy(params["published"]):
                 quiz["published"] = True  # publishing snapshots the questions students see
@@ -693,6 +721,7 @@ class Canvas:
         self._set_quiz_fields(course, quiz, req.params.get("quiz"))
         self.courses[course].quizzes[quiz_id] = quiz
         self.courses[course].questions[quiz_id] = {}
+        self.courses[course].groups[quiz_id] = {}
         return self._quiz_json(course, quiz)
 
     def show_quiz(self, req: Request, course: str, quiz: str) -> Any:
@@ -711,9 +740,12 @@ class Canvas:
     def reorder(self, req: Request, course: str, quiz: str) -> Any:
         found = self._quiz(course, quiz)
         questions = self.courses[course].questions[found["id"]]
+        groups = self.courses[course].groups[found["id"]]
         for position, entry in enumerate(req.params.get("order") or [], start=1):
             if entry.get("type", "question") == "question" and int(entry["id"]) in questions:
                 questions[int(entry["id"])]["position"] = position
+            elif entry.get("type") == "group" and int(entry["id"]) in groups:
+                groups[int(entry["id"])]["position"] = position
         return 204, None, {}
 
     def list_questions(self, req: Request, course: str, quiz: str) -> Any:
@@ -803,10 +835,14 @@ class Canvas:
         raw = req.params.get("question")
         if not isinstance(raw, dict):
             raise HttpError(400, {"errors": [{"message": "question is missing"}]})
+        group = self._join_group(course, found["id"], raw)
         data = self._question_data(raw, None)
         questions = self.courses[course].questions[found["id"]]
         question_id = self.new_id()
-        position = max((q["position"] for q in questions.values()), default=0) + 1  # question[position] is ignored
+        if group is None:  # question[position] is ignored: the end of the quiz, or of the group
+            position = self.courses[course].root_max_position(found["id"]) + 1
+        else:
+            position = max((q["position"] for q in questions.values() if q["quiz_group_id"] == group), default=0) + 1
         question = {
             "id": question_id,
             "quiz_id": found["id"],
@@ -821,10 +857,20 @@ class Canvas:
             **data,
         }
         question["position"] = position
+        question["quiz_group_id"] = group
         questions[question_id] = question
         if not found["published"]:
-            found["points_possible"] = sum(q["points_possible"] for q in questions.values())
+            found["points_possible"] = self.courses[course].points_possible(found["id"])
         return question
+
+    def _join_group(self, course: str, quiz_id: int, raw: dict[str, Any]) -> int | None:
+        """The group ``question[quiz_group_id]`` names (quiz.quiz_groups.find: an unknown one is a 404)."""
+        group_id = raw.get("quiz_group_id")
+        if not group_id:
+            return None
+        if not str(group_id).isdigit() or int(group_id) not in self.courses[course].groups[quiz_id]:
+            raise not_found()
+        return int(group_id)
 
     def update_question(self, req: Request, course: str, quiz: str, question: str) -> Any:
         found = self._question(course, quiz, question)
@@ -832,9 +878,86 @@ class Canvas:
         if raw is None:
             raise InternalError()  # params[:question] is required
         keep = {k: found[k] for k in ("id", "quiz_id", "quiz_group_id", "assessment_question_id", "position")}
+        group = self._join_group(course, found["quiz_id"], raw) if isinstance(raw, dict) else None
+        if group is not None and group != found["quiz_group_id"]:  # into a group (never out of one)
+            keep["quiz_group_id"] = group
+            questions = self.courses[course].questions[found["quiz_id"]].values()
+            keep["position"] = sum(1 for q in questions if q["quiz_group_id"] == group)
         found.update(self._question_data(raw, found))
         found.update(keep)
         return found
+
+    # -- question groups --------------------------------------------------------------------------------------
+
+    def _group(self, course: str, quiz: str, group: str) -> dict[str, Any]:
+        found = self.courses[course].groups.get(self._quiz(course, quiz)["id"], {}).get(int(group))
+        if found is None:
+            raise not_found()
+        return found
+
+    def _set_group_fields(self, group: dict[str, Any], raw: Any) -> None:
+        if not isinstance(raw, list) or not raw or not isinstance(raw[0], dict):
+            raise InternalError()  # params[:quiz_groups][0] on nil
+        params = raw[0]
+        errors: dict[str, Any] = {}
+        name = params.get("name", group.get("name"))
+        if name is not None and len(str(name)) > 255:
+            errors["name"] = [{"attribute": "name", "type": "too_long", "message": "is too long"}]
+        for key in ("pick_count", "question_points"):
+            value = params.get(key, group.get(key))
+            if (
+                value is not None
+                and not isinstance(value, int | float)
+                and not re.fullmatch(r"-?\d+(\.\d+)?", str(value))
+            ):
+                errors[key] = [{"attribute": key, "type": "not_a_number", "message": "is not a number"}]
+        if errors:
+            raise HttpError(422, {"errors": errors})
+        group["name"] = name
+        for key, kind in (("pick_count", int), ("question_points", float)):
+            if params.get(key) is not None:
+                group[key] = kind(float(params[key]))
+
+    def create_group(self, req: Request, course: str, quiz: str) -> Any:
+        found = self._quiz(course, quiz)
+        group: dict[str, Any] = {
+            "id": self.new_id(),
+            "quiz_id": found["id"],
+            "name": None,
+            "pick_count": None,
+            "question_points": None,
+            "assessment_question_bank_id": None,  # (linked only to a bank the user can see: none here)
+            "position": self.courses[course].root_max_position(found["id"]) + 1,
+        }
+        self._set_group_fields(group, req.params.get("quiz_groups"))
+        if group["pick_count"] is None:
+            group["pick_count"] = 0  # set_default_pick_count: the questions it has, none yet
+        self.courses[course].groups[found["id"]][group["id"]] = group
+        if not found["published"]:
+            found["points_possible"] = self.courses[course].points_possible(found["id"])
+        return 201, {"quiz_groups": [dict(group)]}, {}
+
+    def show_group(self, req: Request, course: str, quiz: str, group: str) -> Any:
+        return dict(self._group(course, quiz, group))
+
+    def update_group(self, req: Request, course: str, quiz: str, group: str) -> Any:
+        found = self._group(course, quiz, group)
+        raw = req.params.get("quiz_groups")
+        if isinstance(raw, list) and raw and isinstance(raw[0], dict):  # the bank and the position stay
+            raw = [{k: v for k, v in raw[0].items() if k not in ("assessment_question_bank_id", "position")}]
+        self._set_group_fields(found, raw)
+        quiz_found = self._quiz(course, quiz)
+        if not quiz_found["published"]:
+            quiz_found["points_possible"] = self.courses[course].points_possible(quiz_found["id"])
+        return {"quiz_groups": [dict(found)]}
+
+    def delete_group(self, req: Request, course: str, quiz: str, group: str) -> Any:
+        found = self._group(course, quiz, group)
+        questions = self.courses[course].questions[found["quiz_id"]]
+        for question_id in [i for i, q in questions.items() if q["quiz_group_id"] == found["id"]]:
+            del questions[question_id]  # has_many :quiz_questions, dependent: :destroy
+        del self.courses[course].groups[found["quiz_id"]][found["id"]]
+        return 204, None, {}
 
     def delete_question(self, req: Request, course: str, quiz: str, question: str) -> Any:
         found = self._question(course, quiz, question)

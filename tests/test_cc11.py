@@ -57,7 +57,7 @@ def same_bank(a: Bank, b: Bank) -> None:
         before, after = resolve(a, locale), resolve(b, locale)
         assert plain_text(after.title.text) == plain_text(before.title.text)
         for path, source in strings(a):
-            if path != "title" and not path.startswith("feedback/"):
+            if path != "title" and not path.startswith(("feedback/", "quizzes/")):  # (quizzes: their own files)
                 got, want = after.text(path, imported[path]), before.text(path, source)
                 assert (render_block(got.text), got.lang) == (render_block(want.text), want.lang), (locale, path)
 

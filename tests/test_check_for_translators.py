@@ -52,11 +52,13 @@ def test_a_stale_string_is_listed_at_its_po_line_with_the_change_and_the_refresh
 
 
 def test_after_translations_update_a_stale_string_stays_stale_until_re_translated(bank_copy: Path) -> None:
+    before = coverage(loader.load_bank(bank_copy), "ur")
+    drafts = before[Status.DRAFT]  # (those awaiting review already, if any)
     change_a_stem(bank_copy)
     assert invoke("translations", "update", str(bank_copy)).exit_code == 0
     bank = loader.load_bank(bank_copy)
     counts = coverage(bank, "ur")
-    assert (counts[Status.STALE], counts[Status.DRAFT]) == (1, 0)
+    assert (counts[Status.STALE], counts[Status.DRAFT]) == (1, drafts)
     result = invoke("check", str(bank_copy))
     assert f"{OLD_STEM!r} → {NEW_STEM!r}; re-translate it, then delete its `#, fuzzy` and `#| msgid` lines" in (
         result.stderr
@@ -67,7 +69,7 @@ def test_after_translations_update_a_stale_string_stays_stale_until_re_translate
     assert marks in text
     po_file.write_text(text.replace(marks, 'msgctxt "ep-distributes/stem"'), encoding="utf-8")  # re-translated
     reviewed = coverage(loader.load_bank(bank_copy), "ur")
-    assert (reviewed[Status.STALE], reviewed[Status.REVIEWED]) == (0, 85)
+    assert (reviewed[Status.STALE], reviewed[Status.REVIEWED]) == (0, before[Status.REVIEWED])  # as before the change
 
 
 def test_check_locale_limits_everything_to_that_locale(bank_copy: Path) -> None:

@@ -74,6 +74,7 @@ def test_a_round_trip_into_an_empty_folder_keeps_every_question_and_translation_
     code, output = run("import", _importer(name), str(exported), "-o", str(tmp_path / "new"))
     assert code == 0, output
     shipped, back = load_bank(SHIPPED_BANK_DIR), load_bank(tmp_path / "new")
+    shipped = shipped.model_copy(update={"quizzes": ()})  # (the whole bank's file holds none of its quizzes)
     assert list(strings(back)) == list(strings(shipped))
     assert (back.id, back.target_locales) == (shipped.id, shipped.target_locales)
     assert back.tags == (() if name in NO_BANK_TAGS else shipped.tags)
@@ -83,6 +84,7 @@ def test_a_round_trip_into_an_empty_folder_keeps_every_question_and_translation_
         assert q.model_copy(update={"tags": ()}) == b.model_copy(update={"tags": ()})
     # None of these formats has a place for "draft".
     carried = [p for p, _ in strings(shipped) if not (name in NO_FEEDBACK_TRANSLATIONS and p.startswith("feedback/"))]
+    carried = [p for p in carried if not p.startswith("quizzes/")]
     for locale in shipped.target_locales:
         texts = {p: t.text for p, t in back.translations[locale].items()}
         assert texts == {p: t.text for p, t in shipped.translations[locale].items() if p in carried}

@@ -32,11 +32,14 @@ from .model import (
     Feedback,
     MediaItem,
     Question,
+    Quiz,
+    Section,
     Translation,
     bank_strings,
     clean_text,
     question_sources,
     question_strings,
+    quiz_problems,
     strings,
 )
 from .problems import Problem, ProblemsFound, Severity
@@ -54,7 +57,11 @@ LOCALES_DIR = "locales"
 TEXT_ENCODING = "utf-8-sig"
 
 _KNOWN_KEYS = sorted(
-    set(Bank.model_fields) | set(Question.model_fields) | set(Choice.model_fields) | set(Feedback.model_fields)
+    set(Bank.model_fields)
+    | set(Question.model_fields)
+    | set(Choice.model_fields)
+    | set(Feedback.model_fields)
+    | (set(Quiz.model_fields) | set(Section.model_fields) | {"from"}) - {"pool"}
 )
 
 
@@ -264,8 +271,12 @@ class _Collector:
         self.problems.append(Problem(self.file, line, message, where, column))
 
 
-def _where(raw_questions: list[Any], loc: Sequence[str | int]) -> str | None:
-    """Name the question (and choice) an error is in, by id when the raw data has one."""
+def _where(raw_questions: list[Any], loc: Sequence[str | int], raw_quizzes: Any = None) -> str | None:
+    """Name the question (and choice), or the quiz, an error is in, by id when the raw data has one."""
+    if len(loc) >= 2 and loc[0] == "quizzes" and isinstance(loc[1], int):
+        raw_quiz = raw_quizzes[loc[1]] if isinstance(raw_quizzes, list) and loc[1] < len(raw_quizzes) else None
+        quiz_id = raw_quiz.get("id") if isinstance(raw_quiz, dict) else None
+        return f"quiz {quiz_id!r}" if isinstance(quiz_id, str) else f"quiz #{loc[1] + 1}"
     if len(loc) < 2 or loc[0] != "questions" or not isinstance(loc[1], int):
         return None
     index = loc[1]
@@ -304,31 +315,44 @@ def _one_per_union(errors: list[Any]) -> list[Any]:
     return kept
 
 
-def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, ...], raw_questions: list[Any]) -> None:
-    for err in _one_per_union(exc.errors(include_url=False)):
+def _report(
+    collector: _Collector,
+    exc: ValidationError,
+    base: tuple[str | int, ...],
+    raw_questions: list[Any],
+    raw_quizzes: Any = None,
+) -> None:
+    where = partial(_where, raw_questions, raw_quizzes=raw_quizzes)
+    errors = _one_per_union(exc.errors(include_url=False))
+    # A list whose items all failed is also "too short" (it has none left): the items' errors say why.
+    failed_inside = {tuple(err["loc"][:-1]) for err in errors if err["loc"] and isinstance(err["loc"][-1], int)}
+    for err in errors:
+        if err["type"] == "too_short" and tuple(err["loc"]) in failed_inside:
+            continue
         loc = base + tuple(err["loc"])
         ctx = err.get("ctx") or {}
         if "loc" in ctx:
             loc = loc + tuple(ctx["loc"])
         kind = err["type"]
         name = str(loc[-1]) if loc else "bank"
+        if len(loc) >= 2 and isinstance(loc[-1], int):  # an item of a list as a whole: "sections #1"
+            name = f"{loc[-2]} #{loc[-1] + 1}"
         if loc and loc[0] in _LOCALE_FIELDS and kind == "string_pattern_mismatch":
             message = f"{loc[0]}: unknown locale {err['input']!r} (a locale tag such as en, ur, vi or pt_BR)"
             collector.add(loc, message, None)
             continue
         worded = _in_authors_words(collector, err, loc, name, raw_questions)
         if worded is not None:
-            where = _where(raw_questions, loc)
-            collector.add(loc[:-1] if kind == "missing" else loc, worded, where, key=kind == "extra_forbidden")
+            collector.add(loc[:-1] if kind == "missing" else loc, worded, where(loc), key=kind == "extra_forbidden")
             continue
         if kind == "union_member":
             message = f"{name}: {err['input']!r} is not {' or '.join(err['wanted'])}"
-            collector.add(loc, message, _where(raw_questions, loc))
+            collector.add(loc, message, where(loc))
             continue
         if kind == "extra_forbidden":
-            hint = difflib.get_close_matches(name, _KNOWN_KEYS, n=1)
+            hint = [k for k in difflib.get_close_matches(name, _KNOWN_KEYS, n=2) if k != name][:1]  # (not itself)
             message = f"unknown key {name!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
-            collector.add(loc, message, _where(raw_questions, loc), key=True)
+            collector.add(loc, message, where(loc), key=True)
             continue
         if kind == "missing":
             message = f"missing required key {name!r}"
@@ -344,7 +368,7 @@ def _report(collector: _Collector, exc: ValidationError, base: tuple[str | int, 
             )
         else:
             message = f"{name}: {err['msg']}"
-        collector.add(loc, message, _where(raw_questions, loc))
+        collector.add(loc, message, where(loc))
 
 
 def _in_authors_words(
@@ -539,8 +563,21 @@ def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], list[int] |
     else:
         bank, maybe_rich = read
     if bank is not None:
-        problems = _unknown_locales(path, bank)
+        problems = _unknown_locales(path, bank) + _quiz_problems(path, bank)
     return (None if problems else bank), problems, maybe_rich
+
+
+def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
+    """What model.quiz_problems finds, each at its line of bank.yaml and naming its quiz."""
+    found = quiz_problems(bank)
+    if not found:
+        return []
+    lines = _YamlLines(path)
+    problems = []
+    for problem in found:
+        line, column = lines.locate(problem.loc)
+        problems.append(Problem(_display(path), line, problem.message, f"quiz {problem.quiz!r}", column))
+    return problems
 
 
 def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
@@ -646,7 +683,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     try:
         bank = Bank.model_validate({**header, "questions": questions})
     except ValidationError as exc:
-        _report(collector, exc, (), raw_questions)
+        _report(collector, exc, (), raw_questions, raw.get("quizzes"))
     if not valid or collector.problems:
         # Every problem in one run: the images and formulas of the texts are checked too, not after a fix.
         texts = [as_written.get(n, q) for n, q in enumerate(questions)]
@@ -824,6 +861,8 @@ def _clean_already(text: str) -> bool:
 
 def _path_where(path: str) -> str | None:
     parts = path.split("/")
+    if len(parts) in (3, 5) and parts[0] == "quizzes":
+        return f"quiz {parts[1]!r}"
     if len(parts) >= 2 and parts[0] not in ("feedback",):
         where = f"question {parts[0]!r}"
         if len(parts) >= 4 and parts[1] == "choices":
@@ -1039,6 +1078,8 @@ def _describe(path: str) -> str:
         return f"the bank's {parts[1].replace('_', ' ')} feedback"
     if len(parts) == 1:
         return f"the bank {parts[0]}"
+    if parts[0] == "quizzes" and len(parts) in (3, 5):
+        return f"the quiz {parts[2]}" if len(parts) == 3 else f"the title of section {parts[3]!r}"
     return f"the {parts[-1]}"
 
 
@@ -1046,6 +1087,12 @@ def _yaml_path(bank: Bank, numbers: dict[str, int], path: str) -> tuple[str | in
     parts = path.split("/")
     if len(parts) == 1 or parts[0] == "feedback":
         return tuple(parts)
+    if len(parts) in (3, 5) and parts[0] == "quizzes":  # quizzes/<quiz>/<field>, …/sections/<section>/title
+        quiz_number = next(i for i, z in enumerate(bank.quizzes) if z.id == parts[1])
+        if len(parts) == 3:
+            return ("quizzes", quiz_number, parts[2])
+        section = next(i for i, s in enumerate(bank.quizzes[quiz_number].sections) if s.id == parts[3])
+        return ("quizzes", quiz_number, "sections", section, parts[4])
     number = numbers[parts[0]]
     if parts[1] != "choices":
         return ("questions", number, parts[1])
@@ -1077,7 +1124,7 @@ def load_bank(directory: Path) -> Bank:
 
 def bank_yaml(bank: Bank) -> str:
     """bank.yaml text for a bank (defaults left out, so hand edits stay small)."""
-    data = bank.model_dump(mode="json", exclude_defaults=True, exclude={"translations"})
+    data = bank.model_dump(mode="json", exclude_defaults=True, exclude={"translations"}, by_alias=True)
     data = {"id": bank.id, **data}
     return str(yaml_rs.dumps(data))
 

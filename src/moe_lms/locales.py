@@ -21,6 +21,8 @@ from .model import (
     Bank,
     Choice,
     Question,
+    Quiz,
+    Section,
     StringField,
     Translation,
     bank_strings,
@@ -310,6 +312,22 @@ class LocalizedView:
     def intro(self) -> Resolved | None:
         return None if self.bank.intro is None else self._lookup("intro", self.bank.intro)
 
+    def quiz_title(self, quiz: Quiz) -> Resolved:
+        """A quiz's title (the bank's own for the whole-bank quiz, model.whole_bank_quiz)."""
+        if not any(z is quiz for z in self.bank.quizzes):
+            return self.title
+        return self._lookup(f"quizzes/{quiz.id}/title", quiz.title)
+
+    def quiz_intro(self, quiz: Quiz) -> Resolved | None:
+        if not any(z is quiz for z in self.bank.quizzes):
+            return self.intro
+        return None if quiz.intro is None else self._lookup(f"quizzes/{quiz.id}/intro", quiz.intro)
+
+    def section_title(self, quiz: Quiz, section: Section) -> Resolved | None:
+        if section.title is None:
+            return None
+        return self._lookup(f"quizzes/{quiz.id}/sections/{section.id}/title", section.title)
+
     def feedback(self, which: str) -> Resolved:
         return self._lookup(f"feedback/{which}", getattr(self.bank.feedback, which))
 
@@ -344,7 +362,7 @@ class LocalizedView:
         in_locale = total = 0
         for path, source in bank_strings(self.bank):
             resolved = self._lookup(path, source)
-            n = visible_length(resolved.text, inline=path == "title")
+            n = visible_length(resolved.text, inline=path == "title" or path.endswith("/title"))
             total += n
             in_locale += 0 if resolved.origin is Origin.FALLBACK else n
         for q in self.bank.questions:

@@ -260,6 +260,57 @@ class MediaItem(NamedTuple):
         return self.path.rsplit("/", 1)[-1]
 
 
+class Pool(Frozen):
+    """Questions chosen by their tags: every question of the bank that has any of them."""
+
+    tags: tuple[Identifier, ...] = Field(min_length=1)
+
+
+Points = Annotated[StrictInt | StrictFloat, Field(gt=0, le=1000)]
+
+
+class Section(Frozen):
+    """A part of a quiz: fixed questions (``questions``) or a pool (``from``), of which ``draw`` are picked for
+    each attempt (all of them when absent). ``points`` is what each of its questions is worth in this quiz."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    id: Identifier
+    title: Markdown | None = None
+    questions: tuple[Identifier, ...] | None = Field(default=None, min_length=1)
+    pool: Pool | None = Field(default=None, alias="from", description="{tags: [...]}: the questions with any of them")
+    draw: StrictInt | None = Field(default=None, gt=0, description="How many to pick per attempt (default: all).")
+    points: Points | None = Field(default=None, description="Points of each question here (default: its own).")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Section:
+        if (self.questions is None) == (self.pool is None):
+            raise ValueError("a section takes either questions: (ids) or from: {tags: [...]}, not both or neither")
+        return self
+
+
+class Quiz(Frozen):
+    """One quiz drawn from the bank: its sections in order and its settings."""
+
+    id: Identifier
+    title: Markdown
+    intro: Markdown | None = None
+    shuffle_questions: StrictBool = False
+    time_limit_minutes: StrictInt | None = Field(default=None, gt=0, le=10080)
+    attempts: StrictInt | None = Field(default=None, ge=0, le=1000, description="0 = unlimited; absent: the LMS's")
+    sections: tuple[Section, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _section_ids(self) -> Quiz:
+        _refuse_duplicates("section", "sections", [s.id for s in self.sections])
+        return self
+
+    @property
+    def has_draw(self) -> bool:
+        """Whether some section picks fewer than all of its pool (known only against a bank: see resolve_quiz)."""
+        return any(s.draw is not None for s in self.sections)
+
+
 class Bank(Shared):
     id: Identifier
     title: Markdown
@@ -269,6 +320,9 @@ class Bank(Shared):
     tags: tuple[Identifier, ...] = ()
     feedback: Feedback = Feedback()
     questions: tuple[Question, ...]
+    quizzes: tuple[Quiz, ...] = Field(
+        default=(), description="Quizzes drawn from the questions; without any, the bank is one quiz of them all."
+    )
     media_max_kib: StrictInt = Field(
         default=1024, gt=0, le=65536, description="The largest image file the bank may carry, in KiB."
     )
@@ -279,6 +333,7 @@ class Bank(Shared):
     @model_validator(mode="after")
     def _ids_and_locales(self) -> Bank:
         _refuse_duplicates("question", "questions", [q.id for q in self.questions])
+        _refuse_duplicates("quiz", "quizzes", [z.id for z in self.quizzes])
         if not self.questions:
             raise ValueError("a bank needs at least one question")
         if self.source_locale in self.target_locales:
@@ -301,6 +356,13 @@ class Bank(Shared):
                 return q
         raise KeyError(question_id)
 
+    def quiz(self, quiz_id: str) -> Quiz:
+        for z in self.quizzes:
+            if z.id == quiz_id:
+                return z
+        known = ", ".join(z.id for z in self.quizzes) or "none"
+        raise KeyError(f"bank {self.id!r} has no quiz {quiz_id!r} (its quizzes: {known})")
+
 
 StringField = Literal["stem", "explanation", "text"]
 
@@ -322,12 +384,26 @@ def bank_strings(bank: Bank) -> list[tuple[str, str]]:
     if bank.intro is not None:
         heads.append(("intro", bank.intro))
     heads += [(f"feedback/{which}", getattr(bank.feedback, which)) for which in Feedback.model_fields]
+    for quiz in bank.quizzes:
+        heads += quiz_strings(quiz)
     return heads
+
+
+def quiz_strings(quiz: Quiz) -> list[tuple[str, str]]:
+    """A quiz's learner-visible strings: ``quizzes/<quiz>/title``, ``…/intro``, ``…/sections/<section>/title``.
+    (Their paths never meet a question's: a question's have two or four parts, these three or five.)"""
+    base = f"quizzes/{quiz.id}"
+    found = [(f"{base}/title", quiz.title)]
+    if quiz.intro is not None:
+        found.append((f"{base}/intro", quiz.intro))
+    found += [(f"{base}/sections/{s.id}/title", s.title) for s in quiz.sections if s.title is not None]
+    return found
 
 
 def string_count(bank: Bank) -> int:
     """How many strings :func:`strings` yields, without building their paths."""
-    return 4 + (bank.intro is not None) + sum(2 + 2 * len(q.choices) for q in bank.questions)
+    quizzes = sum(len(quiz_strings(z)) for z in bank.quizzes)
+    return 4 + (bank.intro is not None) + quizzes + sum(2 + 2 * len(q.choices) for q in bank.questions)
 
 
 def question_strings(q: Question) -> Iterator[tuple[str, str]]:
@@ -352,3 +428,151 @@ def path_of(question: Question, field: StringField, choice: Choice | None = None
     if choice is None:
         return f"{question.id}/{field}"
     return f"{question.id}/choices/{choice.id}/{field}"
+
+
+# --- quizzes ---------------------------------------------------------------------------------------------------
+
+
+class DrawnSection(NamedTuple):
+    """A section of a quiz as the bank fills it: its pool in order, and how many of it each attempt gets."""
+
+    section: Section
+    questions: tuple[Question, ...]  # the pool: the ids in the order given, or the tagged questions in bank order
+    draw: int  # how many each attempt gets (len(questions) when the section does not draw)
+    points: tuple[float, ...]  # each question's points in this quiz, in ``questions`` order
+
+    @property
+    def id(self) -> str:
+        return self.section.id
+
+    @property
+    def draws(self) -> bool:
+        """Whether an attempt gets fewer than the whole pool (a random pick: a question group in an LMS)."""
+        return self.draw < len(self.questions)
+
+    @property
+    def group_points(self) -> float | None:
+        """The one value every question of the pool is worth, if they share one (None: they differ)."""
+        values = set(self.points)
+        return self.points[0] if len(values) == 1 else None
+
+    def scored(self) -> tuple[Question, ...]:
+        """The pool's questions, each worth its points in this quiz (itself where that is its own value)."""
+        return tuple(
+            q if q.points == p else q.model_copy(update={"points": p})
+            for q, p in zip(self.questions, self.points, strict=True)
+        )
+
+    def random_group(self, shuffle_questions: bool) -> bool:
+        """Whether an LMS that shuffles only within a group of one value (Canvas) needs this section as one: it
+        draws, or the quiz shuffles its questions and the section has several, all worth the same."""
+        return self.draws or (shuffle_questions and len(self.questions) > 1 and self.group_points is not None)
+
+    @property
+    def attempt_points(self) -> float:
+        """What an attempt's questions of the section are worth together (a drawn pool's share one value: check
+        refuses a draw from questions of different points)."""
+        if not self.draws:
+            return sum(self.points)
+        return self.draw * (self.group_points or max(self.points))
+
+
+WHOLE_BANK = "all"  # the id of the quiz a bank without quizzes: is: every question, in bank order
+
+
+def whole_bank_quiz(bank: Bank) -> Quiz:
+    """The one quiz of a bank without ``quizzes:``: every question, once, in bank order, no settings."""
+    section = Section(id=WHOLE_BANK, questions=tuple(q.id for q in bank.questions))
+    return Quiz(id=WHOLE_BANK, title=bank.title, intro=bank.intro, sections=(section,))
+
+
+def section_pool(bank: Bank, section: Section) -> tuple[tuple[Question, ...], list[str]]:
+    """A section's questions, and the ids or tags it names that the bank does not have (or no question carries)."""
+    if section.questions is not None:
+        by_id = {q.id: q for q in bank.questions}
+        missing = [qid for qid in section.questions if qid not in by_id]
+        return tuple(by_id[qid] for qid in section.questions if qid in by_id), missing
+    assert section.pool is not None
+    wanted = set(section.pool.tags)
+    pool = tuple(q for q in bank.questions if wanted.intersection(q.tags))
+    carried = {t for q in pool for t in q.tags}
+    return pool, [t for t in section.pool.tags if t not in carried]
+
+
+class QuizError(ValueError):
+    """A quiz the bank cannot fill: ``loc`` is where in bank.yaml (from ``quizzes``), ``quiz`` its id."""
+
+    def __init__(self, quiz: str, loc: tuple[str | int, ...], message: str) -> None:
+        super().__init__(message)
+        self.quiz = quiz
+        self.loc = loc
+        self.message = message
+
+
+def quiz_problems(bank: Bank) -> list[QuizError]:
+    """Every reason a quiz of the bank cannot be given as written, each with its place in bank.yaml."""
+    found: list[QuizError] = []
+    for number, quiz in enumerate(bank.quizzes):
+        seen: dict[str, str] = {}  # question id: the section of this quiz it is in
+        for index, section in enumerate(quiz.sections):
+            loc: tuple[str | int, ...] = ("quizzes", number, "sections", index)
+            for where, message in _section_problems(bank, section, seen):
+                found.append(QuizError(quiz.id, loc + where, message))
+    return found
+
+
+def _section_problems(
+    bank: Bank, section: Section, seen: dict[str, str]
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    name = f"section {section.id!r}"
+    pool, missing = section_pool(bank, section)
+    if section.questions is not None:
+        for qid in missing:
+            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank"
+        for position, qid in enumerate(section.questions):
+            if section.questions.index(qid) != position:
+                yield ("questions", position), f"{name} lists question {qid!r} twice"
+    else:
+        assert section.pool is not None
+        for tag in missing:
+            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}"
+    if not pool:
+        yield (), f"{name} has no questions: its pool is empty"
+        return
+    if section.draw is not None and section.draw > len(pool):
+        yield ("draw",), f"{name} draws {section.draw} of a pool of {len(pool)} question(s)"
+    for q in pool:
+        other = seen.setdefault(q.id, section.id)
+        if other != section.id:
+            yield (), f"question {q.id!r} is in sections {other!r} and {section.id!r}: a quiz asks a question once"
+    if section.draw is not None and section.draw < len(pool) and section.points is None:
+        values = sorted({q.points for q in pool})
+        if len(values) > 1:
+            yield (
+                ("draw",),
+                (
+                    f"{name} draws from questions worth different points ({', '.join(f'{v:g}' for v in values)}): "
+                    "Canvas question groups, QTI 1.2 sections and Moodle random questions give every drawn question "
+                    "one value, and attempts would differ in their total; set points: on the section"
+                ),
+            )
+
+
+def resolve_quiz(bank: Bank, quiz: Quiz) -> tuple[DrawnSection, ...]:
+    """A quiz's sections filled from the bank (pure); raises the first :class:`QuizError` of a quiz that cannot be."""
+    number = next((i for i, z in enumerate(bank.quizzes) if z is quiz), None)
+    if number is not None:
+        for problem in quiz_problems(bank):
+            if problem.loc[1] == number:
+                raise problem
+    drawn = []
+    for section in quiz.sections:
+        pool, _missing = section_pool(bank, section)
+        points = tuple(float(section.points if section.points is not None else q.points) for q in pool)
+        drawn.append(DrawnSection(section, pool, len(pool) if section.draw is None else section.draw, points))
+    return tuple(drawn)
+
+
+def quiz_for(bank: Bank, quiz_id: str | None) -> Quiz:
+    """The quiz ``quiz_id`` names, or the whole bank's when None."""
+    return whole_bank_quiz(bank) if quiz_id is None else bank.quiz(quiz_id)

@@ -22,8 +22,8 @@ from typing import BinaryIO
 
 from . import formats
 from .formats import ExportOptions
-from .locales import Status, coverage, locale_info
-from .model import Bank, strings
+from .locales import Status, coverage, locale_info, translation_status
+from .model import Bank, quiz_strings, resolve_quiz, strings
 
 README = "README.md"
 MANIFEST = ".moe-lms-shelf.json"
@@ -58,6 +58,7 @@ class Item:
     format_name: str
     options: ExportOptions
     locale: str | None  # None for the file carrying every locale
+    quiz: str | None = None  # one of the bank's quizzes (None: the whole bank)
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,9 @@ class Plan:
     def filenames(self) -> list[str]:
         return [item.filename for item in self.items] + [README]
 
-    def file(self, kind: str, locale: str | None) -> str | None:
+    def file(self, kind: str, locale: str | None, quiz: str | None = None) -> str | None:
         for item in self.items:
-            if item.format_name == kind and item.locale == locale:
+            if item.format_name == kind and item.locale == locale and item.quiz == quiz:
                 return item.filename
         return None
 
@@ -118,6 +119,19 @@ def plan(
         moodle = formats.get("moodle")
         options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
         items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
+    for quiz in bank.quizzes:  # each quiz of the bank in every format that carries one: <bank>.<quiz>.<locale>…
+        for locale in bank.locales:
+            for kind in SHELF:
+                if kind.format_name in skipped or not formats.get(kind.format_name).quizzes:
+                    continue
+                fmt = formats.get(kind.format_name)
+                others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()
+                drop = kind.format_name == "gift" and bool(bank.media)
+                options = ExportOptions(
+                    (locale, *others), include_drafts=include_drafts, drop_images=drop, quiz=quiz.id
+                )
+                name = f"{bank.id}.{quiz.id}.{locale}{fmt.suffix}"
+                items.append(Item(name, kind.format_name, options, locale, quiz.id))
     return Plan(bank, tuple(items), skipped, source or f"question_bank/{bank.id}/")
 
 
@@ -212,8 +226,14 @@ def _translation_note(bank: Bank, locale: str, include_drafts: bool) -> str:
         return "source"
     cov = coverage(bank, locale)
     used = cov[Status.REVIEWED] + (cov[Status.DRAFT] if include_drafts else 0)
-    note = f"{used} of {cov.total} texts {'translated' if include_drafts else 'reviewed'}"
-    if used < cov.total:
+    total = cov.total
+    for quiz in bank.quizzes:  # the whole bank's files hold no quiz's texts (each quiz's part says its own)
+        for path, source in quiz_strings(quiz):
+            status = translation_status(bank, locale, path, source)
+            used -= status is Status.REVIEWED or (include_drafts and status is Status.DRAFT)
+            total -= 1
+    note = f"{used} of {total} texts {'translated' if include_drafts else 'reviewed'}"
+    if used < total:
         note += f"; the rest in {locale_info(bank.source_locale).english_name}"
     return note
 
@@ -273,6 +293,7 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         "(`lang`) so screen readers and fonts treat it as such.",
         "",
     ]
+    lines += _quiz_sections(shelf, kinds, several=several)
     if shelf.skipped:
         lines += [
             "Not on this shelf yet (this version of moe-lms cannot write them): "
@@ -280,6 +301,59 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
             + ".",
             "",
         ]
+    return lines
+
+
+def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str]:
+    """What the README says of each quiz of the bank: its draws, and which file of it to take in each language."""
+    bank = shelf.bank
+    lines: list[str] = []
+    for quiz in bank.quizzes:
+        carried = [kind for kind in kinds if shelf.file(kind.format_name, bank.source_locale, quiz.id)]
+        sections = resolve_quiz(bank, quiz)
+        parts = ", ".join(
+            f"{s.draw} of {len(s.questions)} ({s.id})" if s.draws else f"all {len(s.questions)} ({s.id})"
+            for s in sections
+        )
+        settings = [f"Each attempt draws {sum(s.draw for s in sections)} questions anew: {parts}"]
+        if quiz.shuffle_questions:
+            settings.append("in shuffled order")
+        if quiz.time_limit_minutes is not None:
+            settings.append(f"{quiz.time_limit_minutes} minutes")
+        if quiz.attempts is not None:
+            settings.append(
+                "unlimited attempts" if quiz.attempts == 0 else f"{quiz.attempts} attempt{'s' * (quiz.attempts > 1)}"
+            )
+        heading = "###" if several else "##"
+        lines += [
+            f"{heading} Quiz `{quiz.id}`: {quiz.title}",
+            "",
+            f"{'; '.join(settings)}.",
+            "",
+            "| Language | The quiz's own texts | " + " | ".join(kind.label for kind in carried) + " |",
+            "| --- | --- | " + " | ".join("---" for _ in carried) + " |",
+        ]
+        include_drafts = any(item.options.include_drafts for item in shelf.items)
+        texts = quiz_strings(quiz)
+        for locale in bank.locales:
+            info = locale_info(locale)
+            if locale == bank.source_locale:
+                own = "source"
+            else:
+                kept = (Status.REVIEWED, Status.DRAFT) if include_drafts else (Status.REVIEWED,)
+                used = sum(translation_status(bank, locale, path, source) in kept for path, source in texts)
+                own = f"{used} of {len(texts)} {'translated' if include_drafts else 'reviewed'}"
+                if used < len(texts):
+                    own += f"; the rest in {locale_info(bank.source_locale).english_name}"
+            cells = [f"{info.name}, `{locale}`", own]
+            cells += [_link(shelf.file(k.format_name, locale, quiz.id)) for k in carried]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+        for kind in kinds:
+            if kind in carried:
+                continue
+            lines.append(f"- {kind.label}: not for a quiz: {formats.get(kind.format_name).quiz_refusal}.")
+        lines.append("")
     return lines
 
 
@@ -312,17 +386,19 @@ class _Held:
 
     formats: frozenset[str]
     multilang: bool  # a Moodle file with every language
+    quizzes: bool = False  # a quiz of a bank, drawing from its sections
 
     @classmethod
     def of(cls, shelf: Plan, others: Iterable[Record]) -> _Held:
         present = {item.format_name for item in shelf.items}
         multilang = shelf.file("moodle", None) is not None
+        quizzes = bool(shelf.bank.quizzes) or any("## Quiz `" in r.readme or "### Quiz `" in r.readme for r in others)
         kinds = [kind.format_name for kind in SHELF if kind.format_name not in shelf.skipped]
         suffixes = {name: formats.get(name).suffix for name in kinds}
         for name in (f for r in others for f in r.files):
             present.update(kind for kind, suffix in suffixes.items() if name.endswith(suffix))
             multilang = multilang or name.endswith(f".{MULTILANG}{suffixes.get('moodle', '.moodle.xml')}")
-        return cls(frozenset(present), multilang)
+        return cls(frozenset(present), multilang, quizzes)
 
 
 def _which_platform(held: _Held) -> list[str]:
@@ -373,6 +449,22 @@ def _instructions(held: _Held) -> list[str]:
             + ("; Moodle XML keeps them." if "moodle" in present else "."),
             "",
         ]
+        if held.quizzes:
+            lines += [
+                "A quiz's Moodle XML and GIFT files hold each section's questions in a category of its own, "
+                "*<bank>/<language>/<quiz>/<section>*: Moodle draws from exactly that pool. To build the quiz:",
+                "",
+                "1. Import the quiz's file as above (keep **Get category from file** ticked).",
+                "2. Create the quiz (**Add an activity or resource → Quiz**), and set its **Timing** (time limit) and "
+                "**Grade → Attempts allowed** as the quiz's part of this README says.",
+                "3. Open **Questions**. For each section that draws: **Add → a random question**, choose the section's "
+                "category, set **Number of random questions** to the section's draw, and **Add random question**. For "
+                "each section that does not: **Add → from question bank**, its category, select all, **Add selected "
+                "questions to the quiz**.",
+                "4. Set each question's mark to the section's points (the pencil beside **Maximum grade** of each "
+                "slot), and tick **Shuffle** when the quiz shuffles its questions.",
+                "",
+            ]
         if held.multilang:
             lines += [
                 "For the all-languages file, first switch on the filter once: **Site administration → Plugins → "

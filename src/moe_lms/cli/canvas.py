@@ -70,6 +70,12 @@ def _print_canvas_plan(the_plan: canvas_sync.Plan, course: str, limit: int = 40)
         quiz = f"quiz {step.remote_id}" if step.remote_id else "new quiz"
         counts = ", ".join(f"{step.count(a)} {a.value}" for a in canvas_sync.Action if step.count(a))
         _say(f"  {d.locale}: {quiz} {step.action.value}: {d.fields['title']!r}; questions: {counts}")
+        for g in step.groups:
+            if g.action is not canvas_sync.Action.UNCHANGED:
+                draw = f": pick {g.desired.pick_count}, {g.desired.question_points:g} points each" if g.desired else ""
+                why = f" ({g.why})" if g.why else ""
+                mark = marks.get(g.action.value, " ")
+                _say(f"    {mark} question group {g.key}{draw}{why}")
         changes = [s for s in step.questions if s.action is not canvas_sync.Action.UNCHANGED]
         for s in changes[:limit]:
             why = f" ({s.why})" if s.why else ""
@@ -92,6 +98,7 @@ def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Out
     if outcome is not None:
         quizzes = ", ".join(f"{loc} → quiz {qid}" for loc, qid in outcome.quizzes.items())
         images = f"images: {outcome.uploaded} uploaded; " if outcome.uploaded else ""
+        images += f"question groups: {outcome.groups} written; " if outcome.groups else ""
         _say(
             f"{images}questions: {outcome.created} created, {outcome.updated} updated, {outcome.unchanged} unchanged, "
             f"{outcome.deleted} deleted; {quizzes}"
@@ -160,6 +167,10 @@ def _check_course(course: str) -> None:
 @click.option("--course", required=True, help="Course id (the number in the course's URL).")
 @bank_argument
 @click.option("--locale", "locales", multiple=True, help="Locale to push (repeatable); default: every locale.")
+@click.option(
+    "--quiz", "quiz", metavar="ID",
+    help="One of the bank's quizzes (quizzes: in bank.yaml), its draws as question groups; default: every question.",
+)  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Read the course and print the plan; change nothing.")
 @click.option("--prune", is_flag=True, help="Delete questions (and quizzes) the bank no longer has.")
 @click.option("--publish", is_flag=True, help="Publish the quiz, or republish it so students see the new questions.")
@@ -200,8 +211,8 @@ def _check_course(course: str) -> None:
     help="Seconds one request may take in all, however slowly the server sends (never reset by a byte).",
 )
 def push_canvas(
-    base_url: str, course: str, bank_dir: Path | None, locales: tuple[str, ...], dry_run: bool, prune: bool,
-    publish: bool, via: str, engine: str, include_drafts: bool, concurrency: int, retry_delay: float,
+    base_url: str, course: str, bank_dir: Path | None, locales: tuple[str, ...], quiz: str | None, dry_run: bool,
+    prune: bool, publish: bool, via: str, engine: str, include_drafts: bool, concurrency: int, retry_delay: float,
     deadline: float,
 ) -> None:  # fmt: skip
     """Sync a bank into a Canvas course: one quiz per locale, its questions with key and explanations.
@@ -211,6 +222,8 @@ def push_canvas(
     """
     if via == "qti" and (prune or publish):
         raise click.UsageError("--prune and --publish work with --via api only")
+    if via == "qti" and quiz is not None:
+        raise click.UsageError("--quiz works with --via api only (the QTI route imports every question into a bank)")
     try:  # the URL first: a wrong one is refused before anything else is read or asked
         checked = canvas_client.check_base_url(base_url)
     except ValueError as exc:
@@ -219,7 +232,7 @@ def push_canvas(
     _check_course(course)
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     try:
-        options = formats.ExportOptions.for_bank(bank, locales, include_drafts=include_drafts)
+        options = formats.ExportOptions.for_bank(bank, locales, quiz=quiz, include_drafts=include_drafts)
         token = _canvas_token()
         client = canvas_client.CanvasClient(
             base_url,

@@ -57,6 +57,9 @@ def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str
 )  # fmt: skip
 @click.option("--parents", is_flag=True, help="Create the output file's folder when it does not exist.")
 @click.option(
+    "--quiz", "quiz", metavar="ID", help="One of the bank's quizzes (quizzes: in bank.yaml); default: every question."
+)
+@click.option(
     "--drop-images", is_flag=True,
     help="gift: leave images out, with a warning for each (GIFT cannot carry them); else such a bank is refused.",
 )  # fmt: skip
@@ -68,6 +71,7 @@ def export(
     multilang: bool,
     output: Path | None,
     parents: bool,
+    quiz: str | None,
     drop_images: bool,
 ) -> None:
     """Export a bank to a file an LMS imports."""
@@ -82,12 +86,14 @@ def export(
         raise click.UsageError(
             f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
         )
+    if quiz is not None and not fmt.quizzes:
+        raise click.UsageError(f"--quiz: --format {fmt.name} is refused: {fmt.quiz_refusal}")
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     if fmt.one_locale_per_file and not locales:
         locales = (bank.source_locale,)
     try:
         options = formats.ExportOptions.for_bank(
-            bank, locales, include_drafts=include_drafts, multilang=multilang, drop_images=drop_images
+            bank, locales, quiz=quiz, include_drafts=include_drafts, multilang=multilang, drop_images=drop_images
         )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
@@ -95,7 +101,8 @@ def export(
         from ..formats.gift import image_problems
 
         print_problems(image_problems(bank, options))
-    target = output or Path(default_filename(bank.id, locales, fmt.suffix))
+    stem = bank.id if quiz is None else f"{bank.id}.{quiz}"
+    target = output or Path(default_filename(stem, locales, fmt.suffix))
     try:
         if str(target) == "-":
             fmt.write(bank, options, sys.stdout.buffer)

@@ -24,16 +24,24 @@ class ExportOptions:
     include_drafts: bool = False
     multilang: bool = False  # Moodle: one question carrying every locale
     drop_images: bool = False  # GIFT: leave images out (a GIFT file cannot carry them) instead of refusing
+    quiz: str | None = None  # the id of one of the bank's quizzes (model.Quiz); None: the whole bank as one quiz
 
     @classmethod
-    def for_bank(cls, bank: Bank, locales: tuple[str, ...] = (), **kwargs: bool) -> ExportOptions:
+    def for_bank(
+        cls, bank: Bank, locales: tuple[str, ...] = (), *, quiz: str | None = None, **kwargs: bool
+    ) -> ExportOptions:
         unknown = [loc for loc in locales if loc not in bank.locales]
         if unknown:
             raise ValueError(
                 f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)}); to add one, "
                 "put it in target_locales: in bank.yaml and run `moe-lms translations update`"
             )
-        return cls(locales=locales or bank.locales, **kwargs)
+        if quiz is not None:
+            try:
+                bank.quiz(quiz)
+            except KeyError as exc:
+                raise ValueError(exc.args[0]) from None
+        return cls(locales=locales or bank.locales, quiz=quiz, **kwargs)
 
 
 Writer = Callable[[Bank, ExportOptions, BinaryIO], None]
@@ -47,6 +55,9 @@ class Format:
     write: Writer  # streams the export into a binary file object
     # True when a file holds one language (the first of ExportOptions.locales); export then takes one --locale.
     one_locale_per_file: bool = False
+    # True when the writer carries one of the bank's quizzes (ExportOptions.quiz): its sections and draws.
+    quizzes: bool = False
+    quiz_refusal: str = "it cannot carry a quiz's sections and draws yet"  # why not, when it does not
 
     def dump(self, bank: Bank, options: ExportOptions) -> bytes:
         buf = io.BytesIO()

@@ -26,13 +26,13 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import IO, Any, BinaryIO, Literal, NamedTuple
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
-from ..model import Bank, Kind, MediaItem, Question
+from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, resolve_quiz, whole_bank_quiz
 from ..problems import Problem, ProblemsFound
 from ..richtext import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
@@ -54,7 +54,14 @@ NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://moe-lms.invalid/canvas/new-q
 _ID = r"[a-z][a-z0-9-]*"
 _FP = rf"[0-9a-f]{{{FINGERPRINT_LENGTH}}}"
 QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
-QUIZ_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})@(?P<locale>[A-Za-z0-9_]+):(?P<fp>{_FP}):(?P<shown>{_FP})\]")
+# A quiz of the bank's quizzes: has its id after the bank's (``[moe:<bank>/<quiz>@<locale>:…]``); the whole bank's
+# quiz has none.
+QUIZ_MARKER = re.compile(
+    rf"\[moe:(?P<bank>{_ID})(?:/(?P<quiz>{_ID}))?@(?P<locale>[A-Za-z0-9_]+):(?P<fp>{_FP}):(?P<shown>{_FP})\]"
+)
+# A question group (classic; one per drawing section): its name is "<section id> [moe:<bank>/<quiz>/<section>:<fp>]".
+GROUP_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<quiz>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
+_GROUP_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{GROUP_MARKER.pattern}\s*\Z")
 # Only the marker moe-lms appended counts: in the form it appends, at the very end (whitespace and closing tags
 # after it tolerated, as an HTML sanitiser may leave them). A translation or a teacher's text holding the same
 # characters earlier in the description is just text.
@@ -69,6 +76,7 @@ class DesiredQuestion:
     fingerprint: str
     layout: Layout = field(repr=False)  # the body's shape
     tokens: Mapping[str, bytes] = field(repr=False)  # its values, each as json.dumps writes it (UTF-8)
+    group: str | None = None  # classic: the key of the question group it is in (DesiredGroup.key), if any
 
     @property
     def body(self) -> dict[str, Any]:
@@ -82,6 +90,52 @@ class DesiredQuestion:
 
 
 @dataclass(frozen=True)
+class DesiredGroup:
+    """A classic question group: a section of a quiz from which each attempt picks ``pick_count`` questions, each
+    worth ``question_points`` (Canvas gives every question of a group one value)."""
+
+    bank_id: str
+    quiz_id: str
+    key: str  # the section's id
+    pick_count: int
+    question_points: float
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint("group", self.key, self.pick_count, self.question_points)
+
+    @property
+    def name(self) -> str:
+        return f"{self.key} [moe:{self.bank_id}/{self.quiz_id}/{self.key}:{self.fingerprint}]"
+
+    def body(self) -> dict[str, Any]:
+        points = self.question_points
+        return {
+            "quiz_groups": [
+                {
+                    "name": self.name,
+                    "pick_count": self.pick_count,
+                    "question_points": int(points) if points.is_integer() else points,
+                }
+            ]
+        }
+
+
+@dataclass(frozen=True)
+class GroupMarker:
+    bank_id: str
+    quiz_id: str
+    key: str
+    fingerprint: str
+
+
+def read_group_marker(text: str | None) -> GroupMarker | None:
+    """The marker of a question group's name, when the name is exactly as moe-lms wrote it."""
+    m = _GROUP_NAME.fullmatch(text or "")
+    return GroupMarker(m["bank"], m["quiz"], m["key"], m["fp"]) if m and m["name"] == m["key"] else None
+
+
+@dataclass(frozen=True)
 class DesiredQuiz:
     """One locale's quiz as a push wants it: its fields, and its questions in order."""
 
@@ -92,10 +146,16 @@ class DesiredQuiz:
     digest: str  # of the question set (stable ids, fingerprints, order)
     fields: dict[str, Any]  # the quiz's fields without the marker
     questions: tuple[DesiredQuestion, ...]
+    quiz_id: str | None = None  # one of the bank's quizzes; None: the whole bank
+    groups: tuple[DesiredGroup, ...] = ()  # classic: a question group per drawing section, in quiz order
+    # The quiz's order as Canvas keeps it: ("question", stable id) or ("group", section id) entries.
+    order: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()  # what the quiz asks that Canvas cannot give, said by the plan
 
     @property
     def key(self) -> str:
-        return f"{self.bank_id}@{self.locale}"
+        bank = self.bank_id if self.quiz_id is None else f"{self.bank_id}/{self.quiz_id}"
+        return f"{bank}@{self.locale}"
 
     def body(self, *, shown: str | None = None, publish: bool = False) -> dict[str, Any]:
         """The quiz request body; ``shown`` is the question-set digest to record (default: this one)."""
@@ -114,6 +174,7 @@ class QuizMarker:
     locale: str
     fingerprint: str
     shown: str
+    quiz_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +188,7 @@ def read_quiz_marker(text: str | None) -> QuizMarker | None:
     """The marker moe-lms appended to a quiz's description or instructions, as Canvas returns it; None when there
     is none at the end in that form (a marker-like text inside the translated intro does not count)."""
     m = _APPENDED_QUIZ_MARKER.search(text or "")
-    return QuizMarker(m["bank"], m["locale"], m["fp"], m["shown"]) if m else None
+    return QuizMarker(m["bank"], m["locale"], m["fp"], m["shown"], m["quiz"]) if m else None
 
 
 def read_question_marker(text: str | None) -> QuestionMarker | None:
@@ -387,6 +448,65 @@ def refuse_images(view: LocalizedView) -> None:
         raise ProblemsFound(problems)
 
 
+def refuse_draws(quiz: Quiz, sections: Sequence[DrawnSection]) -> None:
+    """ProblemsFound for a quiz that draws, which New Quizzes cannot be given through its API: random draws live in
+    item banks there, and the API can neither create a bank nor a bank entry (they are read-only)."""
+    drawing = [s for s in sections if s.draws]
+    if not drawing:
+        return
+    picks = ", ".join(f"section {s.id!r} picks {s.draw} of {len(s.questions)}" for s in drawing)
+    message = (
+        f"draws questions ({picks}), and the New Quizzes API cannot create item banks or random draws (bank "
+        "entries are read-only there). Instead: push it to Classic Quizzes (push canvas without --engine "
+        "new-quizzes), which keeps the draws as question groups; or import the Canvas QTI package "
+        "(push canvas --via qti) and draw from its question bank in the quiz editor; or give New Quizzes a quiz "
+        "without draw:"
+    )
+    raise ProblemsFound([Problem("bank.yaml", None, message, f"quiz {quiz.id!r}")])
+
+
+def _groups(
+    bank_id: str, quiz: Quiz, sections: Sequence[DrawnSection], engine: Engine
+) -> tuple[tuple[DesiredGroup, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Classic: the question groups of a quiz (a drawing section, or a shuffled one: Canvas shows a group's questions
+    in random order), the quiz's order of questions and groups, and what Canvas cannot do of it."""
+    groups: list[DesiredGroup] = []
+    order: list[tuple[str, str]] = []
+    warnings: list[str] = []
+    for s in sections:
+        shuffled = quiz.shuffle_questions and len(s.questions) > 1
+        if engine == "classic" and s.random_group(quiz.shuffle_questions):
+            assert s.group_points is not None
+            groups.append(DesiredGroup(bank_id, quiz.id, s.id, s.draw, s.group_points))
+            order.append(("group", s.id))
+            continue
+        if engine == "classic" and shuffled:
+            warnings.append(
+                f"quiz {quiz.id!r}, section {s.id!r}: its questions are worth different points, and Classic Quizzes "
+                "shuffle questions only in a question group, which gives each one value: they keep their order "
+                "(set points: on the section to shuffle them)"
+            )
+        order += [("question", q.id) for q in s.questions]
+    return tuple(groups), tuple(order), tuple(warnings)
+
+
+def _new_quiz_settings(quiz: Quiz) -> dict[str, Any]:
+    """New Quizzes' quiz_settings for a quiz's settings (nothing for the whole bank's quiz, which has none)."""
+    settings: dict[str, Any] = {}
+    if quiz.shuffle_questions:
+        settings["shuffle_questions"] = True
+    if quiz.time_limit_minutes is not None:
+        settings["has_time_limit"] = True
+        settings["session_time_limit_in_seconds"] = quiz.time_limit_minutes * 60
+    if quiz.attempts is not None and quiz.attempts != 1:
+        attempts: dict[str, Any] = {"multiple_attempts_enabled": True, "score_to_keep": "highest"}
+        attempts["attempt_limit"] = quiz.attempts > 0
+        if quiz.attempts > 0:
+            attempts["max_attempts"] = quiz.attempts
+        settings["multiple_attempts"] = attempts
+    return settings
+
+
 class QuizStream:
     """One locale's quiz as ``engine`` wants it, its questions made one at a time: an export streams them, a push
     keeps them (desired_quiz). The quiz itself (``quiz()``) comes after the questions, whose digest it carries."""
@@ -399,8 +519,22 @@ class QuizStream:
         *,
         include_drafts: bool = False,
         image_url: ImageUrl | None = None,
+        quiz: Quiz | None = None,
     ) -> None:
         self.bank, self.locale, self.engine = bank, locale, engine
+        self.the_quiz = quiz or whole_bank_quiz(bank)
+        self.quiz_id = None if quiz is None else quiz.id
+        sections = resolve_quiz(bank, self.the_quiz)
+        if engine == "new-quizzes":
+            refuse_draws(self.the_quiz, sections)
+        self.groups, self.order, self.warnings = _groups(bank.id, self.the_quiz, sections, engine)
+        grouped = {g.key for g in self.groups}
+        # Each question of the quiz with its points here and its question group (classic), in quiz order.
+        self.entries = [
+            (q, points, s.id if s.id in grouped else None)
+            for s in sections
+            for q, points in zip(s.questions, s.points, strict=True)
+        ]
         self.view = resolve(bank, locale, include_drafts=include_drafts)
         self.limits = _Limits(bank, locale)
         self._made: list[tuple[str, str]] | None = None
@@ -415,11 +549,11 @@ class QuizStream:
             yield desired
 
     @property
-    def _maker(self) -> Callable[[Question, int, _Texts, _Feedback], DesiredQuestion]:
+    def _maker(self) -> Callable[[Question, int, _Texts, _Feedback, float], DesiredQuestion]:
         """The function that makes one question's body for this engine."""
         return self._classic if self.engine == "classic" else self._new_quizzes
 
-    def _classic(self, q: Question, position: int, t: _Texts, feedback: _Feedback) -> DesiredQuestion:
+    def _classic(self, q: Question, position: int, t: _Texts, feedback: _Feedback, points: float) -> DesiredQuestion:
         check = self.limits.check
         tokens: dict[str, bytes] = {}
         for j, c in enumerate(q.choices):
@@ -435,7 +569,7 @@ class QuizStream:
         tokens["type"] = _MULTIPLE_ANSWERS if q.kind is Kind.MULTIPLE else _MULTIPLE_CHOICE
         stem, tokens["stem"] = t.block(0)
         check(q, "stem", stem, MAX_TEXT)
-        tokens["points"] = token(float(q.points))
+        tokens["points"] = token(points)
         explanation, tokens["explanation"] = t.block(1)
         check(q, "explanation", explanation, MAX_COMMENT)
         check(q, "correct feedback", feedback.correct, MAX_COMMENT)
@@ -446,12 +580,14 @@ class QuizStream:
         tokens["name"] = encode_string(f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]")
         return DesiredQuestion(q.id, fp, layout, tokens)
 
-    def _new_quizzes(self, q: Question, position: int, t: _Texts, feedback: _Feedback) -> DesiredQuestion:
+    def _new_quizzes(
+        self, q: Question, position: int, t: _Texts, feedback: _Feedback, points: float
+    ) -> DesiredQuestion:
         ids = _choice_uuids(self.bank, self.locale, q)
         tokens: dict[str, bytes] = {
             "stem": t.block(0)[1],
             "shuffled": b"true" if q.shuffle else b"false",
-            "points": token(float(q.points)),
+            "points": token(points),
             "position": str(position).encode(),
         }
         tokens["correct"], tokens["incorrect"] = feedback.tokens
@@ -488,23 +624,37 @@ class QuizStream:
             raise RuntimeError("QuizStream.quiz() before its questions were all made")
         if self.limits.problems:
             raise ProblemsFound(self.limits.problems)
+        quiz, view = self.the_quiz, self.view
         with rendering(self.profile):
-            view, intro = self.view, "" if self.view.intro is None else _block(self.view.intro)
+            resolved_intro = view.quiz_intro(quiz)
+            intro = "" if resolved_intro is None else _block(resolved_intro)
+        title = plain_text(view.quiz_title(quiz).text)
         fields: dict[str, Any]
         if self.engine == "classic":
             fields = {
-                "title": plain_text(view.title.text),
+                "title": title,
                 "description": intro,
                 # Classic Quizzes shuffle per quiz: only when every question allows it.
-                "shuffle_answers": all(q.shuffle for q in self.bank.questions),
+                "shuffle_answers": all(q.shuffle for q, _, _ in self.entries),
             }
+            if quiz.time_limit_minutes is not None:
+                fields["time_limit"] = quiz.time_limit_minutes
+            if quiz.attempts is not None:
+                fields["allowed_attempts"] = quiz.attempts or -1  # (-1: unlimited)
         else:
             # No points_possible: New Quizzes totals its items' points itself.
-            fields = {"title": plain_text(view.title.text), "instructions": intro}
-        digest = fingerprint(self.engine, self._made)
+            fields = {"title": title, "instructions": intro}
+            settings = _new_quiz_settings(quiz)
+            if settings:
+                fields["quiz_settings"] = settings
+        made: list[Any] = list(self._made)
+        if self.groups:  # (the whole bank's quiz has none: its digest is what it always was)
+            made += [(g.key, g.fingerprint) for g in self.groups] + [list(entry) for entry in self.order]
+        digest = fingerprint(self.engine, made)
         return DesiredQuiz(
-            self.bank.id, self.locale, self.engine, fingerprint(self.engine, fields), digest, fields, questions
-        )
+            self.bank.id, self.locale, self.engine, fingerprint(self.engine, fields), digest, fields, questions,
+            self.quiz_id, self.groups, self.order, self.warnings,
+        )  # fmt: skip
 
 
 def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQuestion, ...]]:
@@ -512,8 +662,8 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
     texts read and rendered once for all of them. Each stream's quiz() can follow."""
     first = streams[0]
     if any(
-        (s.bank, s.locale, s.view.include_drafts, s.profile.image_url)
-        != (first.bank, first.locale, first.view.include_drafts, first.profile.image_url)
+        (s.bank, s.locale, s.view.include_drafts, s.profile.image_url, s.the_quiz)
+        != (first.bank, first.locale, first.view.include_drafts, first.profile.image_url, first.the_quiz)
         for s in streams[1:]
     ):
         raise ValueError("bodies are made together only for one view of one bank")
@@ -523,10 +673,12 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
     feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token))
     keys: list[list[tuple[str, str]]] = [[] for _ in streams]
     makers = [stream._maker for stream in streams]
-    for position, q in enumerate(first.bank.questions, start=1):
+    for position, (q, points, group) in enumerate(first.entries, start=1):
         resolved = view.question_texts(q)
         texts = _Texts(resolved, html, view.question_plain(q, resolved))
-        bodies = tuple([make(q, position, texts, feedback) for make in makers])
+        bodies = tuple([make(q, position, texts, feedback, points) for make in makers])
+        if group is not None:
+            bodies = tuple([replace(body, group=group) for body in bodies])
         for stream_keys, desired in zip(keys, bodies, strict=True):
             stream_keys.append((desired.key, desired.fingerprint))
         yield bodies
@@ -535,13 +687,20 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
 
 
 def desired_quiz(
-    bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False, image_url: ImageUrl | None = None
+    bank: Bank,
+    locale: str,
+    engine: Engine,
+    *,
+    include_drafts: bool = False,
+    image_url: ImageUrl | None = None,
+    quiz: Quiz | None = None,
 ) -> DesiredQuiz:
     """One locale's quiz and questions as ``engine`` wants them. Raises ProblemsFound for fields Canvas refuses.
 
     ``image_url``: where an image points (a push gives ``canvas_media.image_ref``); without it, images are refused.
+    ``quiz``: one of the bank's quizzes (default: the whole bank as one quiz).
     """
-    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_url)
+    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_url, quiz=quiz)
     questions = tuple(stream.questions())
     return stream.quiz(questions)
 
@@ -550,9 +709,12 @@ def desired_quizzes(
     bank: Bank, options: ExportOptions, engine: Engine, *, image_url: ImageUrl | None = None
 ) -> Iterator[DesiredQuiz]:
     problems: list[Problem] = []
+    quiz = None if options.quiz is None else bank.quiz(options.quiz)
     for locale in options.locales:
         try:
-            yield desired_quiz(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_url)
+            yield desired_quiz(
+                bank, locale, engine, include_drafts=options.include_drafts, image_url=image_url, quiz=quiz
+            )
         except ProblemsFound as exc:
             problems.extend(exc.problems)
     if problems:
@@ -712,4 +874,8 @@ FORMAT = Format(
     description="Canvas API request bodies (Classic and New Quizzes), JSON",
     suffix=".canvas.json",
     write=write,
+    quiz_refusal=(
+        "its file is the whole bank's request bodies for both engines, and New Quizzes cannot take a draw; "
+        "`moe-lms push canvas --quiz ID` sends a quiz (its dry run prints the plan)"
+    ),
 )

@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
-from ..model import Bank, Kind, Question
+from ..model import Bank, Kind, Question, resolve_quiz
 from ..problems import Problem, ProblemsFound, Severity
 from ..richtext import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
@@ -140,12 +140,13 @@ def _name(question_id: str, stem: str) -> str:
     return f"{question_id}: {start}" if start else question_id  # a stem of markup alone has no words to show
 
 
-def category(view: LocalizedView) -> str:
-    """``$course$/<bank title>/<language>``, the category the Moodle XML export uses, so both imports land together.
+def category(view: LocalizedView, *below: str) -> str:
+    """``$course$/<bank title>/<language>``, the category the Moodle XML export uses, so both imports land together;
+    ``below``: the names of categories under it (a quiz's, then a section's).
 
     Moodle reads this line without unescaping: a category name only doubles '/' (Moodle's path separator)."""
     segments = []
-    for name in (plain_text(view.bank.title), view.info.name):
+    for name in (plain_text(view.bank.title), view.info.name, *below):
         name = _short(name.replace("\\", " "), 255).replace("/", "//")
         segments.append(f" {name}" if name.startswith("/") else f"{name} " if name.endswith("/") else name)
     return "$course$/" + "/".join(segments)
@@ -225,13 +226,26 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         raise ProblemsFound(errors)
     view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
     out.write(f"// {bank.id} ({view.locale}), exported by moe-lms as Moodle GIFT\n\n".encode())
-    out.write(f"$CATEGORY: {category(view)}\n".encode())
+    if options.quiz is None:
+        out.write(f"$CATEGORY: {category(view)}\n".encode())
     fields = _Fields(view)
-    questions = bank.questions
+    parts: list[tuple[str | None, Sequence[Question]]] = [(None, bank.questions)]
+    if options.quiz is not None:  # each section a category of its own, below the quiz's: a pool to draw from
+        quiz = bank.quiz(options.quiz)
+        quiz_name = plain_text(view.quiz_title(quiz).text)
+        parts = []
+        for section in resolve_quiz(bank, quiz):
+            title = view.section_title(quiz, section.section)
+            parts.append(
+                (category(view, quiz_name, plain_text(title.text) if title else section.id), section.questions)
+            )
     with rendering(Profile(math="tex", drop_images=True)):
-        for start in range(0, len(questions), _BATCH):  # (fewer, larger writes)
-            batch = questions[start : start + _BATCH]
-            out.write("".join(["\n" + _question_block(view, question, fields) for question in batch]).encode())
+        for name, questions in parts:
+            if name is not None:
+                out.write(f"\n$CATEGORY: {name}\n".encode())
+            for start in range(0, len(questions), _BATCH):  # (fewer, larger writes)
+                batch = questions[start : start + _BATCH]
+                out.write("".join(["\n" + _question_block(view, question, fields) for question in batch]).encode())
 
 
 _BATCH = 64  # questions per write
@@ -243,6 +257,7 @@ FORMAT = Format(
     suffix=".gift.txt",
     write=write,
     one_locale_per_file=True,
+    quizzes=True,
 )
 
 

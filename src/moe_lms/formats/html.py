@@ -26,7 +26,7 @@ from lxml.html import HtmlElement
 from lxml.html.builder import E
 
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
-from ..model import Bank, Kind, MediaItem, Question
+from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, quiz_strings, resolve_quiz, whole_bank_quiz
 from ..richtext import (
     Profile,
     code_style,
@@ -44,6 +44,10 @@ _ASSETS = resources.files(__package__) / "html_assets"
 # The page's stylesheet, then the highlighted code's (class-based: the CSP refuses style attributes).
 STYLE = (_ASSETS / "quiz.css").read_text(encoding="utf-8") + code_style() + "\n"
 SCRIPT = (_ASSETS / "quiz.js").read_text(encoding="utf-8")
+# A quiz's page also carries the script that draws each attempt's questions (run before SCRIPT, which grades them)
+# and the style of its sections: a page of the whole bank stays as it was.
+DRAW_SCRIPT = (_ASSETS / "draw.js").read_text(encoding="utf-8")
+QUIZ_STYLE = STYLE + (_ASSETS / "sections.css").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,9 @@ class Chrome:
     noscript: str
     untranslated: str
     fallback_note: str
+    new_attempt: str
+    attempts: str
+    attempt_score: str
     letters: tuple[str, ...]
     lowercase_language_names: bool = False  # mid-sentence, as Vietnamese writes "tiếng Anh"
 
@@ -97,6 +104,9 @@ CHROME = {
         "question to check them.",
         untranslated="Not translated yet",
         fallback_note="{count} texts on this page have no reviewed translation yet; they are shown in {language}.",
+        new_attempt="New attempt",
+        attempts="Your attempts",
+        attempt_score="Attempt {n}: {score} of {total} points ({percent})",
         letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
     ),
     "ur": Chrome(
@@ -121,6 +131,9 @@ CHROME = {
         " انہیں جانچیں۔",
         untranslated="ابھی ترجمہ نہیں ہوا",
         fallback_note="اس صفحے کی {count} تحریروں کا ابھی نظرِ ثانی شدہ ترجمہ نہیں؛ وہ {language} میں دکھائی گئی ہیں۔",
+        new_attempt="نئی کوشش",
+        attempts="آپ کی کوششیں",
+        attempt_score="کوشش {n}: {total} میں سے {score} پوائنٹس ({percent})",
         letters=("الف", "ب", "ج", "د", "ہ", "و", "ز", "ح", "ط", "ی", "ک", "ل", "م", "ن", "س", "ع", "ف", "ص", "ق", "ر"),
     ),
     "vi": Chrome(
@@ -144,6 +157,9 @@ CHROME = {
         noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự kiểm tra.",
         untranslated="Chưa được dịch",
         fallback_note="{count} đoạn văn trên trang này chưa có bản dịch đã duyệt nên được hiển thị bằng {language}.",
+        new_attempt="Làm lượt mới",
+        attempts="Các lượt làm của bạn",
+        attempt_score="Lượt {n}: {score}/{total} điểm ({percent})",
         letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
         lowercase_language_names=True,
     ),
@@ -155,9 +171,9 @@ def chrome_for(locale: str) -> Chrome:
     return CHROME.get(locale) or CHROME.get(locale.split("_")[0]) or CHROME["en"]
 
 
-def page_name(bank: Bank, locale: str) -> str:
-    """The file name sibling pages link to: ``<bank-id>.<locale>.html``."""
-    return f"{bank.id}.{locale}.html"
+def page_name(bank: Bank, locale: str, quiz: Quiz | None = None) -> str:
+    """The file name sibling pages link to: ``<bank-id>.<locale>.html``; a quiz's ``<bank-id>.<quiz>.<locale>.html``."""
+    return f"{bank.id}.{locale}.html" if quiz is None else f"{bank.id}.{quiz.id}.{locale}.html"
 
 
 def _csp_hash(source: str) -> str:
@@ -169,6 +185,10 @@ def _csp_hash(source: str) -> str:
 CONTENT_SECURITY_POLICY = (
     f"default-src 'none'; script-src {_csp_hash(SCRIPT)}; style-src {_csp_hash(STYLE)}; img-src data:; "
     "base-uri 'none'; form-action 'none'"
+)
+QUIZ_CONTENT_SECURITY_POLICY = (
+    f"default-src 'none'; script-src {_csp_hash(DRAW_SCRIPT)} {_csp_hash(SCRIPT)}; style-src {_csp_hash(QUIZ_STYLE)}; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
 )
 
 
@@ -263,15 +283,19 @@ class _Page:
     # Question skeletons kept per page; a bank whose questions take more shapes builds the rest as it goes.
     SKELETONS = 512
 
-    def __init__(self, view: LocalizedView, siblings: Sequence[str]) -> None:
+    def __init__(self, view: LocalizedView, siblings: Sequence[str], quiz: Quiz | None = None) -> None:
         self.view = view
+        # A quiz of the bank (its sections, each a pool to draw from), or the whole bank as one section.
+        self.quiz = quiz or whole_bank_quiz(view.bank)
+        self.sections: tuple[DrawnSection, ...] = resolve_quiz(view.bank, self.quiz)
+        self.is_quiz = quiz is not None
         self.info = view.info
         self.lang = view.info.lang
         self.chrome = chrome_for(view.locale)
         self.chrome_info = locale_info(self.chrome.lang) if self.chrome.lang != view.locale else self.info
         self.siblings = siblings
         self._number = integer_format(view.locale)
-        self.total = self.number(len(view.bank.questions))
+        self.total = self.number(sum(len(s.questions) for s in self.sections))  # every question on the page
         self._wrappers: dict[tuple[bool, str, bool, bool, bool], tuple[Skeleton, str, str]] = {}
         self._questions: dict[_Shape, Skeleton] = {}
 
@@ -356,11 +380,19 @@ class _Page:
         return E.head(
             E.meta(charset="utf-8"),
             E.meta(name="viewport", content="width=device-width, initial-scale=1"),
-            E.meta(**{"http-equiv": "Content-Security-Policy", "content": CONTENT_SECURITY_POLICY}),
+            E.meta(
+                **{
+                    "http-equiv": "Content-Security-Policy",
+                    "content": QUIZ_CONTENT_SECURITY_POLICY if self.is_quiz else CONTENT_SECURITY_POLICY,
+                }
+            ),
             E.meta(name="generator", content="moe-lms"),
-            E.title(plain_text(self.view.title.text)),
-            E.style(STYLE),
+            E.title(plain_text(self.view.quiz_title(self.quiz).text)),
+            E.style(QUIZ_STYLE if self.is_quiz else STYLE),
         )
+
+    def page(self, locale: str) -> str:
+        return page_name(self.view.bank, locale, self.quiz if self.is_quiz else None)
 
     def language_switcher(self) -> HtmlElement | None:
         if len(self.siblings) < 2:
@@ -369,9 +401,9 @@ class _Page:
         for locale in self.siblings:
             info = locale_info(locale)
             if locale == self.view.locale:
-                link = E.a(info.name, href=page_name(self.view.bank, locale), **{"aria-current": "page"})
+                link = E.a(info.name, href=self.page(locale), **{"aria-current": "page"})
             else:
-                link = E.a(info.name, href=page_name(self.view.bank, locale), hreflang=info.lang)
+                link = E.a(info.name, href=self.page(locale), hreflang=info.lang)
             link.set("lang", info.lang)
             link.set("dir", info.direction)
             items.append(E.li(link))
@@ -383,12 +415,13 @@ class _Page:
         switcher = self.language_switcher()
         if switcher is not None:
             header.append(switcher)
-        header.append(self.bank_text(self.view.title, block=False, cls="title"))
+        header.append(self.bank_text(self.view.quiz_title(self.quiz), block=False, cls="title"))
         header[-1].tag = "h1"
-        if self.view.intro is not None:
-            header.append(self.bank_text(self.view.intro, block=True, cls="intro"))
+        intro = self.view.quiz_intro(self.quiz)
+        if intro is not None:
+            header.append(self.bank_text(intro, block=True, cls="intro"))
         header.append(self.ui("p", self.chrome.noscript, **{"class": "noscript"}))
-        total = len(self.view.bank.questions)
+        total = sum(s.draw for s in self.sections)  # an attempt's questions
         progress = E.div(
             E.progress(value="0", max=str(total), **{"aria-hidden": "true"}),
             self.ui("span", "", **{"class": "progress-text"}),
@@ -407,7 +440,7 @@ class _Page:
         ids = [c.id for c in q.choices]
         return self._question(_shape(q), f"q-{q.id}", self.number(number), format(q.points, "g"), ids, bank)
 
-    def question_html(self, number: int, q: Question) -> str:
+    def question_html(self, number: int, q: Question, points: float | None = None) -> str:
         """:meth:`question` serialised, from one skeleton per shape of question (kind, which choices are right)
         with each bank text put in from :meth:`bank_html`."""
         shape = _shape(q)
@@ -428,7 +461,7 @@ class _Page:
         texts = self.view.question_texts(q)
         plain = self.view.question_plain(q, texts)  # (each text renders as itself everywhere: 1)
         html = self.bank_html
-        values = [qid, _escape_text(self.number(number)), format(q.points, "g")]
+        values = [qid, _escape_text(self.number(number)), format(q.points if points is None else points, "g")]
         values += [c.id for c in q.choices]
         values.append(html(texts[0], True, "stem", f"{qid}-stem", plain=plain[0]))
         values.append(html(texts[1], True, "explanation-text", plain=plain[1]))
@@ -538,7 +571,7 @@ class _Page:
         )
 
     def score(self) -> HtmlElement:
-        total = format(sum(q.points for q in self.view.bank.questions), "g")
+        total = format(sum(s.attempt_points for s in self.sections), "g")
         return E.section(
             self.ui("h2", self.chrome.finished, id="score-h"),
             self.ui("p", "", **{"class": "score-text"}),
@@ -556,23 +589,82 @@ class _Page:
 
     def footer(self) -> HtmlElement:
         footer = E.footer({"class": "colophon"})
-        if self.view.fallback_count:  # every string of the bank is on the page
+        fell_back = self._fallbacks_on_page()
+        if fell_back:
             note = self.chrome.fallback_note.format(
-                count=self.number(self.view.fallback_count), language=self.language_name(self.view.bank.source_locale)
+                count=self.number(fell_back), language=self.language_name(self.view.bank.source_locale)
             )
             footer.append(self.ui("p", note))
         footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))
         return footer
 
+    def _fallbacks_on_page(self) -> int:
+        """How many texts on the page fell back to the source (on the whole bank's page: every string of it)."""
+        view = self.view
+        if not self.is_quiz:  # every string of the bank but its quizzes' (which are on their own pages)
+            quizzes = [view.text(path, source) for z in view.bank.quizzes for path, source in quiz_strings(z)]
+            return view.fallback_count - sum(1 for r in quizzes if r.fell_back)
+        heads = [view.quiz_title(self.quiz), view.quiz_intro(self.quiz)]
+        heads += [view.section_title(self.quiz, s.section) for s in self.sections]
+        heads += [view.feedback(name) for name in ("correct", "partially_correct", "incorrect")]
+        count = sum(1 for r in heads if r is not None and r.fell_back)
+        for section in self.sections:
+            count += sum(1 for q in section.questions for r in view.question_texts(q) if r.fell_back)
+        return count
+
     def stream(self, out: BinaryIO) -> None:
-        """Write the page question by question, so memory stays flat however large the bank."""
+        """Write the page question by question, so memory stays flat however large the bank; a quiz's page in
+        its sections, each holding its whole pool (the script draws an attempt's questions from it)."""
         before, after = self._frame()
         out.write(before)
-        questions = self.view.bank.questions
-        for start in range(0, len(questions), self.CHUNK):
-            chunk = questions[start : start + self.CHUNK]
-            out.write("".join([self.question_html(n, q) for n, q in enumerate(chunk, start=start + 1)]).encode())
+        number = 1
+        for section in self.sections:
+            opening, closing = self._section_frame(section) if self.is_quiz else (b"", b"")
+            out.write(opening)
+            questions, points = section.questions, section.points
+            for start in range(0, len(questions), self.CHUNK):
+                chunk = zip(questions[start : start + self.CHUNK], points[start : start + self.CHUNK], strict=True)
+                out.write(
+                    "".join([self.question_html(n, q, p) for n, (q, p) in enumerate(chunk, start=number)]).encode()
+                )
+                number += min(self.CHUNK, len(questions) - start)
+            out.write(closing)
         out.write(after)
+
+    def _section_frame(self, section: DrawnSection) -> tuple[bytes, bytes]:
+        """A quiz section's markup before its questions and after them: how many an attempt draws, whether in
+        shuffled order, and its title."""
+        element = E.section(
+            {
+                "class": "quiz-section",
+                "id": f"s-{section.id}",
+                "data-draw": str(section.draw),
+                "data-shuffle": "true" if self.quiz.shuffle_questions else "false",
+            }
+        )
+        title = self.view.section_title(self.quiz, section.section)
+        if title is not None:
+            heading = self.bank_text(title, block=False, cls="section-title")
+            heading.tag = "h2"
+            element.append(heading)
+        element.append(E.span(_QUESTIONS))
+        before, _, after = _serialise(element).partition(f"<span>{_QUESTIONS}</span>")
+        return before.encode(), after.encode()
+
+    def attempts(self) -> HtmlElement:
+        """A quiz's attempts: the score of each one, and the button that draws the next (shown by the script)."""
+        return E.section(
+            self.ui("h2", self.chrome.attempts, id="attempts-h"),
+            E.ol({"hidden": "hidden"}),
+            E.button(self.ui("span", self.chrome.new_attempt), type="button", **{"class": "new-attempt"}),
+            {
+                "id": "attempts",
+                "hidden": "hidden",
+                "aria-labelledby": "attempts-h",
+                "data-template": self.chrome.attempt_score,
+                "data-allowed": str(self.quiz.attempts or 0),
+            },
+        )
 
     CHUNK = 256  # questions written at once
 
@@ -585,12 +677,21 @@ class _Page:
                 xf.write(self.head())
                 with xf.element("body"):
                     xf.write(self.header())
-                    with xf.element("main", id="quiz"):
+                    main = {"id": "quiz"}
+                    if self.is_quiz:
+                        main["data-question-of"] = self.chrome.question_of
+                    with xf.element("main", main):
                         xf.write(_QUESTIONS)
                         xf.write(self.score())
+                        if self.is_quiz:
+                            xf.write(self.attempts())
                         xf.write(self.templates())
                     xf.write(self.footer())
-                    xf.write(E.script(SCRIPT))
+                    if self.is_quiz:
+                        xf.write(E.script(DRAW_SCRIPT))
+                        xf.write(E.script(SCRIPT, {"data-grader": ""}))
+                    else:
+                        xf.write(E.script(SCRIPT))
         before, marker, after = buffer.getvalue().partition(_QUESTIONS.encode())
         assert marker, "the page's frame lost the questions' marker"
         return before, after + b"\n"
@@ -600,7 +701,13 @@ _QUESTIONS = "\ue003"  # (a private-use character: lxml writes it as it is, bank
 
 
 def stream(
-    bank: Bank, locale: str, out: BinaryIO, *, include_drafts: bool = False, siblings: Sequence[str] = ()
+    bank: Bank,
+    locale: str,
+    out: BinaryIO,
+    *,
+    include_drafts: bool = False,
+    siblings: Sequence[str] = (),
+    quiz: Quiz | None = None,
 ) -> None:
     """Write the page for ``locale``; ``siblings`` (locales, current one included) get a language switcher.
 
@@ -616,7 +723,7 @@ def stream(
         image_links=False,
     )
     with rendering(profile):
-        _Page(resolve(bank, locale, include_drafts=include_drafts), siblings).stream(out)
+        _Page(resolve(bank, locale, include_drafts=include_drafts), siblings, quiz).stream(out)
 
 
 def data_uri(item: MediaItem) -> str:
@@ -624,10 +731,12 @@ def data_uri(item: MediaItem) -> str:
     return f"data:{item.media_type};base64,{base64.b64encode(item.data).decode('ascii')}"
 
 
-def render(bank: Bank, locale: str, *, include_drafts: bool = False, siblings: Sequence[str] = ()) -> bytes:
+def render(
+    bank: Bank, locale: str, *, include_drafts: bool = False, siblings: Sequence[str] = (), quiz: Quiz | None = None
+) -> bytes:
     """The page for ``locale`` as bytes (see :func:`stream`)."""
     buffer = io.BytesIO()
-    stream(bank, locale, buffer, include_drafts=include_drafts, siblings=siblings)
+    stream(bank, locale, buffer, include_drafts=include_drafts, siblings=siblings, quiz=quiz)
     return buffer.getvalue()
 
 
@@ -636,7 +745,8 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     to its sibling pages ``<bank-id>.<locale>.html`` (the layout ``moe-lms build`` writes), listed in bank order."""
     chosen = set(options.locales)
     siblings = [loc for loc in bank.locales if loc in chosen] if len(chosen) > 1 else []
-    stream(bank, options.locales[0], out, include_drafts=options.include_drafts, siblings=siblings)
+    quiz = None if options.quiz is None else bank.quiz(options.quiz)
+    stream(bank, options.locales[0], out, include_drafts=options.include_drafts, siblings=siblings, quiz=quiz)
 
 
 FORMAT = Format(
@@ -645,4 +755,5 @@ FORMAT = Format(
     suffix=".html",
     write=write,
     one_locale_per_file=True,
+    quizzes=True,
 )

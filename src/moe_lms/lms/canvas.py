@@ -19,11 +19,14 @@ from typing import Any
 import requests
 
 from ..formats.canvas import (
+    DesiredGroup,
     DesiredQuestion,
     DesiredQuiz,
     Engine,
+    GroupMarker,
     QuestionMarker,
     QuizMarker,
+    read_group_marker,
     read_question_marker,
     read_quiz_marker,
 )
@@ -34,12 +37,14 @@ from .canvas_shapes import (
     ClassicQuestion,
     ClassicQuiz,
     Created,
+    CreatedGroups,
     Migration,
     MigrationIssue,
     NewQuiz,
     NewQuizItem,
     PreAttachment,
     Progress,
+    QuizGroup,
 )
 
 # -- engines --------------------------------------------------------------------------------------------------
@@ -78,6 +83,16 @@ class RemoteQuestion:
     id: str
     position: int
     marker: QuestionMarker | None  # None: not made by moe-lms
+    group_id: str | None = None  # classic: the question group it is in
+
+
+@dataclass(frozen=True)
+class RemoteGroup:
+    """A classic question group, found through the questions in it (Canvas has no API that lists a quiz's groups)."""
+
+    id: str
+    position: int
+    marker: GroupMarker | None  # None: not made by moe-lms
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,7 @@ class RemoteQuiz:
     marker: QuizMarker
     published: bool
     questions: tuple[RemoteQuestion, ...] = ()
+    groups: tuple[RemoteGroup, ...] = ()
 
 
 # -- the plan -------------------------------------------------------------------------------------------------
@@ -112,6 +128,15 @@ class QuestionStep:
 
 
 @dataclass(frozen=True)
+class GroupStep:
+    action: Action
+    key: str  # the section's id, or the Canvas id of a group moe-lms did not make
+    remote_id: str | None = None
+    desired: DesiredGroup | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class QuizStep:
     desired: DesiredQuiz
     action: Action  # CREATE, UPDATE (a final write of the quiz itself) or UNCHANGED
@@ -122,6 +147,7 @@ class QuizStep:
     reorder: bool = False  # classic: send the full order once the questions are in place
     order_tail: tuple[str, ...] = ()  # Canvas ids kept after the bank's questions, in their current order
     warnings: tuple[str, ...] = ()
+    groups: tuple[GroupStep, ...] = ()  # classic: the quiz's question groups (made before its questions)
 
     def count(self, action: Action) -> int:
         return sum(1 for s in self.questions if s.action is action)
@@ -139,6 +165,7 @@ class QuizStep:
             + self.publish_assignment
             + self.reorder
             + sum(1 for s in self.questions if s.action in WRITES)
+            + sum(1 for g in self.groups if g.action in WRITES)
         )
 
 
@@ -168,10 +195,45 @@ def _id_order(canvas_id: str) -> tuple[int, str]:
     return (int(canvas_id), "") if canvas_id.isdigit() else (1 << 62, canvas_id)
 
 
+def _group_steps(desired: DesiredQuiz, remote: RemoteQuiz) -> list[GroupStep]:
+    """The quiz's question groups in quiz order, then the groups of ours it no longer has or has twice (deleted:
+    a section that stopped drawing, or a copy), and the groups moe-lms did not make (left alone)."""
+    ours: dict[str, RemoteGroup] = {}
+    tail: list[GroupStep] = []
+    for g in sorted(remote.groups, key=lambda g: _id_order(g.id)):
+        m = g.marker
+        if m is None or m.bank_id != desired.bank_id or m.quiz_id != desired.quiz_id:
+            tail.append(GroupStep(Action.KEEP, g.id, g.id, why="not made by moe-lms for this quiz"))
+        elif m.key in ours:
+            tail.append(GroupStep(Action.DELETE, m.key, g.id, why="duplicate"))
+        else:
+            ours[m.key] = g
+    steps: list[GroupStep] = []
+    for d in desired.groups:
+        found = ours.pop(d.key, None)
+        if found is None:
+            steps.append(GroupStep(Action.CREATE, d.key, None, d))
+        elif found.marker is not None and found.marker.fingerprint != d.fingerprint:
+            steps.append(GroupStep(Action.UPDATE, d.key, found.id, d, "draw or points changed"))
+        else:
+            steps.append(GroupStep(Action.UNCHANGED, d.key, found.id, d))
+    tail += [GroupStep(Action.DELETE, key, g.id, why="its section no longer draws") for key, g in ours.items()]
+    return steps + tail
+
+
 def _question_steps(
-    desired: DesiredQuiz, remote: RemoteQuiz, api: EngineApi, prune: bool, uploading: frozenset[str] = frozenset()
+    desired: DesiredQuiz,
+    remote: RemoteQuiz,
+    api: EngineApi,
+    prune: bool,
+    uploading: frozenset[str] = frozenset(),
+    groups: Sequence[GroupStep] = (),
 ) -> tuple[list[QuestionStep], list[RemoteQuestion]]:
-    """Steps in bank order, then deletions and questions left alone; and the remote questions that stay."""
+    """Steps in bank order, then deletions and questions left alone; and the remote questions that stay.
+
+    ``groups``: the quiz's group steps; a question not in the group its section keeps is moved into it (Canvas
+    cannot take one out of a group: such a question is made again outside it)."""
+    kept_group = {g.key: g.remote_id for g in groups if g.desired is not None}
     in_order = sorted(remote.questions, key=lambda r: (r.position, _id_order(r.id)))
     mine: dict[str, RemoteQuestion] = {}
     steps: list[QuestionStep] = []
@@ -185,10 +247,16 @@ def _question_steps(
             mine[r.marker.key] = r
     for position, d in enumerate(desired.questions, start=1):
         found = mine.pop(d.key) if d.key in mine else None
-        if found is None:
+        wanted_group = None if d.group is None else kept_group.get(d.group)
+        if found is not None and found.group_id is not None and d.group is None:
+            steps.append(QuestionStep(Action.CREATE, d.key, None, d, "out of its question group"))
+            tail.append(QuestionStep(Action.DELETE, d.key, found.id, why="made again outside its question group"))
+        elif found is None:
             steps.append(QuestionStep(Action.CREATE, d.key, None, d))
         elif found.marker is not None and found.marker.fingerprint != d.fingerprint:
             steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, "content changed"))
+        elif d.group is not None and (wanted_group is None or found.group_id != wanted_group):
+            steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, f"into question group {d.group!r}"))
         elif api.positions_in_items and found.position != position:
             steps.append(QuestionStep(Action.UPDATE, d.key, found.id, d, f"moved to position {position}"))
         elif uploading and refs(d.body) & uploading:
@@ -224,16 +292,35 @@ def _quiz_step(
             creates,
             final_write=desired.body(publish=True) if publish and api.freezes_on_publish else None,
             publish_assignment=publish and not api.freezes_on_publish,
-            reorder=not api.positions_in_items and len(creates) > 1,
+            reorder=not api.positions_in_items and len(desired.order or creates) > 1,
+            groups=tuple(GroupStep(Action.CREATE, g.key, None, g) for g in desired.groups),
+            warnings=desired.warnings,
         )
-    steps, staying = _question_steps(desired, remote, api, prune, uploading)
+    groups = _group_steps(desired, remote)
+    steps, staying = _question_steps(desired, remote, api, prune, uploading, groups)
     ours = {s.remote_id for s in steps if s.desired is not None}
-    order_tail = tuple(r.id for r in staying if r.id not in ours)
+    deleted_groups = {g.remote_id for g in groups if g.action is Action.DELETE}
+    # The quiz's own entries (Canvas orders its questions outside groups and its groups together); a question in a
+    # group has its place in the group.
+    root = [r for r in staying if r.group_id is None or r.group_id in deleted_groups]
+    order_tail = tuple(r.id for r in root if r.id not in ours)
     reorder = False
     if not api.positions_in_items:
-        wanted = [s.remote_id for s in steps if s.desired is not None] + list(order_tail)
-        reorder = any(s.action is Action.CREATE for s in steps) or [r.id for r in staying] != wanted
-    question_writes = reorder or any(s.action in WRITES for s in steps)
+        by_key = {s.key: s.remote_id for s in steps if s.desired is not None}
+        group_ids = {g.key: g.remote_id for g in groups if g.desired is not None}
+        entries = desired.order or tuple(("question", d.key) for d in desired.questions)
+        wanted = [(by_key if kind == "question" else group_ids)[key] for kind, key in entries] + list(order_tail)
+        kept_groups = [g for g in remote.groups if g.id not in deleted_groups]
+        current = [
+            entry
+            for _, _, entry in sorted(
+                [(r.position, _id_order(r.id), r.id) for r in root if r.group_id is None]
+                + [(g.position, _id_order(g.id), g.id) for g in kept_groups]
+            )
+        ]
+        created = any(s.action is Action.CREATE for s in steps) or any(g.action is Action.CREATE for g in groups)
+        reorder = created or current != wanted
+    question_writes = reorder or any(s.action in WRITES for s in steps) or any(g.action in WRITES for g in groups)
     fields_changed = remote.marker.fingerprint != desired.fingerprint or bool(refs(desired.fields) & uploading)
     warnings: list[str] = []
     if api.freezes_on_publish:
@@ -259,7 +346,8 @@ def _quiz_step(
         publish_assignment=publish_assignment,
         reorder=reorder,
         order_tail=order_tail,
-        warnings=tuple(warnings),
+        warnings=(*desired.warnings, *warnings),
+        groups=tuple(groups),
     )
 
 
@@ -320,6 +408,7 @@ class Outcome:
     deleted: int = 0
     quizzes: dict[str, str] = field(default_factory=dict)  # locale -> Canvas id
     uploaded: int = 0  # images
+    groups: int = 0  # question groups created, updated or deleted
 
 
 class Pusher:
@@ -348,26 +437,43 @@ class Pusher:
 
     # -- reading --------------------------------------------------------------------------------------------
 
-    def _quizzes(self, bank_id: str) -> list[tuple[ClassicQuiz | NewQuiz, QuizMarker]]:
+    def _quizzes(self, bank_id: str, quiz_id: str | None = None) -> list[tuple[ClassicQuiz | NewQuiz, QuizMarker]]:
+        """The course's quizzes of this bank's quiz ``quiz_id`` (None: of the whole bank)."""
         found: list[tuple[ClassicQuiz | NewQuiz, QuizMarker]] = []
         for quiz in self.client.get_all(self.quizzes_path, self.api.quiz_shape):
             marker = read_quiz_marker(quiz.marker_text)
-            if marker is not None and marker.bank_id == bank_id:
+            if marker is not None and marker.bank_id == bank_id and marker.quiz_id == quiz_id:
                 found.append((quiz, marker))
         return found
 
     def _questions(self, quiz_id: str) -> tuple[RemoteQuestion, ...]:
         return tuple(
-            RemoteQuestion(obj.id, obj.position or 0, read_question_marker(obj.name))
+            RemoteQuestion(
+                obj.id, obj.position or 0, read_question_marker(obj.name), getattr(obj, "quiz_group_id", None)
+            )
             for obj in self.client.get_all(self.questions_path(quiz_id), self.api.question_shape)
         )
 
-    def observe(self, bank_id: str, locales: Collection[str]) -> list[RemoteQuiz]:
-        """Every quiz of this bank in the course; the questions of those in ``locales``."""
+    def groups_path(self, quiz_id: str) -> str:
+        return f"{self.quiz_path(quiz_id)}/groups"
+
+    def _groups(self, quiz_id: str, questions: Iterable[RemoteQuestion]) -> tuple[RemoteGroup, ...]:
+        """The question groups the questions are in, each read once (a group without questions cannot be found)."""
+        ids = sorted({q.group_id for q in questions if q.group_id is not None}, key=_id_order)
+        found = []
+        for group_id in ids:
+            group = self.client.get(f"{self.groups_path(quiz_id)}/{group_id}", QuizGroup)
+            found.append(RemoteGroup(group.id, group.position or 0, read_group_marker(group.name)))
+        return tuple(found)
+
+    def observe(self, bank_id: str, locales: Collection[str], quiz_id: str | None = None) -> list[RemoteQuiz]:
+        """Every quiz of this bank's quiz ``quiz_id`` in the course; the questions (and groups) of those in
+        ``locales``."""
         observed = []
-        for quiz, marker in self._quizzes(bank_id):
+        for quiz, marker in self._quizzes(bank_id, quiz_id):
             questions = self._questions(quiz.id) if marker.locale in locales else ()
-            observed.append(RemoteQuiz(quiz.id, marker, quiz.published, questions))
+            groups = self._groups(quiz.id, questions) if self.api is CLASSIC else ()
+            observed.append(RemoteQuiz(quiz.id, marker, quiz.published, questions, groups))
         return observed
 
     def plan(
@@ -381,6 +487,10 @@ class Pusher:
     ) -> Plan:
         """Read the course, then plan: the whole of a --dry-run. ``files`` are the images the bodies refer to."""
         bank_ids = {d.bank_id for d in desired}
+        quiz_ids = {d.quiz_id for d in desired}
+        if len(quiz_ids) > 1:
+            raise CanvasError("one quiz of a bank is pushed at a time")
+        quiz_id = next(iter(quiz_ids), None)
         needed = {sha for d in desired for sha in refs(d.fields) | {s for q in d.questions for s in refs(q.body)}}
         missing = needed - {f.sha256 for f in files}
         if missing:
@@ -390,7 +500,8 @@ class Pusher:
             if len(bank_ids) != 1:
                 raise CanvasError("images can be pushed for one bank at a time")
             file_plan = self.files(next(iter(bank_ids))).plan(f for f in files if f.sha256 in needed)
-        observed = [r for bank_id in bank_ids for r in self.observe(bank_id, [d.locale for d in desired])]
+        locales = [d.locale for d in desired]
+        observed = [r for bank_id in bank_ids for r in self.observe(bank_id, locales, quiz_id)]
         return plan(
             desired, observed, engine=self.api.name, known_locales=known_locales, prune=prune, publish=publish,
             files=file_plan,
@@ -421,6 +532,7 @@ class Pusher:
         path: str,
         bodies: dict[str, dict[str, Any]],
         find: Callable[[], dict[str, str]],
+        shape: type[Created] | type[CreatedGroups] = Created,
     ) -> dict[str, str]:
         """POST every body concurrently; return stable id -> Canvas id.
 
@@ -430,11 +542,11 @@ class Pusher:
 
         def attempt(key: str) -> tuple[str, str | None]:
             try:
-                made = self.client.request("POST", path, Created, json=self._body(bodies[key]), idempotent=False)
+                made = self.client.request("POST", path, shape, json=self._body(bodies[key]), idempotent=False)
             except Uncertain:
                 return key, None
             self.on_write()
-            assert made is not None
+            assert isinstance(made, Created | CreatedGroups)
             return key, made.id
 
         made: dict[str, str] = {}
@@ -464,6 +576,37 @@ class Pusher:
                 return made
             self.client.stats.add(retries=len(pending))
         raise CanvasError(f"POST {path}: {len(pending)} object(s) could not be created; run the push again")
+
+    def _find_groups(self, quiz_id: str, desired: DesiredQuiz) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for g in self._groups(quiz_id, self._questions(quiz_id)):
+            m = g.marker
+            if m is not None and (m.bank_id, m.quiz_id) == (desired.bank_id, desired.quiz_id):
+                found.setdefault(m.key, g.id)
+        return found
+
+    def _apply_groups(self, pool: ThreadPoolExecutor, quiz_id: str, step: QuizStep) -> dict[str, str]:
+        """Create and update the quiz's question groups; their Canvas ids by section."""
+        path = self.groups_path(quiz_id)
+        updates = [
+            pool.submit(self._write, "PUT", f"{path}/{g.remote_id}", g.desired.body())
+            for g in step.groups
+            if g.action is Action.UPDATE and g.desired is not None
+        ]
+        creates = {g.key: g.desired.body() for g in step.groups if g.action is Action.CREATE and g.desired}
+        made = self._create_all(pool, path, creates, lambda: self._find_groups(quiz_id, step.desired), CreatedGroups)
+        for future in updates:
+            future.result()
+        return {g.key: g.remote_id for g in step.groups if g.desired is not None and g.remote_id} | made
+
+    @staticmethod
+    def _in_group(desired: DesiredQuestion, group_ids: dict[str, str]) -> dict[str, Any]:
+        """A question's body, with the Canvas id of its question group when it has one."""
+        body = desired.body
+        if desired.group is not None:
+            group_id = group_ids[desired.group]
+            body["question"]["quiz_group_id"] = int(group_id) if group_id.isdigit() else group_id
+        return body
 
     def _find_questions(self, quiz_id: str, bank_id: str) -> dict[str, str]:
         found: dict[str, str] = {}
@@ -516,24 +659,35 @@ class Pusher:
             made = self._create_all(pool, self.quizzes_path, {desired.locale: desired.body()}, find_quiz)
             quiz_id = made[desired.locale]
         outcome.quizzes[desired.locale] = quiz_id
+        group_ids = self._apply_groups(pool, quiz_id, step) if step.groups else {}
         questions = self.questions_path(quiz_id)
         verb = self.api.update
         background: list[Future[Any]] = []
         for s in step.questions:
             if s.action is Action.UPDATE and s.desired is not None:
-                background.append(pool.submit(self._write, verb, f"{questions}/{s.remote_id}", s.desired.body))
+                body = self._in_group(s.desired, group_ids)
+                background.append(pool.submit(self._write, verb, f"{questions}/{s.remote_id}", body))
             elif s.action is Action.DELETE:
                 background.append(pool.submit(self._write, "DELETE", f"{questions}/{s.remote_id}"))
-        creates = {s.key: s.desired.body for s in step.questions if s.action is Action.CREATE and s.desired}
+        creates = {
+            s.key: self._in_group(s.desired, group_ids)
+            for s in step.questions
+            if s.action is Action.CREATE and s.desired
+        }
         made = self._create_all(pool, questions, creates, lambda: self._find_questions(quiz_id, desired.bank_id))
         for future in background:
             future.result()
+        for g in step.groups:  # after the questions: deleting a group deletes the questions still in it
+            if g.action is Action.DELETE:
+                self._write("DELETE", f"{self.groups_path(quiz_id)}/{g.remote_id}")
         if self.api.positions_in_items and any(s.action in WRITES for s in step.questions):
             self._settle_positions(quiz_id, desired)
         if step.reorder:
-            ids = {s.key: s.remote_id for s in step.questions if s.remote_id is not None} | made
-            order = [ids[d.key] for d in desired.questions] + list(step.order_tail)
-            body = {"order": [{"id": int(i) if i.isdigit() else i, "type": "question"} for i in order]}
+            ids = {s.key: s.remote_id for s in step.questions if s.remote_id is not None and s.desired} | made
+            entries = desired.order or tuple(("question", d.key) for d in desired.questions)
+            order = [(kind, (ids if kind == "question" else group_ids)[key]) for kind, key in entries]
+            order += [("question", i) for i in step.order_tail]
+            body = {"order": [{"id": int(i) if i.isdigit() else i, "type": kind} for kind, i in order]}
             self._write("POST", f"{self.quiz_path(quiz_id)}/reorder", body)
         if step.final_write is not None:
             self._write(verb, self.quiz_path(quiz_id), step.final_write)
@@ -544,6 +698,7 @@ class Pusher:
         outcome.updated += step.count(Action.UPDATE)
         outcome.unchanged += step.count(Action.UNCHANGED)
         outcome.deleted += step.count(Action.DELETE)
+        outcome.groups += sum(1 for g in step.groups if g.action in WRITES)
 
     def apply(self, the_plan: Plan) -> Outcome:
         outcome = Outcome()

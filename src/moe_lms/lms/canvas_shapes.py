@@ -63,10 +63,31 @@ class ClassicQuestion(Shape):
     id: CanvasId
     position: int | None = None  # null for questions made in the UI (canvas-lms issue #1307)
     question_name: str | None = None
+    quiz_group_id: CanvasId | None = None  # the question group it is in (cl:lib/api/v1/quiz_question.rb)
 
     @property
     def name(self) -> str | None:
         return self.question_name
+
+
+class QuizGroup(Shape):
+    """A classic quiz's question group (cl:app/controllers/quizzes/quiz_groups_controller.rb, @model QuizGroup)."""
+
+    id: CanvasId
+    name: str | None = None
+    pick_count: int | None = None
+    question_points: float | None = None
+    position: int | None = None
+
+
+class CreatedGroups(Shape):
+    """What creating a question group answers: ``{"quiz_groups": [QuizGroup]}`` (201)."""
+
+    quiz_groups: list[Created] = Field(min_length=1)
+
+    @property
+    def id(self) -> str:
+        return self.quiz_groups[0].id
 
 
 class ItemEntry(Shape):

@@ -12,4 +12,5 @@ FORMAT = Format(
     description="Canvas QTI 1.2 quiz package (a quiz per language, with answer comments)",
     suffix=".canvas-qti.zip",
     write=write,
+    quizzes=True,
 )

@@ -71,6 +71,9 @@ def read_package(data: bytes, *, name: str = "quiz.zip") -> tuple[Bank, list[Pro
         message = f"the root element is {etree.QName(manifest).text}, not an IMS content package manifest"
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", manifest.sourceline, message)])
     found = Found()
+    identifier = manifest.get("identifier", "")
+    if identifier.startswith("MANIFEST-"):  # (ours: the bank's id, also when the package is one of its quizzes)
+        found.bank_id = identifier.removeprefix("MANIFEST-")
     qti, metas = _files(manifest)
     for path in qti:
         if path not in package.infos:

@@ -62,4 +62,5 @@ FORMAT = Format(
     description="Moodle XML",
     suffix=".moodle.xml",
     write=write,
+    quizzes=True,
 )

@@ -20,6 +20,7 @@ This module must not know how a Moodle file is read back (:mod:`.read`) or check
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -28,11 +29,12 @@ from typing import BinaryIO
 from lxml import etree
 
 from ...bulk import gc_paused
-from ...locales import resolve
+from ...locales import LocalizedView, resolve
 from ...model import (
     Bank,
     Kind,
     Question,
+    resolve_quiz,
 )
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, render_block, render_inline, rendering
@@ -91,7 +93,9 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _category(bank: Bank, texts: _Texts) -> etree._Element:
+def _category(bank: Bank, texts: _Texts, below: Sequence[tuple[str, str]] = ()) -> etree._Element:
+    """The category of a locale's questions (or of every locale's, multilang); ``below``: (name, id) of the
+    categories under it, a quiz's then a section's, which hold a section's pool (and say nothing of the bank)."""
     path = "$course$/" + _category_segment(_visible(render_inline(bank.title)))
     if texts.multilang:
         idnumber = f"{bank.id}-{MULTILANG_SUFFIX}"
@@ -99,8 +103,11 @@ def _category(bank: Bank, texts: _Texts) -> etree._Element:
         view = texts.views[0]
         path += "/" + _category_segment(view.info.name)
         idnumber = f"{bank.id}-{view.locale}"
+    for name, ident in below:
+        path += "/" + _category_segment(name)
+        idnumber += f"-{ident}"
     element = etree.Element("question", type="category")
-    info = texts.info()
+    info = "" if below else texts.info()
     try:
         _text_element(element, "category", path)
         _text_element(element, "info", info, format="html")
@@ -299,22 +306,41 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         for texts in groups:
             file = "bank.yaml" if texts.multilang else _file_of(bank, texts.views[0].locale)
             try:
-                out.write(etree.tostring(_category(bank, texts), encoding="UTF-8", pretty_print=True))
-            except _Unwritable as exc:
-                problems.append(Problem(file, None, str(exc), "the bank"))
-            try:
                 builder = _Questions(bank, texts)
             except _Unwritable as exc:
                 problems.append(Problem(file, None, str(exc), "the bank"))
                 continue
-            for q in bank.questions:
+            for below, questions in _pools(bank, texts.views[0], options.quiz):
                 try:
-                    out.write(builder.built(q, fractions[q.id]))
+                    out.write(etree.tostring(_category(bank, texts, below), encoding="UTF-8", pretty_print=True))
                 except _Unwritable as exc:
-                    problems.append(Problem(file, None, str(exc), f"question {q.id!r}"))
+                    problems.append(Problem(file, None, str(exc), "the bank"))
+                for q in questions:
+                    try:
+                        out.write(builder.built(q, fractions[q.id]))
+                    except _Unwritable as exc:
+                        problems.append(Problem(file, None, str(exc), f"question {q.id!r}"))
         out.write(b"</quiz>")
     if problems:
         raise ProblemsFound(problems)
+
+
+def _pools(
+    bank: Bank, view: LocalizedView, quiz_id: str | None
+) -> list[tuple[list[tuple[str, str]], Sequence[Question]]]:
+    """The categories below the locale's and the questions of each: none and every question for the whole bank;
+    for a quiz, one per section, ``<quiz>/<section>``, its pool at its points in the quiz, so that Moodle's "random
+    question from this category" draws from exactly that pool. (A multilang file names them in the source locale.)"""
+    if quiz_id is None:
+        return [([], bank.questions)]
+    quiz = bank.quiz(quiz_id)
+    quiz_name = (_visible(render_inline(view.quiz_title(quiz).text)), quiz.id)
+    pools: list[tuple[list[tuple[str, str]], Sequence[Question]]] = []
+    for drawn in resolve_quiz(bank, quiz):
+        title = view.section_title(quiz, drawn.section)
+        name = _visible(render_inline(title.text)) if title is not None else drawn.id
+        pools.append(([quiz_name, (name, drawn.id)], drawn.scored()))
+    return pools
 
 
 def _file_of(bank: Bank, locale: str) -> str:

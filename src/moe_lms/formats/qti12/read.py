@@ -29,14 +29,30 @@ MANIFEST = "imsmanifest.xml"
 
 
 @dataclass
+class SectionFound:
+    """A part of a quiz: a question group (``selection_number``: how many an attempt draws, ``points_per_item``),
+    or a run of items outside groups."""
+
+    ident: str
+    title: str | None
+    items: list[str] = field(default_factory=list)
+    draw: int | None = None
+    points: float | None = None
+
+
+@dataclass
 class Assessment:
-    """A quiz of the package: its language, title, intro and item identifiers in order."""
+    """A quiz of the package: its language, title, intro and item identifiers in order; its sections when it has
+    question groups (a Canvas quiz with groups: lib/cc/qti/qti_generator.rb ``add_group``), and its settings."""
 
     ident: str
     locale: str | None
     title: str | None
     intro: Text | None
     items: list[str] = field(default_factory=list)
+    sections: list[SectionFound] = field(default_factory=list)
+    time_limit: int | None = None  # minutes (qmd_timelimit)
+    attempts: int | None = None  # cc_maxattempts; 0: unlimited
 
 
 @dataclass
@@ -87,6 +103,7 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
         for item in assessment.iter(q("item")):
             entry.items.append(item.get("ident", ""))
             _add(item, place, default_locale, found)
+        _read_sections(assessment, entry)
         if entry.locale is None:
             first = next((found.items[i].locale for i in entry.items if i in found.items), None)
             entry.locale = first
@@ -98,6 +115,53 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
             _add(item, place, default_locale, found)
 
 
+def _number(text: str | None) -> float | None:
+    try:
+        return float(text.strip()) if text and text.strip() else None
+    except ValueError:
+        return None
+
+
+def _read_sections(assessment: etree._Element, entry: Assessment) -> None:
+    """The question groups of an assessment (sections inside its section, with ``selection_ordering``) and its
+    settings, as Canvas's importer reads them (gems/plugins/qti_exporter/lib/qti/assessment_test_converter.rb)."""
+    fields = {
+        (f.findtext(q("fieldlabel")) or "").strip(): (f.findtext(q("fieldentry")) or "").strip()
+        for f in assessment.iterfind(f"{q('qtimetadata')}/{q('qtimetadatafield')}")
+    }
+    limit = _number(fields.get("qmd_timelimit"))
+    entry.time_limit = int(limit) if limit and limit > 0 else None
+    attempts = fields.get("cc_maxattempts", "")
+    entry.attempts = 0 if attempts.lower() == "unlimited" else int(attempts) if attempts.isdigit() else None
+    sections: list[SectionFound] = []
+    grouped = False
+    for top in assessment.iterfind(q("section")):
+        for child in top:
+            if child.tag == q("item"):
+                if not sections or sections[-1].draw is not None or sections[-1].ident.startswith("group:"):
+                    sections.append(SectionFound(f"part-{len(sections) + 1}", None))
+                sections[-1].items.append(child.get("ident", ""))
+            elif child.tag == q("section"):
+                grouped = True
+                selection = child.find(f"{q('selection_ordering')}/{q('selection')}")
+                number = _number(selection.findtext(q("selection_number"))) if selection is not None else None
+                per_item = (
+                    selection.find(f"{q('selection_extension')}/{q('points_per_item')}")
+                    if selection is not None
+                    else None
+                )
+                group = SectionFound(
+                    "group:" + child.get("ident", f"group-{len(sections) + 1}"),
+                    child.get("title"),
+                    [i.get("ident", "") for i in child.iter(q("item"))],
+                    int(number) if number is not None else None,
+                    _number(per_item.text) if per_item is not None else None,
+                )
+                sections.append(group)
+    if grouped:
+        entry.sections = sections
+
+
 def _add(item: etree._Element, place: str, default_locale: str, found: Found) -> None:
     ident = item.get("ident", "")
     if ident in found.items:
@@ -105,6 +169,48 @@ def _add(item: etree._Element, place: str, default_locale: str, found: Found) ->
     parsed = parse_item(item, place, default_locale, found.problems)
     if parsed is not None:
         found.items[ident] = parsed
+
+
+def _quizzes(found: Found, source: str, bank_id: str | None, question_ids: dict[str, str]) -> list[dict[str, object]]:
+    """The bank's quizzes: each source-language assessment with question groups, its sections and draws."""
+    quizzes: list[dict[str, object]] = []
+    for assessment in found.assessments:
+        if not assessment.sections or assessment.locale != source:
+            continue
+        ident = assessment.ident.removesuffix(f"-{source}")
+        if bank_id and ident.startswith(f"{bank_id}-"):
+            ident = ident.removeprefix(f"{bank_id}-")
+        sections = []
+        shuffled = False  # a group drawing all of its questions: Canvas's way to shuffle them
+        for number, part in enumerate(assessment.sections, start=1):
+            ids = [question_ids[i] for i in part.items if i in question_ids]
+            if not ids:
+                continue
+            section_id = (
+                slug(part.ident.removeprefix("group:").removeprefix(f"{assessment.ident}-")) or f"part-{number}"
+            )
+            section: dict[str, object] = {"id": section_id, "questions": list(dict.fromkeys(ids))}
+            if part.title:
+                section["title"] = _plain_markdown(part.title)
+            if part.draw is not None and 0 < part.draw < len(ids):
+                section["draw"] = part.draw
+            shuffled = shuffled or (part.draw is not None and part.draw >= len(ids) > 1)
+            if part.points is not None and part.points > 0:
+                section["points"] = int(part.points) if part.points.is_integer() else part.points
+            sections.append(section)
+        quiz: dict[str, object] = {
+            "id": slug(ident) or f"quiz-{len(quizzes) + 1}",
+            "title": _plain_markdown(assessment.title or ident),
+            "sections": sections,
+        }
+        if shuffled:
+            quiz["shuffle_questions"] = True
+        if assessment.time_limit is not None:
+            quiz["time_limit_minutes"] = assessment.time_limit
+        if assessment.attempts is not None:
+            quiz["attempts"] = assessment.attempts
+        quizzes.append(quiz)
+    return quizzes
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -181,6 +287,9 @@ def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple
             catalog["title"] = Translation(text=_plain_markdown(quiz_title), source=title)
         if intro and quiz.intro is not None and same_lang(quiz.intro.lang, lang):
             catalog["intro"] = Translation(text=quiz.intro.markdown(), source=intro)
+    quizzes = _quizzes(found, source, bank_id, {ident: item.qid for ident, item in found.items.items()})
+    if quizzes:
+        raw["quizzes"] = quizzes
     if package is not None:
         texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
         raw["media"] = packaged_media(package.read, f"{WEB_RESOURCES}/", texts, name, problems)

@@ -51,4 +51,5 @@ FORMAT = Format(
     description="QTI 2.1 content package (IMS CP zip: items, tests, manifest)",
     suffix=".qti21.zip",
     write=write,
+    quizzes=True,
 )

@@ -20,7 +20,7 @@ from lxml import etree
 from ... import __version__
 from ...locales import LocalizedView, locale_info
 from ...media import image_references, media_of
-from ...model import Bank, MediaItem, Question
+from ...model import Bank, MediaItem, Question, Quiz
 from ...skeleton import Skeleton, inner, raw, slot
 from ...text import renders_as_itself
 from ...zipsafe import resolve_href
@@ -159,13 +159,14 @@ class _ManifestWriter:
         resources.tail = "\n"
         return Skeleton.of(manifest, declaration=True).around([""], 0)
 
-    def test(self, bank: Bank, view: LocalizedView) -> None:
+    def test(self, bank: Bank, view: LocalizedView, quiz: Quiz | None = None) -> None:
         holder = _manifest_holder()
         items = (_item_resource_id(q.id, view.locale) for q in bank.questions)
-        path = test_path(bank, view.locale)
+        path = test_path(bank, view.locale, quiz)
         metadata = _resource(holder, f"TEST-{view.locale}", TEST_TYPE, path, itertools.chain([STYLE_ID], items))
-        title = view.title
-        _add_lom(metadata, f"{bank.id}-{view.locale}", [(title.lang, plain_title(title.text, 1000))], [view.info.lang])
+        title = view.title if quiz is None else view.quiz_title(quiz)
+        ident = f"{bank.id}-{view.locale}" if quiz is None else f"{bank.id}-{quiz.id}-{view.locale}"
+        _add_lom(metadata, ident, [(title.lang, plain_title(title.text, 1000))], [view.info.lang])
         self.write(inner(holder))
 
     # Item resources from skeletons, the only way they are written (issue 19, docs/design/speed.md): element by
@@ -249,13 +250,14 @@ def _item_resource_id(question_id: str, locale: str) -> str:
     return f"ITEM-{item_identifier(question_id, locale)}"
 
 
-def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable) -> None:
-    """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each."""
+def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable, quiz: Quiz | None = None) -> None:
+    """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each. (A quiz's
+    package: ``bank`` holds the quiz's questions alone, and its test is the quiz's.)"""
     writer = _ManifestWriter(stream)
     head, tail = writer.head_and_tail(bank, views)
     writer.write(head)
     for view in views.values():
-        writer.test(bank, view)
+        writer.test(bank, view, quiz)
         for q in bank.questions:
             writer.item(q, view)
     writer.stylesheet()

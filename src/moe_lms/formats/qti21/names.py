@@ -10,7 +10,7 @@ from __future__ import annotations
 from lxml import etree
 
 from ...locales import locale_info
-from ...model import Bank
+from ...model import Bank, Quiz
 from ...zipsafe import MAX_FILES
 from ..qti_item import item_identifier
 
@@ -91,8 +91,9 @@ def item_path(question_id: str, locale: str) -> str:
     return f"items/{item_identifier(question_id, locale)}.xml"
 
 
-def test_path(bank: Bank, locale: str) -> str:
-    return f"tests/{bank.id}-{locale}.xml"
+def test_path(bank: Bank, locale: str, quiz: Quiz | None = None) -> str:
+    """``tests/<bank>-<locale>.xml``; a quiz's ``tests/<bank>-<quiz>-<locale>.xml``."""
+    return f"tests/{bank.id}-{locale}.xml" if quiz is None else f"tests/{bank.id}-{quiz.id}-{locale}.xml"
 
 
 def _direction(lang: str) -> str:

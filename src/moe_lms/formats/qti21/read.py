@@ -257,12 +257,29 @@ def _plain_markdown(text: str) -> str:
 
 
 @dataclass
+class _ParsedSection:
+    identifier: str
+    title: str | None
+    items: list[str]  # package paths
+    select: int | None
+    shuffle: bool
+
+
+@dataclass
 class _ParsedTest:
     identifier: str
     locale: str | None
     title: str | None
     intro: _Text | None
     items: list[str]
+    sections: list[_ParsedSection] = field(default_factory=list)
+    max_time: float | None = None  # seconds (timeLimits maxTime)
+    max_attempts: int | None = None  # the first testPart's itemSessionControl (0: unlimited)
+
+    @property
+    def is_quiz(self) -> bool:
+        """Whether the test is a quiz of sections (more than one, or one that draws), not one list of items."""
+        return len(self.sections) > 1 or any(s.select is not None for s in self.sections)
 
 
 def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _ParsedTest | None:
@@ -272,14 +289,74 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
     general = _lom_general(resource.element)
     lang = general.findtext(_lom("language")) if general is not None else None
     rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
-    refs = [resolve_href(resource.path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
+    path = resource.path
+    refs = [resolve_href(path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
+    sections = []
+    for section in root.iter(_q("assessmentSection")):  # (a section's own items: nested sections have theirs)
+        own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(_q("assessmentItemRef"))]
+        selection = section.find(_q("selection"))
+        select = selection.get("select", "") if selection is not None else ""
+        ordering = section.find(_q("ordering"))
+        sections.append(
+            _ParsedSection(
+                section.get("identifier", ""),
+                section.get("title"),
+                [r for r in own if r],
+                int(select) if select.isdigit() else None,
+                ordering is not None and ordering.get("shuffle") == "true",
+            )
+        )
+    limits = root.find(_q("timeLimits"))
+    max_time = number(limits.get("maxTime")) if limits is not None else None
+    control = root.find(f"{_q('testPart')}/{_q('itemSessionControl')}")
+    attempts = control.get("maxAttempts", "") if control is not None else ""
     return _ParsedTest(
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
         intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
+        sections=[s for s in sections if s.items],
+        max_time=max_time,
+        max_attempts=int(attempts) if attempts.isdigit() else None,
     )
+
+
+def _quizzes(
+    tests: list[_ParsedTest], source: str, bank_id: str | None, items: dict[str, ParsedItem[_Text]]
+) -> list[dict[str, object]]:
+    """The bank's quizzes: each source-language test of sections, its draws and settings."""
+    quizzes: list[dict[str, object]] = []
+    for test in tests:
+        if test.locale != source or not test.is_quiz:
+            continue
+        ident = test.identifier.removesuffix(f"-{source}")
+        if bank_id and ident.startswith(f"{bank_id}-"):
+            ident = ident.removeprefix(f"{bank_id}-")
+        sections = []
+        for number_, part in enumerate(test.sections, start=1):
+            ids = list(dict.fromkeys(items[p].qid for p in part.items if p in items))
+            if not ids:
+                continue
+            section: dict[str, object] = {"id": slug(part.identifier) or f"part-{number_}", "questions": ids}
+            if part.title and part.title != part.identifier:
+                section["title"] = _plain_markdown(part.title)
+            if part.select is not None and 0 < part.select < len(ids):
+                section["draw"] = part.select
+            sections.append(section)
+        quiz: dict[str, object] = {
+            "id": slug(ident) or f"quiz-{len(quizzes) + 1}",
+            "title": _plain_markdown(test.title or ident),
+            "sections": sections,
+        }
+        if any(part.shuffle for part in test.sections):
+            quiz["shuffle_questions"] = True
+        if test.max_time is not None and test.max_time >= 60:
+            quiz["time_limit_minutes"] = int(test.max_time // 60)
+        if test.max_attempts is not None:
+            quiz["attempts"] = test.max_attempts
+        quizzes.append(quiz)
+    return quizzes
 
 
 def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
@@ -411,6 +488,9 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
     texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
     raw["media"] = packaged_media(package.read, "", texts, name, problems)
     # No no_questions problem of its own, unlike QTI 1.2: a bank without questions fails the bank's validation.
+    quizzes = _quizzes(tests, source, bank_id, items)
+    if quizzes:
+        raw["quizzes"] = quizzes
     return validated_bank(raw, name, problems)
 
 

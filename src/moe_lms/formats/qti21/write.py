@@ -23,7 +23,7 @@ from lxml import etree
 from ... import __version__
 from ...bulk import gc_paused
 from ...locales import LocalizedView, Resolved, resolve
-from ...model import XML_ILLEGAL, Bank, Kind, Question
+from ...model import XML_ILLEGAL, Bank, Kind, Question, Quiz, resolve_quiz
 from ...problems import Problem, ProblemsFound
 from ...richtext import (
     Profile,
@@ -338,6 +338,59 @@ def _test_element(bank: Bank, view: LocalizedView, references: Callable[[etree._
     return test
 
 
+def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Element:
+    """A quiz of the bank as an ``assessmentTest``: its time limit (``timeLimits``), its attempts (the part's
+    ``itemSessionControl maxAttempts``, 0 unlimited), and one ``assessmentSection`` per section, each with its draw
+    (``selection select``) and, when the quiz shuffles, ``ordering shuffle``. Canvas's importer reads these into a
+    quiz with question groups (gems/plugins/qti_exporter/lib/qti/assessment_test_converter.rb)."""
+    test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
+    test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    test.set("identifier", f"{bank.id}-{quiz.id}-{view.locale}")
+    test.set("title", plain_title(view.quiz_title(quiz).text))
+    test.set("toolName", TOOL_NAME)
+    test.set("toolVersion", __version__)
+    _outcome(test, "SCORE", "single", "float", "0")
+    _outcome(test, "MAXSCORE", "single", "float", "0")
+    if quiz.time_limit_minutes is not None:
+        _sub(test, "timeLimits", {"maxTime": str(quiz.time_limit_minutes * 60)})
+    _sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    part = _sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
+    control = {"showFeedback": "true"} if quiz.attempts is None else {"maxAttempts": str(quiz.attempts)}
+    control["showFeedback"] = "true"
+    _sub(part, "itemSessionControl", control)
+    intro = view.quiz_intro(quiz)
+    for number, drawn in enumerate(resolve_quiz(bank, quiz)):
+        title = view.section_title(quiz, drawn.section)
+        attributes = {
+            "identifier": drawn.id,
+            "title": plain_title(title.text) if title else drawn.id,
+            "visible": "true",
+        }
+        section = _sub(part, "assessmentSection", attributes)
+        if drawn.draws:
+            _sub(section, "selection", {"select": str(drawn.draw)})
+        if quiz.shuffle_questions and len(drawn.questions) > 1:
+            _sub(section, "ordering", {"shuffle": "true"})
+        if number == 0 and intro is not None:
+            rubric = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
+            rubric.set(XML_LANG, intro.lang)
+            append_html(rubric, render_block(intro.text))
+        for q in drawn.questions:
+            _sub(section, "assessmentItemRef", _item_reference(q, view))
+    processing = _sub(test, "outcomeProcessing")
+    for identifier in ("SCORE", "MAXSCORE"):
+        total = _sub(set_outcome(_sub, processing, identifier), "sum")
+        expression(_sub, total, "testVariables", variableIdentifier=identifier)
+    return test
+
+
+def quiz_bank(bank: Bank, quiz: Quiz) -> Bank:
+    """The bank with the quiz's questions alone, in quiz order, each worth its points in the quiz: what a quiz's
+    package holds items of (its manifest, its items and its media come from it)."""
+    questions = tuple(q for drawn in resolve_quiz(bank, quiz) for q in drawn.scored())
+    return bank.model_copy(update={"questions": questions})
+
+
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:
     """Find every translation XML cannot carry before writing anything, and name its question and locale.
     (The bank's own text was checked when it was loaded; translations come from PO files.)"""
@@ -381,6 +434,10 @@ def package_profile(bank: Bank) -> Profile:
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    quiz = None if options.quiz is None else bank.quiz(options.quiz)
+    tests_of = bank
+    if quiz is not None:  # the quiz's questions alone, and its test
+        bank = quiz_bank(bank, quiz)
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     _check_text(bank, views)
     items = _Items()
@@ -390,7 +447,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         rendering(package_profile(bank)),
     ):  # (gc: nothing here makes cycles; the collector would only rescan)
         with package.open(MANIFEST) as entry:
-            _write_manifest(bank, views, entry)
+            _write_manifest(bank, views, entry, quiz)
         for q, loc in _in_name_order(bank, views):
             name = item_path(q.id, loc)
             try:
@@ -403,7 +460,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
             for path in sorted(shown):
                 package.add(path, bank.media[path].data)
         package.add(STYLESHEET, STYLESHEET_CSS)
-        for loc in sorted(views, key=lambda loc: test_path(bank, loc)):
-            test = etree.tostring(build_test(bank, views[loc]), xml_declaration=True, encoding="UTF-8")
-            package.add(test_path(bank, loc), test)
+        for loc in sorted(views, key=lambda loc: test_path(bank, loc, quiz)):
+            test = build_test(bank, views[loc]) if quiz is None else build_quiz_test(tests_of, views[loc], quiz)
+            package.add(test_path(bank, loc, quiz), etree.tostring(test, xml_declaration=True, encoding="UTF-8"))
         package.close()

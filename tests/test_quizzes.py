@@ -1,0 +1,172 @@
+"""Quizzes in the bank: sections of fixed questions or tagged pools, a draw of N, and check's problems for them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from moe_lms.loader import bank_yaml, check_bank, load_bank, save_bank
+from moe_lms.locales import resolve
+from moe_lms.model import Translation, quiz_for, resolve_quiz, strings, whole_bank_quiz
+
+from .quiz_bank import FIXED, MIDTERM, PER_ATTEMPT, quiz_bank, write_quiz_bank
+
+
+def problems(directory: Path) -> list[str]:
+    _bank, found = check_bank(directory)
+    return [str(p) for p in found]
+
+
+def midterm_with(**section_changes: dict[str, object]) -> list[dict[str, object]]:
+    """The midterm with some of its sections changed (by section id; None removes a key)."""
+    sections = []
+    for section in MIDTERM["sections"]:  # type: ignore[attr-defined]
+        changed = {**section, **section_changes.get(section["id"], {})}
+        sections.append({k: v for k, v in changed.items() if v is not None})
+    return [{**MIDTERM, "sections": sections}]
+
+
+def test_a_quiz_resolves_into_its_sections_with_their_pools_and_draws() -> None:
+    bank = quiz_bank()
+    drawn = resolve_quiz(bank, bank.quiz("midterm"))
+    assert [(s.id, len(s.questions), s.draw, s.draws) for s in drawn] == [
+        ("routing", 20, 2, True),
+        ("memory", 20, 3, True),
+        ("fixed", 2, 2, False),
+    ]
+    assert [q.id for q in drawn[2].questions] == list(FIXED)
+    assert sum(s.draw for s in drawn) == PER_ATTEMPT
+    assert drawn[1].group_points == 2.0 and drawn[0].group_points == 1.0
+
+
+def test_a_bank_without_quizzes_is_one_quiz_of_every_question_in_bank_order() -> None:
+    bank = quiz_bank([])
+    quiz = quiz_for(bank, None)
+    assert quiz == whole_bank_quiz(bank)
+    (section,) = resolve_quiz(bank, quiz)
+    assert [q.id for q in section.questions] == [q.id for q in bank.questions]
+    assert not section.draws
+    assert "quizzes" not in bank_yaml(bank)
+
+
+def test_quiz_titles_intros_and_section_titles_are_strings_to_translate() -> None:
+    paths = [path for path, _ in strings(quiz_bank())]
+    quiz_paths = [p for p in paths if p.startswith("quizzes/")]
+    assert quiz_paths == [
+        "quizzes/midterm/title",
+        "quizzes/midterm/intro",
+        "quizzes/midterm/sections/routing/title",
+        "quizzes/midterm/sections/memory/title",
+        "quizzes/midterm/sections/fixed/title",
+    ]
+    assert paths.index("quizzes/midterm/title") < paths.index("routing-01/stem")
+
+
+def test_a_locale_shows_a_quiz_in_its_translation() -> None:
+    bank = quiz_bank()
+    bank = bank.model_copy(
+        update={
+            "target_locales": ("ur",),
+            "translations": {"ur": {"quizzes/midterm/title": Translation("وسط مدتی امتحان", bank.quizzes[0].title)}},
+        }
+    )
+    view = resolve(bank, "ur")
+    assert view.quiz_title(bank.quizzes[0]).text == "وسط مدتی امتحان"
+    assert view.section_title(bank.quizzes[0], bank.quizzes[0].sections[0]).fell_back  # type: ignore[union-attr]
+    assert view.quiz_title(whole_bank_quiz(bank)).text == bank.title
+
+
+def test_a_bank_with_a_quiz_loads_back_as_written(tmp_path: Path) -> None:
+    bank = load_bank(write_quiz_bank(tmp_path))
+    assert bank.quizzes == quiz_bank().quizzes
+    assert "from:" in (tmp_path / "bank.yaml").read_text(encoding="utf-8")
+
+
+def test_a_draw_larger_than_its_pool_names_file_line_and_quiz(tmp_path: Path) -> None:
+    write_quiz_bank(tmp_path, midterm_with(routing={"draw": 21}))
+    (found,) = problems(tmp_path)
+    text = (tmp_path / "bank.yaml").read_text(encoding="utf-8").splitlines()
+    line = int(found.split(":")[1])
+    assert text[line - 1].strip() == "draw: 21"
+    assert "quiz 'midterm'" in found
+    assert "section 'routing' draws 21 of a pool of 20 question(s)" in found
+
+
+def test_an_unknown_question_id_is_named_at_its_line(tmp_path: Path) -> None:
+    write_quiz_bank(tmp_path, midterm_with(fixed={"questions": ["network-01", "network-99"]}))
+    (found,) = problems(tmp_path)
+    line = int(found.split(":")[1])
+    assert (tmp_path / "bank.yaml").read_text(encoding="utf-8").splitlines()[line - 1].strip() == "- network-99"
+    assert "section 'fixed': no question 'network-99' in the bank" in found
+
+
+def test_an_unknown_tag_is_named_and_an_empty_pool_too(tmp_path: Path) -> None:
+    write_quiz_bank(tmp_path, midterm_with(routing={"from": {"tags": ["routnig"]}}))
+    found = problems(tmp_path)
+    assert len(found) == 2
+    assert "section 'routing': no question is tagged 'routnig'" in found[0]
+    assert "section 'routing' has no questions: its pool is empty" in found[1]
+    assert all("quiz 'midterm'" in p for p in found)
+
+
+def test_a_question_in_two_sections_of_one_quiz_is_a_problem(tmp_path: Path) -> None:
+    write_quiz_bank(tmp_path, midterm_with(fixed={"questions": ["routing-01", "network-01"]}))
+    (found,) = problems(tmp_path)
+    assert "question 'routing-01' is in sections 'routing' and 'fixed': a quiz asks a question once" in found
+
+
+def test_a_draw_from_questions_worth_different_points_asks_for_one_value(tmp_path: Path) -> None:
+    bank = quiz_bank()
+    questions = list(bank.questions)
+    questions[0] = questions[0].model_copy(update={"points": 3.0})
+    data = bank.model_copy(update={"questions": tuple(questions)})
+    (tmp_path / "bank.yaml").write_text(bank_yaml(data), encoding="utf-8")
+    (found,) = problems(tmp_path)
+    assert "section 'routing' draws from questions worth different points (1, 3)" in found
+    assert "set points: on the section" in found
+    # the memory section draws from the same kind of pool but gives each question its points: no problem there
+    assert "'memory'" not in found
+
+
+def test_a_section_needs_questions_or_a_pool_but_not_both(tmp_path: Path) -> None:
+    write_quiz_bank(tmp_path, [])
+    text = (tmp_path / "bank.yaml").read_text(encoding="utf-8").rstrip("\n") + "\n"
+    text += textwrap.dedent(
+        """\
+        quizzes:
+          - id: broken
+            title: Broken
+            sections:
+              - id: both
+                questions: [routing-01]
+                from: {tags: [memory]}
+        """
+    )
+    (tmp_path / "bank.yaml").write_text(text, encoding="utf-8")
+    (found,) = problems(tmp_path)
+    assert "either questions: (ids) or from: {tags: [...]}" in found
+    assert "quiz 'broken'" in found
+
+
+def test_a_mistyped_quiz_key_gets_a_hint(tmp_path: Path) -> None:
+    text = (write_quiz_bank(tmp_path) / "bank.yaml").read_text(encoding="utf-8")
+    (tmp_path / "bank.yaml").write_text(text.replace("time_limit_minutes:", "time_limit_minute:"), encoding="utf-8")
+    found = problems(tmp_path)
+    assert any("unknown key 'time_limit_minute' (did you mean 'time_limit_minutes'?)" in p for p in found)
+
+
+def test_asking_for_a_quiz_the_bank_does_not_have_lists_the_ones_it_has() -> None:
+    with pytest.raises(KeyError, match=r"no quiz 'final' .*its quizzes: midterm"):
+        quiz_bank().quiz("final")
+
+
+def test_a_quizs_strings_go_into_each_locales_po_file_like_every_learner_visible_string(tmp_path: Path) -> None:
+    bank = quiz_bank().model_copy(update={"target_locales": ("ur",)})
+    save_bank(bank, tmp_path)
+    po_text = (tmp_path / "locales" / "ur.po").read_text(encoding="utf-8")
+    assert 'msgctxt "quizzes/midterm/title"\nmsgid "Midterm: expert parallelism"' in po_text
+    assert 'msgctxt "quizzes/midterm/sections/fixed/title"\nmsgid "Always asked"' in po_text
+    loaded = load_bank(tmp_path)
+    assert loaded.quizzes == bank.quizzes
