@@ -62,6 +62,7 @@ _REGISTERED: dict[str, str] = {
     "gift": "gift",
     "html": "html",
     "moodle": "moodle",
+    "olx": "olx",
     "qti21": "qti21",
 }
 
