@@ -37,6 +37,7 @@ from ...zipsafe import (
     MAX_FILES,
     MAX_MEMBER_ELEMENTS,
     MAX_PACKAGE_BYTES,
+    MAX_PACKAGE_ELEMENTS,
     MAX_TOTAL_BYTES,
     MAX_XML_DEPTH,
     UnsafePackage,
@@ -49,6 +50,11 @@ from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
 COURSE_FILE = "course.xml"
 
 
+def tag_of(element: etree._Element) -> str:
+    """An element's tag as text (OLX has no namespaces; a comment or instruction has none)."""
+    return element.tag if isinstance(element.tag, str) else ""
+
+
 class SafeTar:
     """A gzipped tar from outside, inflated within a limit and checked before anything in it is used."""
 
@@ -56,29 +62,31 @@ class SafeTar:
         if len(data) > MAX_PACKAGE_BYTES:
             raise UnsafePackage(f"the archive is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
         raw = _gunzip(data, MAX_TOTAL_BYTES + MAX_FILES * 1024)
+        self.files: dict[str, bytes] = {}
         try:
-            archive = tarfile.open(fileobj=io.BytesIO(raw), mode="r:")
-            members = archive.getmembers()
+            with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
+                for count, member in enumerate(archive, 1):  # (headers read one at a time, counted as they come)
+                    if count > MAX_FILES:
+                        raise UnsafePackage(f"the archive holds more than {MAX_FILES:,} members; refused")
+                    self._take(archive, member)
         except (tarfile.TarError, EOFError, OSError) as exc:
             raise UnsafePackage(f"not a readable tar archive: {exc}") from None
-        if len(members) > MAX_FILES:
-            raise UnsafePackage(f"the archive holds {len(members):,} members; the limit is {MAX_FILES:,}")
-        self.files: dict[str, bytes] = {}
-        for member in members:
-            name = member.name.removeprefix("./")
-            if not safe_member_name(name):
-                raise UnsafePackage(f"refused: member {name[:200]!r} has a path outside the archive")
-            if member.isdir():
-                continue
-            if not member.isfile():
-                raise UnsafePackage(f"refused: member {name!r} is a link or a device, not a file")
-            if member.size > MAX_ENTRY_BYTES:
-                raise UnsafePackage(f"refused: member {name!r} is {member.size:,} bytes; the limit is {MAX_ENTRY_BYTES:,}")
-            if name in self.files:
-                raise UnsafePackage(f"refused: member {name!r} appears twice")
-            extracted = archive.extractfile(member)
-            self.files[name] = extracted.read() if extracted is not None else b""
-        self.elements_left = 10_000_000
+        self.elements_left = MAX_PACKAGE_ELEMENTS
+
+    def _take(self, archive: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+        name = member.name.removeprefix("./")
+        if not safe_member_name(name):
+            raise UnsafePackage(f"refused: member {name[:200]!r} has a path outside the archive")
+        if member.isdir():
+            return
+        if not member.isfile():
+            raise UnsafePackage(f"refused: member {name!r} is a link or a device, not a file")
+        if member.size > MAX_ENTRY_BYTES:
+            raise UnsafePackage(f"refused: member {name!r} is {member.size:,} bytes; the limit is {MAX_ENTRY_BYTES:,}")
+        if name in self.files:
+            raise UnsafePackage(f"refused: member {name!r} appears twice")
+        extracted = archive.extractfile(member)
+        self.files[name] = extracted.read() if extracted is not None else b""
 
     def xml(self, name: str) -> etree._Element:
         budget = Budget(min(MAX_MEMBER_ELEMENTS, self.elements_left), MAX_XML_DEPTH)
@@ -191,7 +199,7 @@ class Course:
     tar: SafeTar | None = None
 
 
-class _Tree:
+class Tree:
     def __init__(self, tar: SafeTar, root: str, name: str, problems: list[Problem]) -> None:
         self.tar, self.root, self.name, self.problems = tar, root, name, problems
 
@@ -204,9 +212,15 @@ class _Tree:
         pointer = url_name is not None and not len(element) and set(element.attrib) <= {"url_name"}
         if not pointer or url_name is None:
             return element
-        file = self.path(f"{element.tag}/{url_name.replace(':', '/')}.xml")
+        file = self.path(f"{tag_of(element)}/{url_name.replace(':', '/')}.xml")
         if file not in self.tar.files:
-            self.problems.append(Problem(f"{self.name}!/{file}", None, f"the course names {element.tag} {url_name!r}, which is not in the archive"))
+            self.problems.append(
+                Problem(
+                    f"{self.name}!/{file}",
+                    None,
+                    f"the course names {tag_of(element)} {url_name!r}, which is not in the archive",
+                )
+            )
             return element
         loaded = self.tar.xml(file)
         loaded.set("url_name", url_name)
@@ -224,7 +238,7 @@ class _Tree:
                 yield block
 
 
-def _course_root(tar: SafeTar, name: str) -> str:
+def course_root(tar: SafeTar, name: str) -> str:
     """The folder that holds course.xml: the archive's root or its shallowest folder that has one."""
     found = sorted((n for n in tar.files if posixpath.basename(n) == COURSE_FILE), key=lambda n: n.count("/"))
     if not found:
@@ -235,24 +249,41 @@ def _course_root(tar: SafeTar, name: str) -> str:
 def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
     try:
         tar = SafeTar(data)
-        root = _course_root(tar, name)
-        tree = _Tree(tar, root, name, problems)
+        root = course_root(tar, name)
+        tree = Tree(tar, root, name, problems)
         pointer = tar.xml(tree.path(COURSE_FILE))
         course = pointer
         run = pointer.get("url_name")
         if run is not None and not len(pointer):  # course.xml names the run: course/<run>.xml holds the course
             file = tree.path(f"course/{run}.xml")
             if file not in tar.files:
-                raise ProblemsFound([Problem(f"{name}!/{tree.path(COURSE_FILE)}", None, f"it names the run {run!r}, but {file} is not in the archive")])
+                raise ProblemsFound(
+                    [
+                        Problem(
+                            f"{name}!/{tree.path(COURSE_FILE)}",
+                            None,
+                            f"it names the run {run!r}, but {file} is not in the archive",
+                        )
+                    ]
+                )
             course = tar.xml(file)
     except (UnsafePackage, UnsafeXmlError) as exc:
         raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
     if course.tag != "course":
-        raise ProblemsFound([Problem(name, course.sourceline, f"the course file's root is <{course.tag}>, not <course>")])
+        raise ProblemsFound(
+            [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
+        )
     language = course.get("language") or "en"
     locale = locale_of(language)
     if locale is None:
-        problems.append(Problem(name, None, f"the course language {language!r} is no locale moe-lms knows; read as en", severity=Severity.WARNING))
+        problems.append(
+            Problem(
+                name,
+                None,
+                f"the course language {language!r} is no locale moe-lms knows; read as en",
+                severity=Severity.WARNING,
+            )
+        )
         locale = "en"
     found = Course(
         name=name,
@@ -267,7 +298,7 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
     lang = locale_info(locale).lang
     try:
         for index, block in enumerate(tree.walk(course)):
-            place = f"{name}!/{tree.path(block.tag)}/{block.get('url_name', str(index))}.xml"
+            place = f"{name}!/{tree.path(tag_of(block))}/{block.get('url_name', str(index))}.xml"
             if block.tag == "html" and not found.items and found.intro is None:
                 found.intro = text_of(block, lang, inline=False)
             elif block.tag == "problem":
@@ -275,7 +306,14 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
                 if item is not None:
                     found.items.append(item)
             else:
-                problems.append(Problem(place, block.sourceline, f"a {block.tag} block; not a question, not imported", severity=Severity.WARNING))
+                problems.append(
+                    Problem(
+                        place,
+                        block.sourceline,
+                        f"a {tag_of(block)} block; not a question, not imported",
+                        severity=Severity.WARNING,
+                    )
+                )
     except (UnsafePackage, UnsafeXmlError) as exc:
         raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
     return found
@@ -288,16 +326,41 @@ def parse_problem(problem: etree._Element, place: str, locale: str, problems: li
     """A choice problem as Studio or moe-lms write it; None (with a warning) for other problems."""
     lang = problem.get("lang") or locale_info(locale).lang
     responses = [r for r in problem if r.tag in ("multiplechoiceresponse", "choiceresponse")]
-    others = [r.tag for r in problem.iter() if isinstance(r.tag, str) and r.tag.endswith("response") and r.tag not in ("multiplechoiceresponse", "choiceresponse")]
+    others = [
+        r.tag
+        for r in problem.iter()
+        if isinstance(r.tag, str)
+        and r.tag.endswith("response")
+        and r.tag not in ("multiplechoiceresponse", "choiceresponse")
+    ]
     if len(responses) != 1 or others:
-        what = "more than one response" if len(responses) > 1 else "no choice response" if not responses else f"a {others[0]}"
-        problems.append(Problem(place, problem.sourceline, f"the problem has {what}; moe-lms imports single choice problems", severity=Severity.WARNING))
+        what = (
+            "more than one response"
+            if len(responses) > 1
+            else "no choice response"
+            if not responses
+            else f"a {others[0]}"
+        )
+        problems.append(
+            Problem(
+                place,
+                problem.sourceline,
+                f"the problem has {what}; moe-lms imports single choice problems",
+                severity=Severity.WARNING,
+            )
+        )
         return None
     response = responses[0]
     multiple = response.tag == "choiceresponse"
     group = response.find("checkboxgroup" if multiple else "choicegroup")
     if group is None:
-        problems.append(Problem(place, response.sourceline, f"<{response.tag}> has no {'checkboxgroup' if multiple else 'choicegroup'}"))
+        problems.append(
+            Problem(
+                place,
+                response.sourceline,
+                f"<{tag_of(response)}> has no {'checkboxgroup' if multiple else 'choicegroup'}",
+            )
+        )
         return None
     label = response.find("label")
     if label is not None:
@@ -354,7 +417,13 @@ def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]
     by_locale: dict[str, Course] = {}
     for course in courses:
         if course.locale in by_locale:
-            problems.append(Problem(course.name, None, f"a second course in {course.locale} (the first: {by_locale[course.locale].name})"))
+            problems.append(
+                Problem(
+                    course.name,
+                    None,
+                    f"a second course in {course.locale} (the first: {by_locale[course.locale].name})",
+                )
+            )
         by_locale.setdefault(course.locale, course)
     declared = next((c.source_lang for c in courses if c.source_lang), None)
     source = next((c for c in courses if declared and same_lang(locale_info(c.locale).lang, declared)), courses[0])
@@ -402,7 +471,7 @@ def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]
     def read(path: str) -> bytes:
         relative = path.removeprefix(f"{STATIC}/")
         for course, tar in zip(courses, tars, strict=True):
-            root = _course_root(tar, course.name)
+            root = course_root(tar, course.name)
             file = posixpath.join(root, STATIC, relative) if root else f"{STATIC}/{relative}"
             if file in tar.files:
                 return tar.files[file]

@@ -215,17 +215,31 @@ def files(bank: Bank, view: LocalizedView) -> list[tuple[str, bytes]]:
         attrib[TAGS_ATTRIBUTE] = " ".join(bank.tags)
     course = _leaf("course", attrib, [("chapter", chapter_name(bank))])
     put(f"course/{run}.xml", course)
-    put(f"chapter/{chapter_name(bank)}.xml", _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank))]))
-    units = ([unit_name(intro_name(bank))] if view.intro is not None else []) + [unit_name(q.id) for q in bank.questions]
-    put(f"sequential/{quiz_name(bank)}.xml", _leaf("sequential", {"display_name": title}, [("vertical", u) for u in units]))
+    put(
+        f"chapter/{chapter_name(bank)}.xml",
+        _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank))]),
+    )
+    units = ([unit_name(intro_name(bank))] if view.intro is not None else []) + [
+        unit_name(q.id) for q in bank.questions
+    ]
+    put(
+        f"sequential/{quiz_name(bank)}.xml",
+        _leaf("sequential", {"display_name": title}, [("vertical", u) for u in units]),
+    )
     if view.intro is not None:
-        put(f"vertical/{unit_name(intro_name(bank))}.xml", _leaf("vertical", {"display_name": title}, [("html", intro_name(bank))]))
+        put(
+            f"vertical/{unit_name(intro_name(bank))}.xml",
+            _leaf("vertical", {"display_name": title}, [("html", intro_name(bank))]),
+        )
         block = etree.Element("html", {"display_name": title})
         text_element(block, "div", view.intro, render_block)
         put(f"html/{intro_name(bank)}.xml", block)
     for number, question in enumerate(bank.questions, 1):
         name = f"{number}. {title_of(view.stem(question).text)}"
-        put(f"vertical/{unit_name(question.id)}.xml", _leaf("vertical", {"display_name": shorten(name)}, [("problem", question.id)]))
+        put(
+            f"vertical/{unit_name(question.id)}.xml",
+            _leaf("vertical", {"display_name": shorten(name)}, [("problem", question.id)]),
+        )
         put(f"problem/{question.id}.xml", build_problem(question, view))
     for image in shown_media([view]):
         out.append((f"{STATIC}/{image.path}", image.data))
@@ -236,17 +250,19 @@ def tar_gz(entries: list[tuple[str, bytes]], out: BinaryIO) -> None:
     """A gzipped tar of ``entries`` (paths under ROOT/): in this order, fixed times, owners and modes, gzip
     header time 0 and no file name, so the same entries give the same bytes."""
     directories: list[str] = []
-    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as compressed:
-        with tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive:  # type: ignore[arg-type]
-            for path, data in entries:
-                full = f"{ROOT}/{path}"
-                parts = full.split("/")[:-1]
-                for depth in range(1, len(parts) + 1):
-                    folder = "/".join(parts[:depth])
-                    if folder not in directories:
-                        directories.append(folder)
-                        archive.addfile(_info(folder, None))
-                archive.addfile(_info(full, len(data)), io.BytesIO(data))
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as compressed,
+        tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive,
+    ):
+        for path, data in entries:
+            full = f"{ROOT}/{path}"
+            parts = full.split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                folder = "/".join(parts[:depth])
+                if folder not in directories:
+                    directories.append(folder)
+                    archive.addfile(_info(folder, None))
+            archive.addfile(_info(full, len(data)), io.BytesIO(data))
 
 
 def _info(name: str, size: int | None) -> tarfile.TarInfo:
