@@ -64,6 +64,7 @@ _REGISTERED: dict[str, str] = {
     "moodle": "moodle",
     "olx": "olx",
     "qti21": "qti21",
+    "qti3": "qti3",
 }
 
 

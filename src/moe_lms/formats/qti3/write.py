@@ -1,0 +1,477 @@
+"""Writing a QTI 3.0 content package: an item per question per locale, a test per locale, the images, a manifest.
+
+Layout (entries in a fixed order, fixed times and permissions: the same bank gives the same bytes)::
+
+    imsmanifest.xml             IMS CP 1.2 in the QTI 3 profile; LOM says the bank's id, titles, language, tags
+    items/QUESTION-LOCALE.xml   qti-assessment-item, one choice interaction
+    tests/BANK-LOCALE.xml       qti-assessment-test: one part, one section, the intro as its rubric
+    media/…                     the images the texts show, referred to as ../media/…
+
+An item scores and gives feedback with its own response processing, written inline (a player need fetch no
+template): SCORE is 0 unanswered, MAXSCORE for the keyed response, otherwise 0 (single answer) or the response's
+mapping (multiple answer: each correct choice adds points/right, each wrong one takes points/wrong, bounded by 0
+and the points); an answered item adds ``general_explanation`` to FEEDBACK, and one condition per choice adds
+that choice's identifier. A ``qti-modal-feedback`` per choice and one for the general explanation show on
+FEEDBACK. The model is QTI 2.1's (:mod:`..qti21`), in QTI 3's names: the same identifiers, outcomes and
+conditions, so both writers' items score and give feedback alike.
+
+Math is MathML 3 (latex2mathml's presentation markup with its LaTeX as an annotation); every text names its
+language (``xml:lang``) and direction (``dir``) where it differs from the item's, and the item body says the
+item's direction.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import BinaryIO
+
+import lxml.html
+from lxml import etree
+
+from ... import __version__
+from ...locales import LocalizedView, Resolved, locale_info, resolve
+from ...media import image_references, media_of, shown_media
+from ...model import Bank, Kind, MediaItem, Question
+from ...problems import Problem, ProblemsFound
+from ...rich import Profile, mathml, plain_text, render_block, render_inline, rendering
+from ...zipout import ZipStream
+from .. import ExportOptions
+
+QTI = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
+QTI_XSD_URL = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0_v1p0.xsd"
+CP = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
+CP_XSD_URL = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqtiv3p0_imscpv1p2_v1p0.xsd"
+LOM = "http://ltsc.ieee.org/xsd/LOM"
+LOM_XSD_URL = "https://purl.imsglobal.org/spec/md/v1p3/schema/xsd/imsmd_loose_v1p3p2.xsd"
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+SCHEMA_LOCATION = f"{{{XSI}}}schemaLocation"
+
+MANIFEST = "imsmanifest.xml"
+ITEM_TYPE = "imsqti_item_xmlv3p0"
+TEST_TYPE = "imsqti_test_xmlv3p0"
+TOOL_NAME = "moe-lms"
+LOM_CATALOG = "moe-lms"
+GENERAL_FEEDBACK = "general_explanation"
+TRUE_FALSE_CLASS = "moe-true-false"
+
+
+def q(tag: str) -> str:
+    return f"{{{QTI}}}{tag}"
+
+
+def sub(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    element = etree.SubElement(parent, q(tag), attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def num(value: float) -> str:
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def item_identifier(question_id: str, locale: str) -> str:
+    return f"{question_id}-{locale}"
+
+
+def item_path(question_id: str, locale: str) -> str:
+    return f"items/{item_identifier(question_id, locale)}.xml"
+
+
+def test_path(bank: Bank, locale: str) -> str:
+    return f"tests/{bank.id}-{locale}.xml"
+
+
+def media_path(item: MediaItem) -> str:
+    return item.path  # media/… at the package root, as in the bank
+
+
+def package_url(item: MediaItem) -> str:
+    """How an item or test (one folder down) refers to a packaged image."""
+    return f"../{media_path(item)}"
+
+
+def package_profile(bank: Bank) -> Profile:
+    """MathML, packaged images, code blocks unhighlighted (no style attributes in QTI's XHTML)."""
+    return Profile(math="mathml", image_url=package_url, media=bank.media, highlight="none")
+
+
+# --- HTML into QTI 3's XHTML ------------------------------------------------------------------------------------
+
+# text.py's allow-list, less what QTI 3 lacks: u and s become spans with a class; lang becomes xml:lang; dir stays.
+_QTI_HTML = frozenset(
+    {
+        "p", "br", "strong", "em", "b", "i", "sub", "sup", "code", "pre", "kbd", "blockquote", "ul", "ol", "li",
+        "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr", "h3", "h4", "h5", "h6", "img", "bdi",
+        "bdo",
+    }
+)  # fmt: skip
+AS_SPAN = {"u": "moe-u", "s": "moe-s"}
+_LENGTH = re.compile(r"^[0-9]+%?$")
+_INTEGER = re.compile(r"^[0-9]+$")
+_LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
+_ATTRIBUTES: dict[str, tuple[tuple[str, re.Pattern[str] | None], ...]] = {
+    "a": (("href", None),),
+    "img": (("src", None), ("alt", None), ("width", _LENGTH), ("height", _LENGTH)),
+    "td": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
+    "th": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
+}
+
+
+def add_text(parent: etree._Element, text: str | None) -> None:
+    if not text:
+        return
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+
+
+def _convert(source: etree._Element, parent: etree._Element) -> None:
+    """Append a copy of one parsed HTML element (and what it holds) to ``parent`` as QTI 3 XHTML."""
+    tag = source.tag if isinstance(source.tag, str) else ""
+    if not tag:  # a comment or processing instruction: keep only the text after it
+        add_text(parent, source.tail)
+        return
+    if tag == "math":  # rich.mathml's own formula: made again from its LaTeX, in the MathML namespace
+        annotation = source.find(".//annotation")
+        latex = annotation.text if annotation is not None and annotation.text else ""
+        formula = etree.fromstring(mathml(latex, display=source.get("display") == "block"))
+        formula.tail = source.tail
+        parent.append(formula)
+        return
+    classes = []
+    if tag in AS_SPAN:
+        classes.append(AS_SPAN[tag])
+        tag = "span"
+    elif tag not in _QTI_HTML or (tag == "a" and not source.get("href")):
+        tag = "span"
+    element = etree.SubElement(parent, q(tag))
+    for name, pattern in _ATTRIBUTES.get(tag, ()):
+        value = source.get(name)
+        if name == "alt" and value is None:
+            value = ""  # QTI requires alt
+        if value is not None and (pattern is None or pattern.match(value)):
+            element.set(name, value)
+    lang = source.get("lang")
+    if lang and _LANGUAGE.match(lang):
+        element.set(XML_LANG, lang)
+    direction = source.get("dir")
+    if direction in ("rtl", "ltr"):
+        element.set("dir", direction)
+    language = source.get("class") or ""
+    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (rich.py)
+        classes.append(language)
+    if classes:
+        element.set("class", " ".join(classes))
+    element.text = source.text
+    for child in source:
+        _convert(child, element)
+    element.tail = source.tail
+
+
+def append_html(parent: etree._Element, fragment: str) -> None:
+    """Append sanitised HTML (text.py's, rich.py's) to a QTI element; ValueError for characters XML cannot carry."""
+    if "<" not in fragment:
+        add_text(parent, html.unescape(fragment))
+        return
+    holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
+    add_text(parent, holder.text)
+    for child in holder:
+        _convert(child, parent)
+
+
+def content(
+    parent: etree._Element, tag: str, resolved: Resolved, context_lang: str, render: Callable[[str], str]
+) -> etree._Element:
+    """One string in a new ``tag`` element, its language and direction said where they differ from the context."""
+    element = sub(parent, tag)
+    if resolved.lang != context_lang:
+        element.set(XML_LANG, resolved.lang)
+        element.set("dir", locale_info(resolved.lang.replace("-", "_")).direction)
+    append_html(element, render(resolved.text))
+    return element
+
+
+def shorten(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_of(markdown: str, limit: int = 256) -> str:
+    return shorten(plain_text(markdown), limit)
+
+
+# --- response processing: QTI 2.1's model (see the module docstring) ---------------------------------------------
+
+
+def _outcome(parent: etree._Element, identifier: str, cardinality: str, base_type: str, default: str | None) -> None:
+    declaration = sub(parent, "qti-outcome-declaration", {"identifier": identifier, "cardinality": cardinality})
+    declaration.set("base-type", base_type)
+    if default is not None:
+        sub(sub(declaration, "qti-default-value"), "qti-value", text=default)
+
+
+def _set_outcome(parent: etree._Element, identifier: str) -> etree._Element:
+    return sub(parent, "qti-set-outcome-value", {"identifier": identifier})
+
+
+def _base_value(parent: etree._Element, base_type: str, value: str) -> None:
+    sub(parent, "qti-base-value", {"base-type": base_type}, value)
+
+
+def _variable(parent: etree._Element, identifier: str) -> None:
+    sub(parent, "qti-variable", {"identifier": identifier})
+
+
+def _add_to_feedback(parent: etree._Element, value: str) -> None:
+    """FEEDBACK := FEEDBACK plus ``value`` (NULL sub-expressions of qti-multiple are ignored, so the first works)."""
+    both = sub(_set_outcome(parent, "FEEDBACK"), "qti-multiple")
+    _variable(both, "FEEDBACK")
+    _base_value(both, "identifier", value)
+
+
+def response_processing(item: etree._Element, question: Question) -> None:
+    multiple = question.kind is Kind.MULTIPLE
+    processing = sub(item, "qti-response-processing")
+    condition = sub(processing, "qti-response-condition")
+    unanswered = sub(condition, "qti-response-if")
+    _variable(sub(unanswered, "qti-is-null"), "RESPONSE")
+    _base_value(_set_outcome(unanswered, "SCORE"), "float", "0")
+    answered = sub(condition, "qti-response-else")
+    inner = sub(answered, "qti-response-condition")
+    correct = sub(inner, "qti-response-if")
+    match = sub(correct, "qti-match")
+    _variable(match, "RESPONSE")
+    sub(match, "qti-correct", {"identifier": "RESPONSE"})
+    _variable(_set_outcome(correct, "SCORE"), "MAXSCORE")
+    otherwise = _set_outcome(sub(inner, "qti-response-else"), "SCORE")
+    if multiple:
+        sub(otherwise, "qti-map-response", {"identifier": "RESPONSE"})
+    else:
+        _base_value(otherwise, "float", "0")
+    _add_to_feedback(answered, GENERAL_FEEDBACK)
+    for choice in question.choices:
+        chosen = sub(sub(processing, "qti-response-condition"), "qti-response-if")
+        if multiple:
+            test = sub(chosen, "qti-member")
+            _base_value(test, "identifier", choice.id)
+            _variable(test, "RESPONSE")
+        else:
+            test = sub(chosen, "qti-match")
+            _variable(test, "RESPONSE")
+            _base_value(test, "identifier", choice.id)
+        _add_to_feedback(chosen, choice.id)
+
+
+# --- items and tests --------------------------------------------------------------------------------------------
+
+
+def build_item(question: Question, view: LocalizedView) -> etree._Element:
+    """One question in one locale as a ``qti-assessment-item``."""
+    info = view.info
+    lang = info.lang
+    stem = view.stem(question)
+    item = etree.Element(q("qti-assessment-item"), nsmap={None: QTI, "xsi": XSI})
+    item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    item.set("identifier", item_identifier(question.id, view.locale))
+    item.set("title", title_of(stem.text, 80))
+    item.set("adaptive", "false")
+    item.set("time-dependent", "false")
+    item.set(XML_LANG, lang)
+    item.set("tool-name", TOOL_NAME)
+    item.set("tool-version", __version__)
+
+    multiple = question.kind is Kind.MULTIPLE
+    points = num(question.points)
+    response = sub(item, "qti-response-declaration", {"identifier": "RESPONSE"})
+    response.set("cardinality", "multiple" if multiple else "single")
+    response.set("base-type", "identifier")
+    correct = sub(response, "qti-correct-response")
+    for choice in question.correct_choices:
+        sub(correct, "qti-value", text=choice.id)
+    if multiple:
+        right = len(question.correct_choices)
+        wrong = len(question.choices) - right
+        mapping = sub(response, "qti-mapping", {"lower-bound": "0", "upper-bound": points, "default-value": "0"})
+        for choice in question.choices:
+            value = question.points / right if choice.correct else -question.points / wrong
+            sub(mapping, "qti-map-entry", {"map-key": choice.id, "mapped-value": num(value)})
+    _outcome(item, "SCORE", "single", "float", "0")
+    _outcome(item, "MAXSCORE", "single", "float", points)
+    _outcome(item, "FEEDBACK", "multiple", "identifier", None)
+
+    body = sub(item, "qti-item-body", {"dir": info.direction})
+    interaction = sub(body, "qti-choice-interaction", {"response-identifier": "RESPONSE"})
+    interaction.set("shuffle", "true" if question.shuffle else "false")
+    interaction.set("max-choices", str(len(question.choices)) if multiple else "1")
+    if question.kind is Kind.TRUE_FALSE:
+        interaction.set("class", TRUE_FALSE_CLASS)
+    content(interaction, "qti-prompt", stem, lang, render_block)
+    for choice in question.choices:
+        simple = content(interaction, "qti-simple-choice", view.choice_text(question, choice), lang, render_inline)
+        simple.set("identifier", choice.id)
+
+    response_processing(item, question)
+    feedback = [(c.id, view.choice_explanation(question, c)) for c in question.choices]
+    for identifier, text in [*feedback, (GENERAL_FEEDBACK, view.explanation(question))]:
+        modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": "show"})
+        modal.set("identifier", identifier)
+        body_of = sub(modal, "qti-content-body")
+        content(body_of, "div", text, lang, render_block).set("class", "moe-feedback")
+    return item
+
+
+def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
+    """The bank in one locale as a ``qti-assessment-test``: one part, one section, items in bank order."""
+    test = etree.Element(q("qti-assessment-test"), nsmap={None: QTI, "xsi": XSI})
+    test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    test.set("identifier", f"{bank.id}-{view.locale}")
+    title = title_of(view.title.text)
+    test.set("title", title)
+    test.set("tool-name", TOOL_NAME)
+    test.set("tool-version", __version__)
+    _outcome(test, "SCORE", "single", "float", "0")
+    _outcome(test, "MAXSCORE", "single", "float", "0")
+    part = sub(test, "qti-test-part", {"identifier": "part", "navigation-mode": "nonlinear"})
+    part.set("submission-mode", "individual")
+    sub(part, "qti-item-session-control", {"show-feedback": "true"})
+    section = sub(part, "qti-assessment-section", {"identifier": "section", "title": title, "visible": "true"})
+    intro = view.intro
+    if intro is not None:
+        rubric = sub(section, "qti-rubric-block", {"view": "candidate", "use": "instructions"})
+        rubric.set(XML_LANG, intro.lang)
+        rubric.set("dir", locale_info(intro.lang.replace("-", "_")).direction)
+        append_html(sub(rubric, "qti-content-body"), render_block(intro.text))
+    for question in bank.questions:
+        identifier = item_identifier(question.id, view.locale)
+        sub(
+            section,
+            "qti-assessment-item-ref",
+            {"identifier": identifier, "href": f"../{item_path(question.id, view.locale)}"},
+        )
+    processing = sub(test, "qti-outcome-processing")
+    for identifier in ("SCORE", "MAXSCORE"):
+        sub(
+            sub(_set_outcome(processing, identifier), "qti-sum"),
+            "qti-test-variables",
+            {"variable-identifier": identifier},
+        )
+    return test
+
+
+# --- the manifest -----------------------------------------------------------------------------------------------
+
+
+def _cp(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{CP}}}{tag}", attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _lom(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{LOM}}}{tag}", attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _lom_string(parent: etree._Element, tag: str, language: str, text: str) -> None:
+    _lom(_lom(parent, tag), "string", text, language=language)
+
+
+def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Element:
+    manifest = etree.Element(f"{{{CP}}}manifest", nsmap={None: CP, "imsmd": LOM, "xsi": XSI})
+    manifest.set("identifier", f"MANIFEST-{bank.id}")
+    manifest.set(SCHEMA_LOCATION, f"{CP} {CP_XSD_URL} {LOM} {LOM_XSD_URL}")
+    metadata = _cp(manifest, "metadata")
+    _cp(metadata, "schema", text="QTI Package")
+    _cp(metadata, "schemaversion", text="3.0.0")
+    general = _lom(_lom(metadata, "lom"), "general")
+    identifier = _lom(general, "identifier")
+    _lom(identifier, "catalog", LOM_CATALOG)
+    _lom(identifier, "entry", bank.id)
+    title = _lom(general, "title")
+    for view in views.values():
+        _lom(title, "string", title_of(view.title.text, 1000), language=view.title.lang)
+    source = locale_info(bank.source_locale).lang
+    for language in dict.fromkeys([source, *(v.info.lang for v in views.values())]):
+        _lom(general, "language", language)
+    for tag in bank.tags:
+        _lom_string(general, "keyword", source, tag)
+    _cp(manifest, "organizations")
+    resources = _cp(manifest, "resources")
+    images = shown_media(views.values())
+    for locale in views:
+        test = _cp(resources, "resource", {"identifier": f"TEST-{locale}", "type": TEST_TYPE})
+        test.set("href", test_path(bank, locale))
+        _cp(test, "file", {"href": test_path(bank, locale)})
+        for question in bank.questions:
+            _cp(test, "dependency", {"identifierref": _item_resource(question.id, locale)})
+    for locale, view in views.items():
+        for question in bank.questions:
+            resource = _cp(
+                resources, "resource", {"identifier": _item_resource(question.id, locale), "type": ITEM_TYPE}
+            )
+            resource.set("href", item_path(question.id, locale))
+            _cp(resource, "file", {"href": item_path(question.id, locale)})
+            for image in item_media(view, question):
+                _cp(resource, "dependency", {"identifierref": media_resource(image)})
+    for image in images:
+        resource = _cp(resources, "resource", {"identifier": media_resource(image), "type": "webcontent"})
+        resource.set("href", media_path(image))
+        _cp(resource, "file", {"href": media_path(image)})
+    return manifest
+
+
+def item_media(view: LocalizedView, question: Question) -> list[MediaItem]:
+    """The images a question's item shows in this locale (its stem, choices, feedback), by path."""
+    if not view.bank.media:
+        return []
+    found: dict[str, MediaItem] = {}
+    for resolved in view.question_texts(question):
+        for reference in image_references(resolved.text):
+            item = media_of(view.bank, reference.path)
+            if item is not None:
+                found[item.path] = item
+    return [found[path] for path in sorted(found)]
+
+
+def _item_resource(question_id: str, locale: str) -> str:
+    return f"ITEM-{item_identifier(question_id, locale)}"
+
+
+def media_resource(item: MediaItem) -> str:
+    """The resource identifier of a bank image (an XML NCName made from its bank path)."""
+    return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", item.path)
+
+
+def serialise(root: etree._Element) -> bytes:
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8") + b"\n"
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """The package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
+    package = ZipStream(out)
+    with rendering(package_profile(bank)):
+        try:
+            package.add(MANIFEST, serialise(build_manifest(bank, views)))
+            for locale, view in views.items():
+                for question in bank.questions:
+                    package.add(item_path(question.id, locale), serialise(build_item(question, view)))
+                package.add(test_path(bank, locale), serialise(build_test(bank, view)))
+        except ValueError as exc:  # characters XML cannot carry, from a translation
+            raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
+        for image in shown_media(views.values()):
+            package.add(media_path(image), image.data)
+    package.close()
