@@ -10,10 +10,15 @@ Layout (entries in a fixed order, fixed times and permissions: the same bank giv
 An item scores and gives feedback with its own response processing, written inline (a player need fetch no
 template): SCORE is 0 unanswered, MAXSCORE for the keyed response, otherwise 0 (single answer) or the response's
 mapping (multiple answer: each correct choice adds points/right, each wrong one takes points/wrong, bounded by 0
-and the points); an answered item adds ``general_explanation`` to FEEDBACK, and one condition per choice adds
-that choice's identifier. A ``qti-modal-feedback`` per choice and one for the general explanation show on
-FEEDBACK. The model is QTI 2.1's (:mod:`..qti21`), in QTI 3's names: the same identifiers, outcomes and
-conditions, so both writers' items score and give feedback alike.
+and the points): the scoring of QTI 2.1's items (:mod:`..qti21`), with the same identifiers. FEEDBACK starts as
+``not_answered``; an answer sets it to the chosen choices. A ``qti-modal-feedback`` per choice shows when FEEDBACK
+holds that choice, and the general explanation's (``show-hide="hide"``, identifier ``not_answered``) whenever it
+holds anything else, so an answer shows its choices' explanations and the general one.
+
+QTI 2.1's items build FEEDBACK with one condition per choice, each adding its choice to FEEDBACK with
+``multiple``: the shape Canvas's importer reads. Here FEEDBACK is the response itself, because players do not all
+evaluate ``qti-multiple`` over a NULL or a multiple-valued variable as the specification says (the Citolab player
+that tests these items turns a NULL into an object and joins a container into one string).
 
 Math is MathML 3 (latex2mathml's presentation markup with its LaTeX as an annotation); every text names its
 language (``xml:lang``) and direction (``dir``) where it differs from the item's, and the item body says the
@@ -54,7 +59,9 @@ ITEM_TYPE = "imsqti_item_xmlv3p0"
 TEST_TYPE = "imsqti_test_xmlv3p0"
 TOOL_NAME = "moe-lms"
 LOM_CATALOG = "moe-lms"
-GENERAL_FEEDBACK = "general_explanation"
+# FEEDBACK's default: it stays so until an answer replaces it with the chosen choices, and the general explanation
+# shows (show-hide="hide") whenever FEEDBACK is anything else. (A bank id never holds "_": no choice is called so.)
+NOT_ANSWERED = "not_answered"
 TRUE_FALSE_CLASS = "moe-true-false"
 
 
@@ -230,14 +237,8 @@ def _variable(parent: etree._Element, identifier: str) -> None:
     sub(parent, "qti-variable", {"identifier": identifier})
 
 
-def _add_to_feedback(parent: etree._Element, value: str) -> None:
-    """FEEDBACK := FEEDBACK plus ``value`` (NULL sub-expressions of qti-multiple are ignored, so the first works)."""
-    both = sub(_set_outcome(parent, "FEEDBACK"), "qti-multiple")
-    _variable(both, "FEEDBACK")
-    _base_value(both, "identifier", value)
-
-
 def response_processing(item: etree._Element, question: Question) -> None:
+    """SCORE as QTI 2.1's items set it; an answered item's FEEDBACK is its response (the chosen choices)."""
     multiple = question.kind is Kind.MULTIPLE
     processing = sub(item, "qti-response-processing")
     condition = sub(processing, "qti-response-condition")
@@ -256,18 +257,9 @@ def response_processing(item: etree._Element, question: Question) -> None:
         sub(otherwise, "qti-map-response", {"identifier": "RESPONSE"})
     else:
         _base_value(otherwise, "float", "0")
-    _add_to_feedback(answered, GENERAL_FEEDBACK)
-    for choice in question.choices:
-        chosen = sub(sub(processing, "qti-response-condition"), "qti-response-if")
-        if multiple:
-            test = sub(chosen, "qti-member")
-            _base_value(test, "identifier", choice.id)
-            _variable(test, "RESPONSE")
-        else:
-            test = sub(chosen, "qti-match")
-            _variable(test, "RESPONSE")
-            _base_value(test, "identifier", choice.id)
-        _add_to_feedback(chosen, choice.id)
+    feedback = _set_outcome(answered, "FEEDBACK")
+    # FEEDBACK (multiple) := the response: a multiple response as it is, a single one as a container of one.
+    _variable(feedback if multiple else sub(feedback, "qti-multiple"), "RESPONSE")
 
 
 # --- items and tests --------------------------------------------------------------------------------------------
@@ -305,7 +297,7 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
             sub(mapping, "qti-map-entry", {"map-key": choice.id, "mapped-value": num(value)})
     _outcome(item, "SCORE", "single", "float", "0")
     _outcome(item, "MAXSCORE", "single", "float", points)
-    _outcome(item, "FEEDBACK", "multiple", "identifier", None)
+    _outcome(item, "FEEDBACK", "multiple", "identifier", NOT_ANSWERED)
 
     body = sub(item, "qti-item-body", {"dir": info.direction})
     interaction = sub(body, "qti-choice-interaction", {"response-identifier": "RESPONSE"})
@@ -320,8 +312,9 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
 
     response_processing(item, question)
     feedback = [(c.id, view.choice_explanation(question, c)) for c in question.choices]
-    for identifier, text in [*feedback, (GENERAL_FEEDBACK, view.explanation(question))]:
-        modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": "show"})
+    general = (NOT_ANSWERED, "hide", view.explanation(question))
+    for identifier, show_hide, text in [*((i, "show", t) for i, t in feedback), general]:
+        modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
         modal.set("identifier", identifier)
         body_of = sub(modal, "qti-content-body")
         content(body_of, "div", text, lang, render_block).set("class", "moe-feedback")
