@@ -416,6 +416,10 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
                 resources, "resource", {"identifier": _item_resource(question.id, locale), "type": ITEM_TYPE}
             )
             resource.set("href", item_path(question.id, locale))
+            if question.tags:  # the question's tags as the keywords of its items
+                general = _lom(_lom(_cp(resource, "metadata"), "lom"), "general")
+                for tag in question.tags:
+                    _lom_string(general, "keyword", source, tag)
             _cp(resource, "file", {"href": item_path(question.id, locale)})
             for image in item_media(view, question):
                 _cp(resource, "dependency", {"identifierref": media_resource(image)})
