@@ -9,10 +9,12 @@ import gettext
 import gzip
 import importlib.util
 import io
+import os
 import tarfile
 from pathlib import Path
 from typing import Any
 
+import lxml.html
 import pytest
 from click.testing import CliRunner
 from lxml import etree
@@ -38,6 +40,12 @@ def bank(request: pytest.FixtureRequest) -> Bank:
     return load_bank(ROOT / "question_bank" / request.param)
 
 
+def _unavailable(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def export(bank: Bank, locale: str, *, include_drafts: bool = False) -> bytes:
     return get("olx").dump(bank, ExportOptions.for_bank(bank, (locale,), include_drafts=include_drafts))
 
@@ -60,21 +68,27 @@ def capa() -> Any:
     i18n, for grading); the block stub gives the two things capa's responses use of a block: its location (for
     the hint event) and runtime.publish (which records that event)."""
     if importlib.util.find_spec("xblocks_contrib") is None:
-        pytest.skip("xblocks-contrib (the test extra) is not installed")
+        _unavailable("xblocks-contrib (the test extra) is not installed")
     import django
     from django.conf import settings
 
+    spec = importlib.util.find_spec("xblocks_contrib")
+    assert spec is not None and spec.origin is not None
+    templates = Path(spec.origin).parent / "problem" / "capa" / "templates"  # capa's own input templates
     if not settings.configured:
-        settings.configure(USE_I18N=False, STATIC_URL="/static/", INSTALLED_APPS=[])
+        backend = "django.template.backends.django.DjangoTemplates"
+        settings.configure(
+            USE_I18N=False, STATIC_URL="/static/", INSTALLED_APPS=[],
+            TEMPLATES=[{"BACKEND": backend, "DIRS": [str(templates)]}],
+        )  # fmt: skip
         django.setup()
+    from django.template.loader import get_template
     from xblocks_contrib.problem.capa.capa_problem import LoncapaProblem, LoncapaSystem
-
-    def no_template(template: str, context: object) -> str:
-        raise AssertionError(f"grading rendered the template {template}")
 
     system = LoncapaSystem(
         ajax_url="", anonymous_student_id="learner", cache=None, can_execute_unsafe_code=lambda: False,
-        get_python_lib_zip=lambda: None, DEBUG=False, i18n=gettext.NullTranslations(), render_template=no_template,
+        get_python_lib_zip=lambda: None, DEBUG=False, i18n=gettext.NullTranslations(),
+        render_template=lambda template, context: get_template(template).render(context),
         resources_fs=None, seed=1, xqueue=None,
     )  # fmt: skip
 
@@ -90,8 +104,9 @@ def capa() -> Any:
         display_name = "question"
         runtime = Runtime()
 
-    def problem(xml: str, question_id: str) -> Any:
-        return LoncapaProblem(xml, id=question_id, capa_system=system, capa_block=Block(), seed=1, extract_tree=False)
+    def problem(xml: str, question_id: str, *, render: bool = False) -> Any:
+        block = Block()
+        return LoncapaProblem(xml, id=question_id, capa_system=system, capa_block=block, seed=1, extract_tree=render)
 
     return problem
 
@@ -140,6 +155,19 @@ def test_capa_grades_every_shipped_choice_as_the_key_says_and_shows_its_explanat
                 whole = problem.grade_answers({key: [names[c.id] for c in question.correct_choices]})
                 assert whole.get_correctness(key) == "correct"
     assert graded == 3 * sum(len(q.choices) for q in bank.questions)
+
+
+def test_capa_renders_every_shipped_problem_with_its_stem_as_the_legend_of_its_choices(bank: Bank, capa: Any) -> None:
+    archive = export(bank, "ur")
+    for question in bank.questions:
+        page = lxml.html.fromstring(capa(problem_xml(archive, question.id), question.id, render=True).get_html())
+        (legend,) = page.iter("legend")
+        (stem,) = legend
+        assert (stem.get("lang"), stem.get("dir")) == ("ur", "rtl")
+        labels = [label for label in page.iter("label") if "response-label" in (label.get("class") or "")]
+        assert len(labels) == len(question.choices)
+        assert all(label.find(".//span[@lang='ur'][@dir='rtl']") is not None for label in labels)
+        assert page.find(".//div[@class='detailed-solution']") is None  # (shown only with Show answer)
 
 
 def test_capa_grades_checkboxes_all_or_nothing_and_shows_each_selected_choices_explanation(capa: Any) -> None:
@@ -325,3 +353,39 @@ def test_a_hostile_archive_is_refused_with_the_reason(kind: str) -> None:
         read.read_package(archive)
     assert reason in str(caught.value)
     assert reason in check_course(archive)[0].message
+
+
+STUDIO_COURSE = b"""<course display_name="Geography" language="en">
+  <chapter display_name="Week 1"><sequential display_name="Quiz"><vertical display_name="Unit">
+    <problem url_name="largest_population" display_name="Population" weight="2">
+      <multiplechoiceresponse>
+        <label>Which of the following countries has the largest population?</label>
+        <choicegroup type="MultipleChoice">
+          <choice correct="false">Brazil <choicehint>Brazil has about 210 million people.</choicehint></choice>
+          <choice correct="true">Indonesia <choicehint>Yes: about 275 million.</choicehint></choice>
+        </choicegroup>
+      </multiplechoiceresponse>
+      <solution><div class="detailed-solution"><p>Explanation</p><p>Indonesia is fourth.</p></div></solution>
+    </problem>
+    <problem url_name="essay"><stringresponse answer="x"><textline/></stringresponse></problem>
+  </vertical></sequential></chapter>
+</course>"""
+
+
+def test_a_course_written_in_studio_reads_into_a_bank() -> None:
+    """Studio's own problem XML: a plain label, choices without names, inline blocks; other problems are skipped."""
+    archive = retar(
+        {"course.xml": b'<course url_name="2026" org="uni" course="geo"/>', "course/2026.xml": STUDIO_COURSE}
+    )
+    bank, warnings = read.read_package(archive)
+    (question,) = bank.questions
+    assert (bank.id, bank.title, question.id, question.points) == ("geo", "Geography", "largest-population", 2)
+    assert question.stem == "Which of the following countries has the largest population?"
+    assert [(c.id, c.text, c.correct, c.explanation) for c in question.choices] == [
+        ("a", "Brazil", False, "Brazil has about 210 million people."),
+        ("b", "Indonesia", True, "Yes: about 275 million."),
+    ]
+    rendered = lxml.html.fragment_fromstring(render_block(question.explanation), create_parent="div")
+    assert [p.text for p in rendered.iter("p")] == ["Explanation", "Indonesia is fourth."]
+    assert [w.severity for w in warnings] == [Severity.WARNING]
+    assert "stringresponse" in warnings[0].message
