@@ -334,18 +334,17 @@ def parse_problem(problem: etree._Element, place: str, locale: str, problems: li
         and r.tag not in ("multiplechoiceresponse", "choiceresponse")
     ]
     if len(responses) != 1 or others:
-        what = (
-            "more than one response"
-            if len(responses) > 1
-            else "no choice response"
-            if not responses
-            else f"a {others[0]}"
-        )
+        if others:
+            what = f"a <{others[0]}>"
+        elif responses:
+            what = f"{len(responses)} responses"
+        else:
+            what = "no response"
         problems.append(
             Problem(
                 place,
                 problem.sourceline,
-                f"the problem has {what}; moe-lms imports single choice problems",
+                f"the problem has {what}; moe-lms imports problems of one multiple choice or checkboxes response",
                 severity=Severity.WARNING,
             )
         )
