@@ -389,3 +389,10 @@ def test_a_course_written_in_studio_reads_into_a_bank() -> None:
     assert [p.text for p in rendered.iter("p")] == ["Explanation", "Indonesia is fourth."]
     assert [w.severity for w in warnings] == [Severity.WARNING]
     assert "stringresponse" in warnings[0].message
+
+
+def test_an_archive_that_inflates_past_the_limit_is_refused_as_it_inflates() -> None:
+    bomb = gzip.compress(b"\0" * 1_000_000)
+    with pytest.raises(read.UnsafePackage, match="inflates past 10,000 bytes"):
+        read.gunzip(bomb, 10_000)
+    assert read.gunzip(bomb, 1_000_000) == b"\0" * 1_000_000

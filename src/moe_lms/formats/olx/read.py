@@ -61,7 +61,7 @@ class SafeTar:
     def __init__(self, data: bytes) -> None:
         if len(data) > MAX_PACKAGE_BYTES:
             raise UnsafePackage(f"the archive is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
-        raw = _gunzip(data, MAX_TOTAL_BYTES + MAX_FILES * 1024)
+        raw = gunzip(data, MAX_TOTAL_BYTES + MAX_FILES * 1024)
         self.files: dict[str, bytes] = {}
         try:
             with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
@@ -95,7 +95,7 @@ class SafeTar:
         return root
 
 
-def _gunzip(data: bytes, limit: int) -> bytes:
+def gunzip(data: bytes, limit: int) -> bytes:
     """The inflated bytes of a gzip stream, refused as soon as they pass ``limit`` (a gzip bomb)."""
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     chunks, size = [], 0
