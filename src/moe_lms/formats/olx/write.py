@@ -44,7 +44,7 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import shown_media
 from ...model import Bank, Kind, MediaItem, Question
 from ...problems import Problem, ProblemsFound
-from ...rich import Profile, plain_text, render_block, render_inline, rendering
+from ...richtext import Profile, plain_text, render_block, render_inline, rendering
 from .. import ExportOptions
 
 ROOT = "course"  # the folder every entry is in (Studio finds course.xml in it)

@@ -22,7 +22,7 @@ from ...locales import locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
 from ...problems import Problem, ProblemsFound, Severity
-from ...rich import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
+from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError

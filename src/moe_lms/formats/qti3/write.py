@@ -40,7 +40,7 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import image_references, media_of, shown_media
 from ...model import Bank, Kind, MediaItem, Question
 from ...problems import Problem, ProblemsFound
-from ...rich import Profile, mathml, plain_text, render_block, render_inline, rendering
+from ...richtext import Profile, mathml, plain_text, render_block, render_inline, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
 
