@@ -7,18 +7,21 @@ Layout (entries in a fixed order, fixed times and permissions: the same bank giv
     tests/BANK-LOCALE.xml       qti-assessment-test: one part, one section, the intro as its rubric
     media/…                     the images the texts show, referred to as ../media/…
 
-An item scores and gives feedback with its own response processing, written inline (a player need fetch no
-template): SCORE is 0 unanswered, MAXSCORE for the keyed response, otherwise 0 (single answer) or the response's
-mapping (multiple answer: each correct choice adds points/right, each wrong one takes points/wrong, bounded by 0
-and the points): the scoring of QTI 2.1's items (:mod:`..qti21`), with the same identifiers. FEEDBACK starts as
-``not_answered``; an answer sets it to the chosen choices. A ``qti-modal-feedback`` per choice shows when FEEDBACK
-holds that choice, and the general explanation's (``show-hide="hide"``, identifier ``not_answered``) whenever it
-holds anything else, so an answer shows its choices' explanations and the general one.
+An item is :mod:`..qti_item`'s model, the one QTI 2.1's items are made of, spelled in QTI 3
+(:func:`sub_as_qti21` turns ``responseCondition`` into ``qti-response-condition``): the same identifiers (the item
+``QUESTION-LOCALE``, each choice its bank id), shape, mapping and contents, and the same response processing for
+SCORE, written inline (a player need fetch no template): 0 unanswered, MAXSCORE for the keyed response, otherwise
+0 (single answer) or the response's mapping (multiple answer: each correct choice adds points/right, each wrong one
+takes points/wrong, bounded by 0 and the points).
 
-QTI 2.1's items build FEEDBACK with one condition per choice, each adding its choice to FEEDBACK with
-``multiple``: the shape Canvas's importer reads. Here FEEDBACK is the response itself, because players do not all
-evaluate ``qti-multiple`` over a NULL or a multiple-valued variable as the specification says (the Citolab player
-that tests these items turns a NULL into an object and joins a container into one string).
+FEEDBACK is where the two versions differ. QTI 2.1's items add each chosen choice, and ``general_explanation``, to
+FEEDBACK with ``multiple`` over FEEDBACK itself: the shape Canvas's importer reads. Players do not all evaluate that
+as the specification says: the Citolab player these items are tested in turns a NULL FEEDBACK into an object (so
+the general explanation never showed) and joins a multiple-valued one into one string (so a second chosen choice
+would hide the first's). Here FEEDBACK starts as ``not_answered`` and an answer sets it to the response itself
+(the chosen choices); a ``qti-modal-feedback`` per choice shows when FEEDBACK holds that choice, and the general
+explanation's (``show-hide="hide"``, identifier ``not_answered``) whenever FEEDBACK holds anything else: on every
+answer.
 
 Math is MathML 3 (latex2mathml's presentation markup with its LaTeX as an annotation); every text names its
 language (``xml:lang``) and direction (``dir``) where it differs from the item's, and the item body says the
@@ -40,9 +43,25 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import image_references, media_of, shown_media
 from ...model import Bank, Kind, MediaItem, Question
 from ...problems import Problem, ProblemsFound
-from ...richtext import Profile, mathml, plain_text, render_block, render_inline, rendering
+from ...richtext import Profile, mathml, render_block, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
+from ..qti_item import (
+    FIXED,
+    IDENTIFIER,
+    LANG,
+    MAX_CHOICES,
+    POINTS,
+    SHUFFLE,
+    expression,
+    item_identifier,
+    item_values,
+    plain_title,
+    renderer,
+    scoring,
+    set_outcome,
+    stem_title,
+)
 
 QTI = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 QTI_XSD_URL = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0_v1p0.xsd"
@@ -78,13 +97,21 @@ def sub(
     return element
 
 
-def num(value: float) -> str:
-    number = float(value)
-    return str(int(number)) if number.is_integer() else repr(number)
+_WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def item_identifier(question_id: str, locale: str) -> str:
-    return f"{question_id}-{locale}"
+def kebab(name: str) -> str:
+    """A QTI 2.1 name as QTI 3 spells it: responseCondition -> response-condition, baseType -> base-type."""
+    return _WORD.sub("-", name).lower()
+
+
+def sub_as_qti21(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    """:class:`..qti_item.Sub` for QTI 3: the shared model's QTI 2.1 names (``responseCondition``, ``baseType``)
+    spelled in QTI 3 (``qti-response-condition``, ``base-type``)."""
+    attributes = {kebab(name): value for name, value in (attrib or {}).items()}
+    return sub(parent, f"qti-{kebab(tag)}", attributes, text)
 
 
 def item_path(question_id: str, locale: str) -> str:
@@ -206,16 +233,7 @@ def content(
     return element
 
 
-def shorten(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def title_of(markdown: str, limit: int = 256) -> str:
-    return shorten(plain_text(markdown), limit)
-
-
-# --- response processing: QTI 2.1's model (see the module docstring) ---------------------------------------------
+# --- items and tests: the shared model in QTI 3's names (see the module docstring) ---------------------------------
 
 
 def _outcome(parent: etree._Element, identifier: str, cardinality: str, base_type: str, default: str | None) -> None:
@@ -225,99 +243,69 @@ def _outcome(parent: etree._Element, identifier: str, cardinality: str, base_typ
         sub(sub(declaration, "qti-default-value"), "qti-value", text=default)
 
 
-def _set_outcome(parent: etree._Element, identifier: str) -> etree._Element:
-    return sub(parent, "qti-set-outcome-value", {"identifier": identifier})
-
-
-def _base_value(parent: etree._Element, base_type: str, value: str) -> None:
-    sub(parent, "qti-base-value", {"base-type": base_type}, value)
-
-
-def _variable(parent: etree._Element, identifier: str) -> None:
-    sub(parent, "qti-variable", {"identifier": identifier})
-
-
-def response_processing(item: etree._Element, question: Question) -> None:
-    """SCORE as QTI 2.1's items set it; an answered item's FEEDBACK is its response (the chosen choices)."""
-    multiple = question.kind is Kind.MULTIPLE
-    processing = sub(item, "qti-response-processing")
-    condition = sub(processing, "qti-response-condition")
-    unanswered = sub(condition, "qti-response-if")
-    _variable(sub(unanswered, "qti-is-null"), "RESPONSE")
-    _base_value(_set_outcome(unanswered, "SCORE"), "float", "0")
-    answered = sub(condition, "qti-response-else")
-    inner = sub(answered, "qti-response-condition")
-    correct = sub(inner, "qti-response-if")
-    match = sub(correct, "qti-match")
-    _variable(match, "RESPONSE")
-    sub(match, "qti-correct", {"identifier": "RESPONSE"})
-    _variable(_set_outcome(correct, "SCORE"), "MAXSCORE")
-    otherwise = _set_outcome(sub(inner, "qti-response-else"), "SCORE")
-    if multiple:
-        sub(otherwise, "qti-map-response", {"identifier": "RESPONSE"})
-    else:
-        _base_value(otherwise, "float", "0")
-    feedback = _set_outcome(answered, "FEEDBACK")
-    # FEEDBACK (multiple) := the response: a multiple response as it is, a single one as a container of one.
-    _variable(feedback if multiple else sub(feedback, "qti-multiple"), "RESPONSE")
-
-
-# --- items and tests --------------------------------------------------------------------------------------------
+def feedback_is_the_response(answered: etree._Element, multiple: bool) -> None:
+    """FEEDBACK (multiple) := the response: a multiple response as it is, a single one as a container of one."""
+    feedback = set_outcome(sub_as_qti21, answered, "FEEDBACK")
+    target = feedback if multiple else sub_as_qti21(feedback, "multiple")
+    expression(sub_as_qti21, target, "variable", identifier="RESPONSE")
 
 
 def build_item(question: Question, view: LocalizedView) -> etree._Element:
-    """One question in one locale as a ``qti-assessment-item``."""
-    info = view.info
-    lang = info.lang
-    stem = view.stem(question)
+    """One question in one locale as a ``qti-assessment-item``: the shared model (:mod:`..qti_item`: its shape,
+    identifiers, mapping, contents and scoring) in QTI 3's names, FEEDBACK set as the module docstring says."""
+    shape, values, contents, _ = item_values(question, view)
+    n, k = shape.choices, shape.correct
+    ids = values[FIXED : FIXED + n]
+    correct_ids = values[FIXED + n : FIXED + n + k]
+    mapped = values[FIXED + n + k : FIXED + 2 * n + k]
+    lang = values[LANG]
+    multiple = shape.kind is Kind.MULTIPLE
+
     item = etree.Element(q("qti-assessment-item"), nsmap={None: QTI, "xsi": XSI})
     item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
-    item.set("identifier", item_identifier(question.id, view.locale))
-    item.set("title", title_of(stem.text, 80))
+    item.set("identifier", values[IDENTIFIER])
+    item.set("title", stem_title(contents[0].text))
     item.set("adaptive", "false")
     item.set("time-dependent", "false")
     item.set(XML_LANG, lang)
     item.set("tool-name", TOOL_NAME)
     item.set("tool-version", __version__)
 
-    multiple = question.kind is Kind.MULTIPLE
-    points = num(question.points)
     response = sub(item, "qti-response-declaration", {"identifier": "RESPONSE"})
     response.set("cardinality", "multiple" if multiple else "single")
     response.set("base-type", "identifier")
     correct = sub(response, "qti-correct-response")
-    for choice in question.correct_choices:
-        sub(correct, "qti-value", text=choice.id)
+    for choice_id in correct_ids:
+        sub(correct, "qti-value", text=choice_id)
     if multiple:
-        right = len(question.correct_choices)
-        wrong = len(question.choices) - right
-        mapping = sub(response, "qti-mapping", {"lower-bound": "0", "upper-bound": points, "default-value": "0"})
-        for choice in question.choices:
-            value = question.points / right if choice.correct else -question.points / wrong
-            sub(mapping, "qti-map-entry", {"map-key": choice.id, "mapped-value": num(value)})
+        bounds = {"lower-bound": "0", "upper-bound": values[POINTS], "default-value": "0"}
+        mapping = sub(response, "qti-mapping", bounds)
+        for choice_id, value in zip(ids, mapped, strict=True):
+            sub(mapping, "qti-map-entry", {"map-key": choice_id, "mapped-value": value})
     _outcome(item, "SCORE", "single", "float", "0")
-    _outcome(item, "MAXSCORE", "single", "float", points)
+    _outcome(item, "MAXSCORE", "single", "float", values[POINTS])
     _outcome(item, "FEEDBACK", "multiple", "identifier", NOT_ANSWERED)
 
-    body = sub(item, "qti-item-body", {"dir": info.direction})
+    body = sub(item, "qti-item-body", {"dir": view.info.direction})
     interaction = sub(body, "qti-choice-interaction", {"response-identifier": "RESPONSE"})
-    interaction.set("shuffle", "true" if question.shuffle else "false")
-    interaction.set("max-choices", str(len(question.choices)) if multiple else "1")
-    if question.kind is Kind.TRUE_FALSE:
+    interaction.set("shuffle", values[SHUFFLE])
+    interaction.set("max-choices", values[MAX_CHOICES])
+    if shape.kind is Kind.TRUE_FALSE:
         interaction.set("class", TRUE_FALSE_CLASS)
-    content(interaction, "qti-prompt", stem, lang, render_block)
-    for choice in question.choices:
-        simple = content(interaction, "qti-simple-choice", view.choice_text(question, choice), lang, render_inline)
-        simple.set("identifier", choice.id)
+    content(interaction, "qti-prompt", contents[0], lang, renderer(shape, 0))
+    for j, choice_id in enumerate(ids):
+        content(interaction, "qti-simple-choice", contents[1 + j], lang, renderer(shape, 1 + j)).set(
+            "identifier", choice_id
+        )
 
-    response_processing(item, question)
-    feedback = [(c.id, view.choice_explanation(question, c)) for c in question.choices]
-    general = (NOT_ANSWERED, "hide", view.explanation(question))
-    for identifier, show_hide, text in [*((i, "show", t) for i, t in feedback), general]:
+    processing = sub(item, "qti-response-processing")
+    scoring(sub_as_qti21, processing, multiple, on_answer=lambda answered: feedback_is_the_response(answered, multiple))
+    feedback = [(choice_id, "show") for choice_id in ids] + [(NOT_ANSWERED, "hide")]  # (the general one last)
+    for j, (identifier, show_hide) in enumerate(feedback):
         modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
         modal.set("identifier", identifier)
-        body_of = sub(modal, "qti-content-body")
-        content(body_of, "div", text, lang, render_block).set("class", "moe-feedback")
+        text = content(sub(modal, "qti-content-body"), "div", contents[1 + n + j], lang, renderer(shape, 1 + n + j))
+        text.set("class", "moe-feedback")
     return item
 
 
@@ -326,7 +314,7 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     test = etree.Element(q("qti-assessment-test"), nsmap={None: QTI, "xsi": XSI})
     test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     test.set("identifier", f"{bank.id}-{view.locale}")
-    title = title_of(view.title.text)
+    title = plain_title(view.title.text)
     test.set("title", title)
     test.set("tool-name", TOOL_NAME)
     test.set("tool-version", __version__)
@@ -352,7 +340,7 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     processing = sub(test, "qti-outcome-processing")
     for identifier in ("SCORE", "MAXSCORE"):
         sub(
-            sub(_set_outcome(processing, identifier), "qti-sum"),
+            sub(set_outcome(sub_as_qti21, processing, identifier), "qti-sum"),
             "qti-test-variables",
             {"variable-identifier": identifier},
         )
@@ -395,7 +383,7 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
     _lom(identifier, "entry", bank.id)
     title = _lom(general, "title")
     for view in views.values():
-        _lom(title, "string", title_of(view.title.text, 1000), language=view.title.lang)
+        _lom(title, "string", plain_title(view.title.text, 1000), language=view.title.lang)
     source = locale_info(bank.source_locale).lang
     for language in dict.fromkeys([source, *(v.info.lang for v in views.values())]):
         _lom(general, "language", language)
