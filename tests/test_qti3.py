@@ -9,6 +9,7 @@ taken from $MOE_LMS_QTI_PLAYER, a folder holding the unpacked package) and serve
 
 from __future__ import annotations
 
+import copy
 import functools
 import http.server
 import io
@@ -32,7 +33,10 @@ from moe_lms.cli import main
 from moe_lms.formats import ExportOptions, get
 from moe_lms.formats.qti3 import read
 from moe_lms.formats.qti3.validate import check_package
+from moe_lms.formats.qti3.write import build_item, kebab
+from moe_lms.formats.qti21.write import build_item as qti21_item
 from moe_lms.loader import load_bank
+from moe_lms.locales import resolve
 from moe_lms.model import Bank, Kind, Question
 from moe_lms.problems import Severity
 from moe_lms.text import render_block, render_inline
@@ -312,3 +316,30 @@ def test_the_citolab_player_scores_every_shipped_choice_as_keyed_and_opens_only_
                 assert sorted(got["open"]) == sorted([*chosen, "not_answered"]), (locale, question.id, chosen)
                 checked += 1
     assert checked >= 3 * sum(len(q.choices) for q in bank.questions)
+
+
+def spelled(element: etree._Element) -> tuple[object, ...]:
+    """An element tree as (name, attributes, text, children), every QTI name as QTI 3 spells it."""
+    name = etree.QName(element).localname
+    if not name.startswith("qti-"):
+        name = f"qti-{kebab(name)}"
+    attributes = tuple(sorted((kebab(k), v) for k, v in element.attrib.items()))
+    children = tuple(spelled(child) for child in element if isinstance(child.tag, str))
+    return name, attributes, (element.text or "").strip(), children
+
+
+def test_an_items_scoring_is_qti21s_in_qti3s_names_and_only_feedback_is_set_otherwise() -> None:
+    bank = rich_bank()
+    for locale in ("en", "ur"):
+        view = resolve(bank, locale)
+        for question in bank.questions:
+            old = qti21_item(question, view).find("{*}responseProcessing")
+            new = build_item(question, view).find("{*}qti-response-processing")
+            assert old is not None and new is not None
+            old_rule, new_rule = copy.deepcopy(old[0]), copy.deepcopy(new[0])
+            for rule in (old_rule, new_rule):  # the branch taken on an answer: its last rule sets FEEDBACK
+                answered = rule[1]
+                assert answered[-1].get("identifier") == "FEEDBACK"
+                answered.remove(answered[-1])
+            assert spelled(new_rule) == spelled(old_rule)
+            assert len(new) == 1  # no per-choice rules: FEEDBACK is the response
