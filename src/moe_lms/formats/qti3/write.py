@@ -138,15 +138,16 @@ def package_profile(bank: Bank) -> Profile:
 
 # --- HTML into QTI 3's XHTML ------------------------------------------------------------------------------------
 
-# text.py's allow-list, less what QTI 3 lacks: u and s become spans with a class; lang becomes xml:lang; dir stays.
+# text.py's allow-list, less what QTI 3 lacks: u, s, bdi, bdo become spans with a class; lang becomes xml:lang; dir
+# stays.
 _QTI_HTML = frozenset(
     {
         "p", "br", "strong", "em", "b", "i", "sub", "sup", "code", "pre", "kbd", "blockquote", "ul", "ol", "li",
-        "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr", "h3", "h4", "h5", "h6", "img", "bdi",
-        "bdo",
+        "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr", "h3", "h4", "h5", "h6", "img",
     }
 )  # fmt: skip
-AS_SPAN = {"u": "moe-u", "s": "moe-s"}
+# bdi and bdo too: the QTI 3 profile lets them hold text only, and richtext isolates math in a bdi (top-$k$).
+AS_SPAN = {"u": "moe-u", "s": "moe-s", "bdi": "moe-bdi", "bdo": "moe-bdo"}
 _LENGTH = re.compile(r"^[0-9]+%?$")
 _INTEGER = re.compile(r"^[0-9]+$")
 _LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
