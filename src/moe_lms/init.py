@@ -101,6 +101,8 @@ GITIGNORE = """\
 # What `moe-lms export` writes here: made from the bank at any time, so not kept in git.
 /*.moodle.xml
 /*.qti21.zip
+/*.qti3.zip
+/*.olx.tar.gz
 /*.canvas-qti.zip
 /*.imscc
 /*.canvas.json

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -129,6 +130,9 @@ REQUIRED = (QTI_XSD, CP_XSD, LOM_XSD, QTI_METADATA_XSD)
 # IMS Common Cartridge 1.1 (as Moodle ships them): the manifest wrapper imports every namespace a CC manifest uses.
 CC_MANIFEST_XSD = Path("cc11/cc11libxml2validator.xsd")
 CC_QTI_XSD = Path("cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd")
+# QTI 3.0 (shared/schemas/qti3/README.md): the SBAC profile of the ASI schema stands in for the full one.
+QTI3_XSD = Path("qti3/sbac-official-imports/imsqti_asiv3p0_sbacv1p0_v1p0.xsd")
+QTI3_CP_XSD = Path("qti3/qtiv3p0/imsqtiv3p0_imscpv1p2_v1p0.xsd")
 # Where to look when nothing names a folder: beside the current folder (relative, so read at call time), then
 # beside the source tree (a development checkout next to shared/).
 FALLBACKS: tuple[Path, ...] = (
@@ -205,6 +209,19 @@ class Schemas:
         """An assessment or question bank of a Common Cartridge 1.1: the CC profile of QTI 1.2.1."""
         return self._compile("cc_qti", lambda: etree.parse(str(self.directory / CC_QTI_XSD)))
 
+    @property
+    def has_qti3(self) -> bool:
+        """Whether the folder has the QTI 3.0 schemas."""
+        return all((self.directory / p).is_file() for p in (QTI3_XSD, QTI3_CP_XSD))
+
+    def qti3(self) -> etree.XMLSchema:
+        """``qti-assessment-item`` and ``qti-assessment-test`` documents (QTI 3.0; about 10 s to compile)."""
+        return self._compile("qti3", lambda: etree.parse(str(self.directory / QTI3_XSD), _offline_parser()))
+
+    def qti3_manifest(self) -> etree.XMLSchema:
+        """``imsmanifest.xml`` of a QTI 3.0 content package."""
+        return self._compile("qti3_manifest", lambda: etree.parse(str(self.directory / QTI3_CP_XSD), _offline_parser()))
+
     def _manifest_wrapper(self) -> etree._Element:
         imports = ((NS_CP, CP_XSD), (NS_LOM, LOM_XSD), (NS_QTI_METADATA, QTI_METADATA_XSD))
         xs = "http://www.w3.org/2001/XMLSchema"
@@ -213,6 +230,21 @@ class Schemas:
             location = (self.directory / path).resolve().as_uri()
             etree.SubElement(wrapper, f"{{{xs}}}import", namespace=namespace, schemaLocation=location)
         return wrapper
+
+
+class _Offline(etree.Resolver):
+    """Refuses every schema import by URL: the QTI 3 files import each other by relative path only."""
+
+    def resolve(self, system_url: str | None, public_id: str | None, context: Any) -> None:
+        if system_url and system_url.startswith(("http:", "https:", "ftp:")):
+            raise SchemaError(f"a schema imports {system_url}, which is not in the schema folder")
+        return None
+
+
+def _offline_parser() -> etree.XMLParser:
+    parser = etree.XMLParser(no_network=True)
+    parser.resolvers.add(_Offline())
+    return parser
 
 
 _loaded: dict[Path, Schemas] = {}

@@ -1,7 +1,8 @@
 """The ready-to-import shelf (``exporters/``): every delivery file of a bank, for instructors who never run Python.
 
 What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a Common Cartridge, a
-Canvas QTI package, a QTI 2.1 package, the Canvas payload, a GIFT file and the take-the-quiz page, plus one Moodle
+Canvas QTI package, a QTI 2.1 and a QTI 3.0 package, an Open edX course, the Canvas payload, a GIFT file and the
+take-the-quiz page, plus one Moodle
 file carrying every locale and a README that says which file to take for which platform and how to import it. A
 format this moe-lms does not have yet is left out and named, so the shelf fills as formats land. Everything here is
 pure: files as functions that stream them; the CLI writes and compares them.
@@ -43,6 +44,8 @@ SHELF = (
     Kind("cc11", "Common Cartridge"),
     Kind("canvas-qti", "Canvas QTI"),
     Kind("qti21", "QTI 2.1 package"),
+    Kind("qti3", "QTI 3.0 package"),
+    Kind("olx", "Open edX course"),
     Kind("canvas", "Canvas payload"),
     Kind("gift", "GIFT"),
     Kind("html", "Take the quiz (HTML)"),
@@ -419,6 +422,10 @@ def _which_platform(held: _Held) -> list[str]:
         lines.append("- **Moodle**: the `.moodle.xml` file (not the cartridge: see below).")
     if "qti21" in present:
         lines.append("- **TAO, Inspera, OpenOLAT, ONYX** and other QTI 2.1 platforms: the `.qti21.zip` package.")
+    if "qti3" in present:
+        lines.append("- **TAO, Amp-up, Citolab** and other QTI 3.0 platforms: the `.qti3.zip` package.")
+    if "olx" in present:
+        lines.append("- **Open edX** (edX, and the MOOC platforms of many universities): the `.olx.tar.gz` course.")
     return [*lines, ""]
 
 
@@ -531,6 +538,32 @@ def _instructions(held: _Held) -> list[str]:
             "The `.qti21.zip` files are IMS Content Packages holding QTI 2.1 items and a test. Import them where your "
             "platform takes *QTI 2.1* or *IMS Content Package* files; the menu is usually called *Import* in the "
             "question bank or item bank. Each item keeps its per-choice feedback and the general explanation.",
+            "",
+        ]
+    if "qti3" in present:
+        lines += [
+            "## QTI 3.0 platforms",
+            "",
+            "The `.qti3.zip` files are QTI 3.0 content packages: an item per question with each choice's explanation "
+            "as its feedback and the general explanation, and a test. In TAO, choose *Import* in *Items* (or *Tests*) "
+            "and its QTI content package format, then the file of your language; other QTI 3 platforms take them "
+            "where they import *QTI 3* or *IMS Content Package* files.",
+            "",
+        ]
+    if "olx" in present:
+        lines += [
+            "## Open edX",
+            "",
+            "A `.olx.tar.gz` file is an Open edX course in one language: one section holding the quiz, a unit per "
+            "question, each a multiple-choice (or checkboxes) problem whose every choice shows its explanation when "
+            "chosen, with the general explanation under *Show answer*.",
+            "",
+            "1. In Studio, create a course (or open an empty one) and go to **Content → Import** (older Studio: "
+            "**Tools → Import**).",
+            "2. Choose the `.olx.tar.gz` of your language and **Replace my course with the one above**.",
+            "3. Wait for *Success*, then **View updated outline**; the quiz is the course's first section.",
+            "",
+            "Import replaces the course's content: import into a new course, or export the old one first.",
             "",
         ]
     if "html" in present:

@@ -27,13 +27,13 @@ _COMMANDS = {
     "build": (
         "export:build",
         "Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas "
-        "QTI package, QTI 2.1, Canvas API payloads, GIFT and HTML, one Moodle file with every locale, and a README "
-        "saying which file to take and how to import it.",
+        "QTI package, QTI 2.1, QTI 3.0, an Open edX course, Canvas API payloads, GIFT and HTML, one Moodle file with "
+        "every locale, and a README saying which file to take and how to import it.",
     ),
     "validate": (
         "interchange:validate",
-        "Check a QTI 2.1 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package or a Moodle XML file "
-        "before an LMS sees it.",
+        "Check a QTI 2.1 or QTI 3.0 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package, an Open edX "
+        "course (.tar.gz) or a Moodle XML file before an LMS sees it.",
     ),
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),

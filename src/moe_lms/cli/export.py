@@ -180,8 +180,8 @@ def build(
     bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool, jobs: int | None
 ) -> None:
     """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas
-    QTI package, QTI 2.1, Canvas API payloads, GIFT and HTML, one Moodle file with every locale, and a README
-    saying which file to take and how to import it.
+    QTI package, QTI 2.1, QTI 3.0, an Open edX course, Canvas API payloads, GIFT and HTML, one Moodle file with
+    every locale, and a README saying which file to take and how to import it.
 
     A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
     .moe-lms-shelf.json and never overwrites or deletes a file it did not write. The files are written in

@@ -10,6 +10,8 @@ import click
 from .. import loader, schemas, zipsafe
 from ..formats import moodle, qti21
 from ..formats.cc11 import validate as cc11_validate
+from ..formats.olx import validate as olx_validate
+from ..formats.qti3 import validate as qti3_validate
 from ..locales import locale_info
 from ..merge import MergeError, changed_files, merge_banks
 from ..model import Bank
@@ -104,16 +106,23 @@ def _not_xml(data: bytes, file: Path) -> str | None:
     "else ../shared/schemas, else the user cache that `moe-lms schemas fetch` fills.",
 )  # fmt: skip
 def validate(file: Path, schemas_dir: Path | None) -> None:
-    """Check a QTI 2.1 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package or a Moodle XML file
-    before an LMS sees it.
+    """Check a QTI 2.1 or QTI 3.0 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package, an Open edX course
+    (.tar.gz) or a Moodle XML file before an LMS sees it.
 
     QTI 2.1: XSD validation against the official schemas, plus what XSD cannot check (identifiers unique, referenced
     outcomes declared, correctResponse names a choice, every choice has its feedback, manifest and zip agree).
+    QTI 3.0: the QTI 3 content-package and item schemas, plus the same checks.
     Common Cartridge 1.1 and Canvas QTI: the CC 1.1 manifest and QTI 1.2.1 profile schemas, plus references,
-    answer keys and per-choice feedback.
+    answer keys and per-choice feedback. Open edX: the course tree resolves, answer keys, a hint per choice, images.
     """
     data = _read_limited(file, zipsafe.MAX_PACKAGE_BYTES)
+    if olx_validate.is_olx(data):
+        _validate_olx(file, data)
+        return
     is_zip = data[:4] == b"PK\x03\x04" or file.suffix.lower() in (".zip", ".imscc")
+    if is_zip and qti3_validate.holds_qti3(data):
+        _validate_qti3(file, data, schemas_dir)
+        return
     if is_zip and (file.suffix.lower() == ".imscc" or cc11_validate.holds_qti12(data)):
         _validate_qti12(file, data, schemas_dir)
         return
@@ -150,6 +159,42 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         fail(problems)
     print_problems(problems)
     out.print(f"{file}: ok ({what})", markup=False)
+
+
+def _validate_qti3(file: Path, data: bytes, schemas_dir: Path | None) -> None:
+    try:
+        directory = schemas.locate(schemas_dir)
+        validators = schemas.load(directory) if directory else None
+    except schemas.SchemaError as exc:
+        raise click.UsageError(str(exc)) from None
+    if validators is not None and not validators.has_qti3:
+        out.print(f"XSD validation: NOT DONE ({validators.directory} has no qti3/ schemas)", markup=False)
+        validators = None
+    elif validators is None:
+        out.print(
+            f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+            markup=False,
+        )
+    else:
+        out.print(f"XSD validation: done, against {validators.directory / 'qti3'}", markup=False)
+    try:
+        problems = qti3_validate.check_package(data, validators, name=str(file))
+    except schemas.SchemaError as exc:
+        raise click.UsageError(str(exc)) from None
+    if any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    checks = "XSD and semantic checks" if validators else "semantic checks only"
+    out.print(f"{file}: ok (QTI 3.0 package: {checks})", markup=False)
+
+
+def _validate_olx(file: Path, data: bytes) -> None:
+    out.print("XSD validation: not applicable (Open edX OLX has no schema)", markup=False)
+    problems = olx_validate.check_course(data, name=str(file))
+    if any(p.severity is Severity.ERROR for p in problems):
+        fail(problems)
+    print_problems(problems)
+    out.print(f"{file}: ok (Open edX course: structure, answer keys and hints)", markup=False)
 
 
 def _validate_qti12(file: Path, data: bytes, schemas_dir: Path | None) -> None:
@@ -246,6 +291,45 @@ def import_qti21(package: Path, bank_dir: Path, replace: bool) -> None:
     and the bank's other questions and translations (reviewed and draft) stay.
     """
     _import_package(qti21.read_package, package, bank_dir, replace)
+
+
+@import_.command("qti3")
+@click.argument("package", type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@_OUTPUT
+@_REPLACE
+def import_qti3(package: Path, bank_dir: Path, replace: bool) -> None:
+    """Read the choice items of a QTI 3.0 package into a bank directory.
+
+    Items of one question in several languages become one question with translations; each choice's modal
+    feedback becomes its explanation. Hostile packages are refused as for qti21.
+    """
+    from ..formats.qti3 import read
+
+    _import_package(read.read_package, package, bank_dir, replace)
+
+
+@import_.command("olx")
+@click.argument("archives", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False, exists=True))
+@_OUTPUT
+@_REPLACE
+def import_olx(archives: tuple[Path, ...], bank_dir: Path, replace: bool) -> None:
+    """Read Open edX course exports (.tar.gz, one per language) into a bank directory.
+
+    Every choice problem of the course (multiple choice, checkboxes) becomes a question, each choice's hint its
+    explanation and the problem's solution the general one. A course holds one language: give the export of each
+    language the bank has, the source language's first (moe-lms's own exports say which it is), and the others
+    become its translations. Hostile archives (paths outside it, links, oversized or too many files) are refused.
+    """
+    from ..formats.olx import read
+
+    _check_target(bank_dir, replace)
+    found = [(str(path), _read_limited(path, zipsafe.MAX_PACKAGE_BYTES)) for path in archives]
+    try:
+        with progress(f"reading {', '.join(str(a) for a in archives)}"):
+            bank, warnings = read.read_courses(found)
+    except ProblemsFound as exc:
+        fail(exc.problems)
+    _save_imported(bank, warnings, bank_dir, replace)
 
 
 def _import_package(

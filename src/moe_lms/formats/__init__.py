@@ -73,7 +73,9 @@ _REGISTERED: dict[str, str] = {
     "gift": "gift",
     "html": "html",
     "moodle": "moodle",
+    "olx": "olx",
     "qti21": "qti21",
+    "qti3": "qti3",
 }
 
 

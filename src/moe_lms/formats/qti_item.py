@@ -1,4 +1,4 @@
-"""The QTI item model every QTI writer shares: QTI 2.1 (:mod:`.qti21`) now, QTI 3.0 next, which must reuse it.
+"""The QTI item model every QTI writer shares: QTI 2.1 (:mod:`.qti21`) and QTI 3.0 (:mod:`.qti3`).
 
 What a question becomes as a QTI item, independent of how a QTI version spells its elements:
 
@@ -101,9 +101,12 @@ def add_to_feedback(sub: Sub, parent: etree._Element, value: str) -> etree._Elem
     return sub(both, "baseValue", {"baseType": "identifier"}, value)
 
 
-def scoring(sub: Sub, parent: etree._Element, multiple: bool) -> None:
+def scoring(
+    sub: Sub, parent: etree._Element, multiple: bool, on_answer: Callable[[etree._Element], object] | None = None
+) -> None:
     """SCORE: 0 unanswered, MAXSCORE for the correct response, else the mapping (multiple) or 0 (single); an
-    answered item also adds the general explanation to FEEDBACK."""
+    answered item also adds the general explanation to FEEDBACK, or gets what ``on_answer`` puts into the branch
+    taken on an answer (QTI 3's writer sets FEEDBACK there its own way: formats/qti3/write.py says why)."""
     condition = sub(parent, "responseCondition")
     unanswered = sub(condition, "responseIf")
     expression(sub, sub(unanswered, "isNull"), "variable", identifier="RESPONSE")
@@ -120,7 +123,10 @@ def scoring(sub: Sub, parent: etree._Element, multiple: bool) -> None:
         expression(sub, otherwise, "mapResponse", identifier="RESPONSE")
     else:
         base_value(sub, otherwise, "float", "0")
-    add_to_feedback(sub, answered, GENERAL_FEEDBACK)
+    if on_answer is None:
+        add_to_feedback(sub, answered, GENERAL_FEEDBACK)
+    else:
+        on_answer(answered)
 
 
 def choice_feedback(sub: Sub, parent: etree._Element, multiple: bool) -> None:

@@ -1,0 +1,485 @@
+"""Reading Open edX OLX courses (``.tar.gz`` exports: ours, or Studio's) into a bank.
+
+A course holds one language, so a bank in several languages comes back from one archive per language: the first
+archive whose course says it is in the bank's source language (``moe_lms_source_language``, else the first
+archive) gives the questions, the others their translations. The course tree is followed as Open edX follows it
+(xmodule/modulestore/xml.py): an element with only a ``url_name`` is a pointer to ``<tag>/<url_name>.xml``, else
+it is inline. Every choice problem (``multiplechoiceresponse``, ``choiceresponse``) in course order becomes a
+question, its choices' ``<choicehint>`` their explanations and its ``<solution>`` the general one; other problems
+are skipped with a warning. Archives are read with limits (size, member count, paths that leave the archive,
+links and devices refused) and their XML through :mod:`moe_lms.xmlsafe`.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import io
+import posixpath
+import re
+import tarfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from ...locales import locale_info
+from ...media import bank_texts, packaged_media
+from ...model import Bank, Kind, Question, Translation
+from ...problems import Problem, ProblemsFound, Severity
+from ...richtext import markdown_from_rich_html
+from ...text import plain_text
+from ...unrender import markdown_from_html
+from ...xmlsafe import Budget, UnsafeXmlError, parse_untrusted
+from ...zipsafe import (
+    MAX_ENTRY_BYTES,
+    MAX_FILES,
+    MAX_MEMBER_ELEMENTS,
+    MAX_PACKAGE_BYTES,
+    MAX_PACKAGE_ELEMENTS,
+    MAX_TOTAL_BYTES,
+    MAX_XML_DEPTH,
+    UnsafePackage,
+    safe_member_name,
+)
+from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..qti12 import locale_of
+from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
+
+COURSE_FILE = "course.xml"
+
+
+def tag_of(element: etree._Element) -> str:
+    """An element's tag as text (OLX has no namespaces; a comment or instruction has none)."""
+    return element.tag if isinstance(element.tag, str) else ""
+
+
+class SafeTar:
+    """A gzipped tar from outside, inflated within a limit and checked before anything in it is used."""
+
+    def __init__(self, data: bytes) -> None:
+        if len(data) > MAX_PACKAGE_BYTES:
+            raise UnsafePackage(f"the archive is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
+        raw = gunzip(data, MAX_TOTAL_BYTES + MAX_FILES * 1024)
+        self.files: dict[str, bytes] = {}
+        try:
+            with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
+                for count, member in enumerate(archive, 1):  # (headers read one at a time, counted as they come)
+                    if count > MAX_FILES:
+                        raise UnsafePackage(f"the archive holds more than {MAX_FILES:,} members; refused")
+                    self._take(archive, member)
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            raise UnsafePackage(f"not a readable tar archive: {exc}") from None
+        self.elements_left = MAX_PACKAGE_ELEMENTS
+
+    def _take(self, archive: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+        name = member.name.removeprefix("./")
+        if not safe_member_name(name):
+            raise UnsafePackage(f"refused: member {name[:200]!r} has a path outside the archive")
+        if member.isdir():
+            return
+        if not member.isfile():
+            raise UnsafePackage(f"refused: member {name!r} is a link or a device, not a file")
+        if member.size > MAX_ENTRY_BYTES:
+            raise UnsafePackage(f"refused: member {name!r} is {member.size:,} bytes; the limit is {MAX_ENTRY_BYTES:,}")
+        if name in self.files:
+            raise UnsafePackage(f"refused: member {name!r} appears twice")
+        extracted = archive.extractfile(member)
+        self.files[name] = extracted.read() if extracted is not None else b""
+
+    def xml(self, name: str) -> etree._Element:
+        budget = Budget(min(MAX_MEMBER_ELEMENTS, self.elements_left), MAX_XML_DEPTH)
+        root = parse_untrusted(self.files[name], max_bytes=MAX_ENTRY_BYTES, budget=budget)
+        self.elements_left -= sum(1 for _ in root.iter())
+        return root
+
+
+def gunzip(data: bytes, limit: int) -> bytes:
+    """The inflated bytes of a gzip stream, refused as soon as they pass ``limit`` (a gzip bomb)."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    chunks, size = [], 0
+    try:
+        view = memoryview(data)
+        for start in range(0, len(data), 1 << 16):
+            chunk = inflater.decompress(view[start : start + (1 << 16)], limit + 1 - size)
+            size += len(chunk)
+            chunks.append(chunk)
+            while inflater.unconsumed_tail and size <= limit:
+                chunk = inflater.decompress(inflater.unconsumed_tail, limit + 1 - size)
+                size += len(chunk)
+                chunks.append(chunk)
+            if size > limit:
+                raise UnsafePackage(f"refused: the archive inflates past {limit:,} bytes")
+    except zlib.error as exc:
+        raise UnsafePackage(f"not a gzip file: {exc}") from None
+    return b"".join(chunks)
+
+
+# --- texts ------------------------------------------------------------------------------------------------------
+
+_STATIC_SRC = re.compile(rf'(<img\b[^>]*\bsrc=")/{STATIC}/')
+
+
+@dataclass(frozen=True)
+class Text:
+    """One learner-facing string of a problem: its HTML and the language it says it is in."""
+
+    html: str
+    lang: str | None
+    inline: bool
+    ours: bool = False  # in our lang/dir wrapper, so HTML moe-lms wrote
+
+    def markdown(self) -> str:
+        fragment = _STATIC_SRC.sub(r"\1", self.html)
+        return markdown_from_rich_html(
+            fragment, lambda f: markdown_from_html(f, inline=self.inline, tidy=not self.ours) or plain_text(f)
+        )
+
+
+def _inner_html(element: etree._Element, skip: tuple[str, ...] = ()) -> str:
+    """The content of an element as HTML text (XML syntax, explicit end tags), without children tagged ``skip``."""
+    parts = [html.escape(element.text or "", quote=False)]
+    for child in element:
+        if not isinstance(child.tag, str):
+            parts.append(html.escape(child.tail or "", quote=False))
+            continue
+        if child.tag in skip:
+            parts.append(html.escape(child.tail or "", quote=False))
+            continue
+        clone = copy.copy(child)
+        clone.tail = None
+        _keep_empty(clone)
+        parts.append(etree.tostring(clone, encoding="unicode"))
+        parts.append(html.escape(child.tail or "", quote=False))
+    return "".join(parts).strip()
+
+
+_VOID = frozenset({"br", "hr", "img"})
+
+
+def _keep_empty(element: etree._Element) -> None:
+    """Non-void empty elements as ``<li></li>``, never ``<li/>`` (which HTML reads as an open tag)."""
+    for node in element.iter():
+        if isinstance(node.tag, str) and node.tag not in _VOID and node.text is None and not len(node):
+            node.text = ""
+
+
+def text_of(element: etree._Element | None, inherited: str | None, *, inline: bool, skip: tuple[str, ...] = ()) -> Text:
+    """A string from the content of ``element``; our wrapper (one element with ``lang`` and ``dir``) is unwrapped."""
+    if element is None:
+        return Text("", inherited, inline)
+    children = [c for c in element if isinstance(c.tag, str) and c.tag not in skip]
+    if (
+        len(children) == 1
+        and children[0].get("lang")
+        and children[0].get("dir") in ("ltr", "rtl")
+        and not (element.text or "").strip()
+        and not (children[0].tail or "").strip()
+    ):
+        return Text(_inner_html(children[0]), children[0].get("lang"), inline, ours=True)
+    return Text(_inner_html(element, skip), element.get("lang") or inherited, inline)
+
+
+# --- the course tree --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Course:
+    """What one archive holds, before it joins the others."""
+
+    name: str
+    bank_id: str | None
+    locale: str
+    source_lang: str | None
+    title: str
+    tags: tuple[str, ...]
+    intro: Text | None
+    items: list[ParsedItem[Text]] = field(default_factory=list)
+    tar: SafeTar | None = None
+
+
+class Tree:
+    def __init__(self, tar: SafeTar, root: str, name: str, problems: list[Problem]) -> None:
+        self.tar, self.root, self.name, self.problems = tar, root, name, problems
+
+    def path(self, relative: str) -> str:
+        return posixpath.join(self.root, relative) if self.root else relative
+
+    def load(self, element: etree._Element) -> etree._Element:
+        """The element a pointer (``<tag url_name=…/>`` and nothing else) names, or the element itself."""
+        url_name = element.get("url_name")
+        pointer = url_name is not None and not len(element) and set(element.attrib) <= {"url_name"}
+        if not pointer or url_name is None:
+            return element
+        file = self.path(f"{tag_of(element)}/{url_name.replace(':', '/')}.xml")
+        if file not in self.tar.files:
+            self.problems.append(
+                Problem(
+                    f"{self.name}!/{file}",
+                    None,
+                    f"the course names {tag_of(element)} {url_name!r}, which is not in the archive",
+                )
+            )
+            return element
+        loaded = self.tar.xml(file)
+        loaded.set("url_name", url_name)
+        return loaded
+
+    def walk(self, element: etree._Element) -> Iterator[etree._Element]:
+        """Every leaf block under ``element`` in course order (problems, html blocks …), pointers followed."""
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            block = self.load(child)
+            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit"):
+                yield from self.walk(block)
+            else:
+                yield block
+
+
+def course_root(tar: SafeTar, name: str) -> str:
+    """The folder that holds course.xml: the archive's root or its shallowest folder that has one."""
+    found = sorted((n for n in tar.files if posixpath.basename(n) == COURSE_FILE), key=lambda n: n.count("/"))
+    if not found:
+        raise ProblemsFound([Problem(name, None, f"no {COURSE_FILE} in the archive: not an Open edX course export")])
+    return posixpath.dirname(found[0])
+
+
+def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
+    try:
+        tar = SafeTar(data)
+        root = course_root(tar, name)
+        tree = Tree(tar, root, name, problems)
+        pointer = tar.xml(tree.path(COURSE_FILE))
+        course = pointer
+        run = pointer.get("url_name")
+        if run is not None and not len(pointer):  # course.xml names the run: course/<run>.xml holds the course
+            file = tree.path(f"course/{run}.xml")
+            if file not in tar.files:
+                raise ProblemsFound(
+                    [
+                        Problem(
+                            f"{name}!/{tree.path(COURSE_FILE)}",
+                            None,
+                            f"it names the run {run!r}, but {file} is not in the archive",
+                        )
+                    ]
+                )
+            course = tar.xml(file)
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    if course.tag != "course":
+        raise ProblemsFound(
+            [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
+        )
+    language = course.get("language") or "en"
+    locale = locale_of(language)
+    if locale is None:
+        problems.append(
+            Problem(
+                name,
+                None,
+                f"the course language {language!r} is no locale moe-lms knows; read as en",
+                severity=Severity.WARNING,
+            )
+        )
+        locale = "en"
+    found = Course(
+        name=name,
+        bank_id=course.get("course") or pointer.get("course"),
+        locale=locale,
+        source_lang=course.get(SOURCE_ATTRIBUTE),
+        title=course.get("display_name") or posixpath.basename(name),
+        tags=tuple((course.get(TAGS_ATTRIBUTE) or "").split()),
+        intro=None,
+        tar=tar,
+    )
+    lang = locale_info(locale).lang
+    try:
+        for index, block in enumerate(tree.walk(course)):
+            place = f"{name}!/{tree.path(tag_of(block))}/{block.get('url_name', str(index))}.xml"
+            if block.tag == "html" and not found.items and found.intro is None:
+                found.intro = text_of(block, lang, inline=False)
+            elif block.tag == "problem":
+                item = parse_problem(block, place, locale, problems)
+                if item is not None:
+                    found.items.append(item)
+            else:
+                problems.append(
+                    Problem(
+                        place,
+                        block.sourceline,
+                        f"a {tag_of(block)} block; not a question, not imported",
+                        severity=Severity.WARNING,
+                    )
+                )
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    return found
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def parse_problem(problem: etree._Element, place: str, locale: str, problems: list[Problem]) -> ParsedItem[Text] | None:
+    """A choice problem as Studio or moe-lms write it; None (with a warning) for other problems."""
+    lang = problem.get("lang") or locale_info(locale).lang
+    responses = [r for r in problem if r.tag in ("multiplechoiceresponse", "choiceresponse")]
+    others = [
+        r.tag
+        for r in problem.iter()
+        if isinstance(r.tag, str)
+        and r.tag.endswith("response")
+        and r.tag not in ("multiplechoiceresponse", "choiceresponse")
+    ]
+    if len(responses) != 1 or others:
+        if others:
+            what = f"a <{others[0]}>"
+        elif responses:
+            what = f"{len(responses)} responses"
+        else:
+            what = "no response"
+        problems.append(
+            Problem(
+                place,
+                problem.sourceline,
+                f"the problem has {what}; moe-lms imports problems of one multiple choice or checkboxes response",
+                severity=Severity.WARNING,
+            )
+        )
+        return None
+    response = responses[0]
+    multiple = response.tag == "choiceresponse"
+    group = response.find("checkboxgroup" if multiple else "choicegroup")
+    if group is None:
+        problems.append(
+            Problem(
+                place,
+                response.sourceline,
+                f"<{tag_of(response)}> has no {'checkboxgroup' if multiple else 'choicegroup'}",
+            )
+        )
+        return None
+    label = response.find("label")
+    if label is not None:
+        stem = text_of(label, lang, inline=False)
+    else:  # Studio's older problems: the question is the HTML before the response
+        before = etree.Element("div")
+        for node in problem:
+            if node is response:
+                break
+            if isinstance(node.tag, str) and node.tag not in ("solution", "script"):
+                before.append(copy.deepcopy(node))
+        stem = text_of(before, lang, inline=False)
+    choices: list[ParsedChoice[Text]] = []
+    for index, choice in enumerate(group.iterfind("choice")):
+        hints = choice.findall("choicehint")
+        hint = next((h for h in hints if (h.get("selected") or "true").lower() == "true"), None)
+        choices.append(
+            ParsedChoice(
+                id=choice.get("name") or _LETTERS[index % 26] + (str(index // 26) if index >= 26 else ""),
+                text=text_of(choice, lang, inline=True, skip=("choicehint",)),
+                correct=(choice.get("correct") or "").lower() == "true",
+                explanation=text_of(hint, lang, inline=False) if hint is not None else None,
+            )
+        )
+    solution = problem.find("solution")
+    explanation = None
+    if solution is not None:
+        detailed = solution.find("div[@class='detailed-solution']")
+        explanation = text_of(detailed if detailed is not None else solution, lang, inline=False)
+    kind = Kind.MULTIPLE if multiple else Kind.SINGLE
+    if problem.get(KIND_ATTRIBUTE) == Kind.TRUE_FALSE.value and not multiple:
+        kind = Kind.TRUE_FALSE
+    points = number(problem.get("weight"))
+    url_name = problem.get("url_name") or posixpath.basename(place).removesuffix(".xml")
+    return ParsedItem(
+        path=place,
+        qid=slug(url_name),
+        locale=locale,
+        kind=kind,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=(group.get("shuffle") or "false").lower() == "true",
+        stem=stem,
+        explanation=explanation,
+        choices=choices,
+        tags=tuple(problem.get(TAGS_ATTRIBUTE, "").split()),
+    )
+
+
+def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]]:
+    """A bank from one course archive per language; raises ProblemsFound with every error, else returns it with
+    the warnings."""
+    problems: list[Problem] = []
+    courses = [read_course(data, name, problems) for name, data in archives]
+    by_locale: dict[str, Course] = {}
+    for course in courses:
+        if course.locale in by_locale:
+            problems.append(
+                Problem(
+                    course.name,
+                    None,
+                    f"a second course in {course.locale} (the first: {by_locale[course.locale].name})",
+                )
+            )
+        by_locale.setdefault(course.locale, course)
+    declared = next((c.source_lang for c in courses if c.source_lang), None)
+    source = next((c for c in courses if declared and same_lang(locale_info(c.locale).lang, declared)), courses[0])
+    name = source.name
+    versions: dict[str, dict[str, ParsedItem[Text]]] = {}
+    for course in [source, *(c for c in by_locale.values() if c is not source)]:
+        for item in course.items:
+            if item.locale in versions.setdefault(item.qid, {}):
+                problems.append(Problem(item.path, None, f"question {item.qid!r} appears twice in the course"))
+                continue
+            versions[item.qid][item.locale] = item
+    targets = [loc for loc in by_locale if loc != source.locale]
+    questions: list[Question] = []
+    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    for qid, found in versions.items():
+        question = question_of(qid, found, source.locale, problems)
+        if question is None:
+            continue
+        questions.append(question)
+        for locale, item in found.items():
+            if locale != source.locale:
+                translate(question, item, locale, translations[locale], problems)
+    title = source.title
+    intro = source.intro.markdown() if source.intro is not None else None
+    for locale in targets:
+        course, catalog = by_locale[locale], translations[locale]
+        if course.title != title:
+            catalog["title"] = Translation(text=course.title, source=title)
+        if intro and course.intro is not None and same_lang(course.intro.lang, locale_info(locale).lang):
+            catalog["intro"] = Translation(text=course.intro.markdown(), source=intro)
+    raw: dict[str, object] = {
+        "id": slug(source.bank_id or posixpath.basename(name).split(".")[0]),
+        "title": title,
+        "source_locale": source.locale,
+        "target_locales": targets,
+        "tags": list(source.tags),
+        "questions": questions,
+        "translations": translations,
+    }
+    if intro:
+        raw["intro"] = intro
+    texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
+    tars = [c.tar for c in courses if c.tar is not None]
+
+    def read(path: str) -> bytes:
+        relative = path.removeprefix(f"{STATIC}/")
+        for course, tar in zip(courses, tars, strict=True):
+            root = course_root(tar, course.name)
+            file = posixpath.join(root, STATIC, relative) if root else f"{STATIC}/{relative}"
+            if file in tar.files:
+                return tar.files[file]
+        raise KeyError(path)
+
+    raw["media"] = packaged_media(read, f"{STATIC}/", texts, name, problems)
+    return validated_bank(raw, name, problems, no_questions="no question of the course could be imported")
+
+
+def read_package(data: bytes, *, name: str = "course.tar.gz") -> tuple[Bank, list[Problem]]:
+    """A bank from one course archive (one language)."""
+    return read_courses([(name, data)])

@@ -1,0 +1,289 @@
+"""Writing an Open edX course in OLX: the bank in one language as a course with one quiz, for Studio's *Import*.
+
+Layout (every name fixed, entries in a fixed order, fixed times and owners, gzip time 0: the same bank gives the
+same bytes)::
+
+    course/course.xml                   <course url_name=LOCALE org="moe-lms" course=BANK-ID/>
+    course/course/LOCALE.xml            the course: display_name, language; its one chapter
+    course/chapter/BANK-ID.xml          the chapter: the quiz (a sequential)
+    course/sequential/BANK-ID-quiz.xml  the quiz: the intro's unit, then a unit per question
+    course/vertical/*.xml               the units (verticals): an html block (intro) or a problem
+    course/html/BANK-ID-intro.xml       the intro, inline HTML
+    course/problem/QUESTION-ID.xml      one capa problem per question
+    course/static/media/…               the images the texts show, referred to as /static/media/…
+
+How Open edX reads it (openedx/edx-platform xmodule/modulestore/xml.py and xml_importer.py; xblocks-contrib's
+capa, ``xblocks_contrib/problem/capa/responsetypes.py``): a single-answer or true/false question is a
+``multiplechoiceresponse`` whose ``choicegroup`` holds a ``<choice>`` per choice with its explanation as
+``<choicehint>`` (shown with the grade when that choice is submitted); a multiple-answer question is a
+``choiceresponse``/``checkboxgroup`` whose choices carry their explanation as ``<choicehint selected="true">``. The
+stem is the response's ``<label>`` (capa moves it into the legend of the choices), the general explanation the
+problem's ``<solution>`` (shown with *Show answer*), the points its ``weight``. Each choice's ``name`` is its bank
+id (capa calls it ``choice_<name>``), so an import finds the same choices again. Math is ``\\(…\\)`` / ``\\[…\\]``
+for the MathJax that Open edX runs on problems and HTML blocks; code blocks stay ``<pre><code>`` with their
+language as a class. Every text is wrapped in an element that says its language and direction (``lang``/``dir``):
+right-to-left text reads right to left, and a string that fell back to the source language says so.
+
+Studio takes checkboxes with ``shuffle`` as written but never shuffles them (capa shuffles only a ``choicegroup``);
+a multiple-answer question is graded all or nothing (capa's default for ``choiceresponse``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import html
+import io
+import tarfile
+from collections.abc import Callable
+from typing import BinaryIO
+
+import lxml.html
+from lxml import etree
+
+from ...locales import LocalizedView, Resolved, locale_info, resolve
+from ...media import shown_media
+from ...model import Bank, Kind, MediaItem, Question
+from ...problems import Problem, ProblemsFound
+from ...richtext import Profile, plain_text, render_block, render_inline, rendering
+from .. import ExportOptions
+
+ROOT = "course"  # the folder every entry is in (Studio finds course.xml in it)
+ORG = "moe-lms"
+STATIC = "static"
+# 1980-01-01 00:00:00 UTC, the time every zip moe-lms writes carries too.
+MTIME = 315_532_800
+TITLE_LIMIT = 80
+# What capa has no place for, kept where Open edX keeps any attribute it does not know (an XBlock's xml_attributes,
+# written back on export): a question's kind when it is true/false, tags, and the bank's source language.
+KIND_ATTRIBUTE = "moe_lms_kind"
+TAGS_ATTRIBUTE = "moe_lms_tags"
+SOURCE_ATTRIBUTE = "moe_lms_source_language"
+
+
+def static_url(item: MediaItem) -> str:
+    """How problems and HTML blocks refer to a packaged image (Open edX rewrites /static/ to the course's asset)."""
+    return f"/{STATIC}/{item.path}"
+
+
+def profile(bank: Bank) -> Profile:
+    """Math for MathJax, images from static/, code blocks unhighlighted (capa shows its own styles)."""
+    return Profile(math="tex", image_url=static_url, media=bank.media, highlight="none")
+
+
+def num(value: float) -> str:
+    number = float(value)
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def shorten(text: str, limit: int = TITLE_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_of(markdown: str, limit: int = TITLE_LIMIT) -> str:
+    return shorten(plain_text(markdown), limit)
+
+
+# --- names ------------------------------------------------------------------------------------------------------
+
+
+def chapter_name(bank: Bank) -> str:
+    return bank.id
+
+
+def quiz_name(bank: Bank) -> str:
+    return f"{bank.id}-quiz"
+
+
+def intro_name(bank: Bank) -> str:
+    return f"{bank.id}-intro"
+
+
+def unit_name(question_id: str) -> str:
+    return f"{question_id}-unit"
+
+
+def run_name(locale: str) -> str:
+    return locale
+
+
+# --- HTML into OLX ----------------------------------------------------------------------------------------------
+
+
+def _copy_html(source: etree._Element, parent: etree._Element) -> None:
+    """Append a plain-XML copy of one parsed HTML element (no HtmlElement classes, comments dropped)."""
+    if not isinstance(source.tag, str):
+        _add_text(parent, source.tail)
+        return
+    element = etree.SubElement(parent, source.tag, dict(source.attrib))
+    element.text = source.text
+    for child in source:
+        _copy_html(child, element)
+    element.tail = source.tail
+
+
+def _add_text(parent: etree._Element, text: str | None) -> None:
+    if not text:
+        return
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+
+
+def append_html(parent: etree._Element, fragment: str) -> None:
+    """Append sanitised HTML (text.py's) to an OLX element; raises ValueError for characters XML cannot carry."""
+    if "<" not in fragment:
+        _add_text(parent, html.unescape(fragment))
+        return
+    holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
+    _add_text(parent, holder.text)
+    for child in holder:
+        _copy_html(child, parent)
+
+
+def text_element(parent: etree._Element, tag: str, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:
+    """One string as HTML in a ``tag`` element that names its language and direction."""
+    info = locale_info(resolved.lang.replace("-", "_"))
+    element = etree.SubElement(parent, tag, {"lang": info.lang, "dir": info.direction})
+    append_html(element, render(resolved.text))
+    return element
+
+
+# --- the files --------------------------------------------------------------------------------------------------
+
+
+def _nl(element: etree._Element, indent: str = "\n") -> etree._Element:
+    element.tail = indent
+    return element
+
+
+def build_problem(question: Question, view: LocalizedView) -> etree._Element:
+    """One question as a capa problem in the view's language."""
+    problem = etree.Element(
+        "problem",
+        {"display_name": title_of(view.stem(question).text), "weight": num(question.points), "markdown": "null"},
+    )
+    if question.kind is Kind.TRUE_FALSE:
+        problem.set(KIND_ATTRIBUTE, question.kind.value)
+    if question.tags:
+        problem.set(TAGS_ATTRIBUTE, " ".join(question.tags))
+    problem.text = "\n"
+    multiple = question.kind is Kind.MULTIPLE
+    response = _nl(etree.SubElement(problem, "choiceresponse" if multiple else "multiplechoiceresponse"))
+    response.text = "\n"
+    label = _nl(etree.SubElement(response, "label"))
+    text_element(label, "div", view.stem(question), render_block)
+    group = _nl(etree.SubElement(response, "checkboxgroup" if multiple else "choicegroup"))
+    if not multiple:
+        group.set("type", "MultipleChoice")
+    group.set("shuffle", "true" if question.shuffle else "false")
+    group.text = "\n"
+    for choice in question.choices:
+        element = _nl(etree.SubElement(group, "choice", {"correct": "true" if choice.correct else "false"}))
+        element.set("name", choice.id)
+        text_element(element, "span", view.choice_text(question, choice), render_inline)
+        hint = etree.SubElement(element, "choicehint", {"selected": "true"} if multiple else {})
+        text_element(hint, "div", view.choice_explanation(question, choice), render_block)
+    solution = _nl(etree.SubElement(problem, "solution"))
+    detailed = etree.SubElement(solution, "div", {"class": "detailed-solution"})
+    text_element(detailed, "div", view.explanation(question), render_block)
+    return problem
+
+
+def _leaf(tag: str, attrib: dict[str, str], children: list[tuple[str, str]]) -> etree._Element:
+    element = etree.Element(tag, attrib)
+    if children:
+        element.text = "\n"
+    for child_tag, url_name in children:
+        _nl(etree.SubElement(element, child_tag, {"url_name": url_name}))
+    return element
+
+
+def files(bank: Bank, view: LocalizedView) -> list[tuple[str, bytes]]:
+    """Every file of the course of one locale, in archive order (paths inside ROOT)."""
+    title = title_of(view.title.text, 1000)
+    out: list[tuple[str, bytes]] = []
+
+    def put(path: str, element: etree._Element) -> None:
+        out.append((path, etree.tostring(element, encoding="utf-8") + b"\n"))
+
+    run = run_name(view.locale)
+    put("course.xml", etree.Element("course", {"url_name": run, "org": ORG, "course": bank.id}))
+    attrib = {"display_name": title, "language": view.info.lang, SOURCE_ATTRIBUTE: locale_info(bank.source_locale).lang}
+    if bank.tags:
+        attrib[TAGS_ATTRIBUTE] = " ".join(bank.tags)
+    course = _leaf("course", attrib, [("chapter", chapter_name(bank))])
+    put(f"course/{run}.xml", course)
+    put(
+        f"chapter/{chapter_name(bank)}.xml",
+        _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank))]),
+    )
+    units = ([unit_name(intro_name(bank))] if view.intro is not None else []) + [
+        unit_name(q.id) for q in bank.questions
+    ]
+    put(
+        f"sequential/{quiz_name(bank)}.xml",
+        _leaf("sequential", {"display_name": title}, [("vertical", u) for u in units]),
+    )
+    if view.intro is not None:
+        put(
+            f"vertical/{unit_name(intro_name(bank))}.xml",
+            _leaf("vertical", {"display_name": title}, [("html", intro_name(bank))]),
+        )
+        block = etree.Element("html", {"display_name": title})
+        text_element(block, "div", view.intro, render_block)
+        put(f"html/{intro_name(bank)}.xml", block)
+    for number, question in enumerate(bank.questions, 1):
+        name = f"{number}. {title_of(view.stem(question).text)}"
+        put(
+            f"vertical/{unit_name(question.id)}.xml",
+            _leaf("vertical", {"display_name": shorten(name)}, [("problem", question.id)]),
+        )
+        put(f"problem/{question.id}.xml", build_problem(question, view))
+    for image in shown_media([view]):
+        out.append((f"{STATIC}/{image.path}", image.data))
+    return out
+
+
+def tar_gz(entries: list[tuple[str, bytes]], out: BinaryIO) -> None:
+    """A gzipped tar of ``entries`` (paths under ROOT/): in this order, fixed times, owners and modes, gzip
+    header time 0 and no file name, so the same entries give the same bytes."""
+    directories: list[str] = []
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as compressed,
+        tarfile.open(fileobj=compressed, mode="w", format=tarfile.PAX_FORMAT) as archive,
+    ):
+        for path, data in entries:
+            full = f"{ROOT}/{path}"
+            parts = full.split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                folder = "/".join(parts[:depth])
+                if folder not in directories:
+                    directories.append(folder)
+                    archive.addfile(_info(folder, None))
+            archive.addfile(_info(full, len(data)), io.BytesIO(data))
+
+
+def _info(name: str, size: int | None) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.mtime = MTIME
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    if size is None:
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+    else:
+        info.size, info.mode = size, 0o644
+    return info
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """The course of ``options.locales[0]`` as an OLX ``.tar.gz`` into ``out``."""
+    locale = options.locales[0]
+    view = resolve(bank, locale, include_drafts=options.include_drafts)
+    with rendering(profile(bank)):
+        try:
+            entries = files(bank, view)
+        except ValueError as exc:  # characters XML cannot carry, from a translation
+            raise ProblemsFound([Problem(f"locale {locale}", None, str(exc))]) from None
+    tar_gz(entries, out)

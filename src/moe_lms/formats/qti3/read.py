@@ -1,0 +1,389 @@
+"""Reading QTI 3.0 content packages (ours, or other tools' choice items) into a bank.
+
+The manifest names the items and tests (``imsqti_item_xmlv3p0``, ``imsqti_test_xmlv3p0``); each choice item
+(one ``qti-choice-interaction``) becomes a question in its ``xml:lang``, items ``QUESTION-LOCALE`` of several
+languages one question with translations. A choice's explanation is its ``qti-modal-feedback`` (identifier = the
+choice), the general one the feedback shown on any answer (moe-lms's ``show-hide="hide"`` one, or one called
+``general_explanation``). The package's LOM gives the bank's id, titles, source language and tags; tests give
+the intro (their rubric). Packages are read through :mod:`moe_lms.zipsafe` and :mod:`moe_lms.xmlsafe`.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from ...locales import locale_info
+from ...media import bank_texts, packaged_media
+from ...model import Bank, Kind, Question, Translation
+from ...problems import Problem, ProblemsFound, Severity
+from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
+from ...text import plain_text
+from ...unrender import markdown_from_html
+from ...xmlsafe import UnsafeXmlError
+from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..qti12 import locale_of
+from .write import (
+    AS_SPAN,
+    CP,
+    ITEM_TYPE,
+    LOM,
+    LOM_CATALOG,
+    MANIFEST,
+    NOT_ANSWERED,
+    QTI,
+    TEST_TYPE,
+    TRUE_FALSE_CLASS,
+    XML_LANG,
+)
+
+MAX_ITEM_ELEMENTS = 5_000
+GENERAL_NAMES = ("general_explanation", "general")
+_FROM_SPAN = {v: k for k, v in AS_SPAN.items()}
+_VOID = frozenset({"br", "hr", "img"})
+
+
+def q(tag: str) -> str:
+    return f"{{{QTI}}}{tag}"
+
+
+def local(element: etree._Element) -> str:
+    return etree.QName(element).localname if isinstance(element.tag, str) else ""
+
+
+# --- QTI 3 XHTML back to HTML ------------------------------------------------------------------------------------
+
+
+def _add_text(parent: etree._Element, text: str | None) -> None:
+    if not text:
+        return
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+
+
+def _plain(element: etree._Element) -> etree._Element | str:
+    """A no-namespace HTML copy of a QTI XHTML element; a formula becomes its LaTeX between \\( \\) or \\[ \\]."""
+    tag = local(element)
+    if etree.QName(element).namespace == MATHML_NS and tag == "math":
+        annotation = element.find(f".//{{{MATHML_NS}}}annotation[@encoding='{TEX_ANNOTATION}']")
+        latex = annotation.text if annotation is not None and annotation.text else "".join(element.itertext())
+        return f"\\[{latex}\\]" if element.get("display") == "block" else f"\\({latex}\\)"
+    classes = (element.get("class") or "").split()
+    tag = next((_FROM_SPAN[c] for c in classes if tag == "span" and c in _FROM_SPAN), tag)
+    out = etree.Element(tag)
+    for name, value in element.attrib.items():
+        if name == XML_LANG:
+            out.set("lang", value)
+        elif "{" not in name and name != "class":
+            out.set(name, value)
+    kept = [c for c in classes if c.startswith("language-") and tag == "code"]
+    if kept:
+        out.set("class", " ".join(kept))
+    out.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
+    for child in element:
+        if not isinstance(child.tag, str):
+            _add_text(out, child.tail)
+            continue
+        made = _plain(child)
+        if isinstance(made, str):
+            _add_text(out, made + (child.tail or ""))
+        else:
+            made.tail = child.tail
+            out.append(made)
+    return out
+
+
+def html_of(container: etree._Element, skip: tuple[str, ...] = ()) -> str:
+    holder = _plain(copy.copy(container))
+    assert not isinstance(holder, str)
+    for child in list(holder):
+        if child.tag in skip:
+            _add_text_before(child)
+            holder.remove(child)
+    parts = [html.escape(holder.text or "", quote=False)]
+    parts.extend(etree.tostring(child, encoding="unicode") for child in holder)  # (tails included, escaped)
+    return "".join(parts).strip()
+
+
+def _add_text_before(child: etree._Element) -> None:
+    parent = child.getparent()
+    if parent is None or not child.tail:
+        return
+    previous = child.getprevious()
+    if previous is not None:
+        previous.tail = (previous.tail or "") + child.tail
+    else:
+        parent.text = (parent.text or "") + child.tail
+
+
+_PACKAGE_SRC = re.compile(r'(<img\b[^>]*\bsrc=")\.\./')
+
+
+@dataclass(frozen=True)
+class Text:
+    html: str
+    lang: str | None
+    inline: bool
+
+    def markdown(self) -> str:
+        fragment = _PACKAGE_SRC.sub(r"\1", self.html) if "../" in self.html else self.html
+        return markdown_from_rich_html(
+            fragment, lambda f: markdown_from_html(f, inline=self.inline, tidy=False) or plain_text(f)
+        )
+
+
+def text_of(element: etree._Element, inherited: str | None, *, inline: bool) -> Text:
+    """A string from a QTI element; our feedback wraps its text in one ``div class="moe-feedback"``."""
+    children = [c for c in element if isinstance(c.tag, str)]
+    lang = element.get(XML_LANG) or inherited
+    if (
+        len(children) == 1
+        and "moe-feedback" in (children[0].get("class") or "").split()
+        and not (element.text or "").strip()
+    ):
+        element, lang = children[0], children[0].get(XML_LANG) or lang
+    return Text(html_of(element), lang, inline)
+
+
+# --- items --------------------------------------------------------------------------------------------------------
+
+
+def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> ParsedItem[Text] | None:
+    """A choice item; None (with a warning) for other items."""
+    where = f"item {root.get('identifier', '')!r}"
+
+    def skip(message: str) -> None:
+        problems.append(Problem(path, root.sourceline, message, where, severity=Severity.WARNING))
+
+    if root.tag != q("qti-assessment-item"):
+        skip(f"not a QTI 3 qti-assessment-item ({etree.QName(root).text}); not imported")
+        return None
+    interactions = [e for e in root.iter() if isinstance(e.tag, str) and local(e).endswith("-interaction")]
+    if len(interactions) != 1 or interactions[0].tag != q("qti-choice-interaction"):
+        skip("not an item with one qti-choice-interaction; moe-lms imports choice items")
+        return None
+    interaction = interactions[0]
+    lang = root.get(XML_LANG) or "en"
+    locale = locale_of(lang) or "en"
+    identifier = root.get("identifier", "")
+    qid = identifier.removesuffix(f"-{locale}") if identifier.endswith(f"-{locale}") else identifier
+    declarations = {d.get("identifier"): d for d in root.iterfind(q("qti-response-declaration"))}
+    response = declarations.get(interaction.get("response-identifier"))
+    if response is None:
+        skip(f"the interaction's response {interaction.get('response-identifier')!r} is not declared")
+        return None
+    correct = {(v.text or "").strip() for v in response.iterfind(f"{q('qti-correct-response')}/{q('qti-value')}")}
+    multiple = response.get("cardinality") == "multiple"
+    kind = Kind.MULTIPLE if multiple else Kind.SINGLE
+    if TRUE_FALSE_CLASS in (interaction.get("class") or "").split() and not multiple:
+        kind = Kind.TRUE_FALSE
+    points = None
+    for outcome in root.iterfind(q("qti-outcome-declaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = number(outcome.findtext(f"{q('qti-default-value')}/{q('qti-value')}"))
+    feedback: dict[str, etree._Element] = {}
+    general = None
+    for modal in root.iterfind(q("qti-modal-feedback")):
+        body = modal.find(q("qti-content-body"))
+        body = modal if body is None else body
+        ident = modal.get("identifier", "")
+        if (modal.get("show-hide") == "hide" and ident == NOT_ANSWERED) or ident in GENERAL_NAMES:
+            general = body
+        elif modal.get("show-hide", "show") == "show":
+            feedback.setdefault(ident, body)
+    prompt = interaction.find(q("qti-prompt"))
+    if prompt is None:  # the question is the item body before the interaction
+        body = root.find(q("qti-item-body"))
+        prompt = etree.Element(q("div"))
+        for node in body if body is not None else ():
+            if node is interaction:
+                break
+            if isinstance(node.tag, str):
+                prompt.append(copy.deepcopy(node))
+    choices = [
+        ParsedChoice(
+            id=c.get("identifier", ""),
+            text=text_of(c, lang, inline=True),
+            correct=c.get("identifier", "") in correct,
+            explanation=text_of(feedback[c.get("identifier", "")], lang, inline=False)
+            if c.get("identifier", "") in feedback
+            else None,
+        )
+        for c in interaction.iterfind(q("qti-simple-choice"))
+    ]
+    return ParsedItem(
+        path=path,
+        qid=slug(qid),
+        locale=locale,
+        kind=kind,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=interaction.get("shuffle") == "true",
+        stem=text_of(prompt, lang, inline=False),
+        explanation=text_of(general, lang, inline=False) if general is not None else None,
+        choices=choices,
+    )
+
+
+# --- the package --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Found:
+    items: list[ParsedItem[Text]] = field(default_factory=list)
+    tests: dict[str, tuple[str, Text | None]] = field(default_factory=dict)  # locale -> (title, intro)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _lom_general(element: etree._Element) -> etree._Element | None:
+    return element.find(f"{{{CP}}}metadata/{{{LOM}}}lom/{{{LOM}}}general")
+
+
+def _keywords(general: etree._Element | None) -> tuple[str, ...]:
+    if general is None:
+        return ()
+    words = (k.findtext(f"{{{LOM}}}string") or "" for k in general.iterfind(f"{{{LOM}}}keyword"))
+    return tuple(dict.fromkeys(slug(w) for w in words if w.strip()))
+
+
+def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, list[Problem]]:
+    """A bank from a QTI 3 package; raises ProblemsFound with every error, else returns it with warnings."""
+    try:
+        package = SafeZip(data)
+        if MANIFEST not in package.infos:
+            raise ProblemsFound([Problem(name, None, f"no {MANIFEST} at the root of the package")])
+        manifest = package.xml(MANIFEST)
+    except (UnsafePackage, UnsafeXmlError) as exc:
+        raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    if manifest.tag != f"{{{CP}}}manifest":
+        message = f"the root element is {etree.QName(manifest).text}, not a QTI 3 package manifest ({CP})"
+        raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", manifest.sourceline, message)])
+    found = Found()
+    general = _lom_general(manifest)
+    bank_id = None
+    titles: dict[str, str] = {}
+    languages: list[str] = []
+    if general is not None:
+        for identifier in general.iterfind(f"{{{LOM}}}identifier"):
+            if identifier.findtext(f"{{{LOM}}}catalog") == LOM_CATALOG:
+                bank_id = identifier.findtext(f"{{{LOM}}}entry")
+        for string in general.iterfind(f"{{{LOM}}}title/{{{LOM}}}string"):
+            titles.setdefault(string.get("language") or "", string.text or "")
+        languages = [language.text or "" for language in general.iterfind(f"{{{LOM}}}language")]
+    for resource in manifest.iterfind(f"{{{CP}}}resources/{{{CP}}}resource"):
+        kind = resource.get("type", "")
+        href = resource.get("href") or next((f.get("href", "") for f in resource.iterfind(f"{{{CP}}}file")), "")
+        path = resolve_href(MANIFEST, href)
+        if kind not in (ITEM_TYPE, TEST_TYPE):
+            continue
+        place = f"{name}!/{path or href}"
+        if path is None or path not in package.infos:
+            found.problems.append(
+                Problem(
+                    f"{name}!/{MANIFEST}", resource.sourceline, f"the manifest names {href!r}, which is not in the zip"
+                )
+            )
+            continue
+        try:
+            root = package.xml(path, max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000)
+        except (UnsafePackage, UnsafeXmlError) as exc:
+            found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
+            continue
+        if kind == ITEM_TYPE:
+            item = parse_item(root, place, found.problems)
+            if item is not None:
+                item.tags = _keywords(_lom_general(resource))
+                found.items.append(item)
+        elif root.tag == q("qti-assessment-test"):
+            rubric = root.find(f".//{q('qti-rubric-block')}")
+            intro = None
+            if rubric is not None:
+                body = rubric.find(q("qti-content-body"))
+                intro = text_of(body if body is not None else rubric, rubric.get(XML_LANG), inline=False)
+            test_locale = root.get("identifier", "").rpartition("-")[2]  # (ours: BANK-LOCALE)
+            locale = locale_of(test_locale) if test_locale else None
+            if locale is not None:
+                found.tests[locale] = (root.get("title", ""), intro)
+    return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def _plain_markdown(text: str) -> str:
+    """Markdown whose plain text is exactly ``text`` (titles are plain text)."""
+    text = " ".join(text.split())
+    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+
+
+def _bank(
+    found: Found,
+    name: str,
+    package: SafeZip,
+    bank_id: str | None,
+    titles: dict[str, str],
+    languages: list[str],
+    tags: tuple[str, ...],
+) -> tuple[Bank, list[Problem]]:
+    problems = found.problems
+    groups: dict[str, dict[str, ParsedItem[Text]]] = {}
+    for item in found.items:
+        versions = groups.setdefault(item.qid, {})
+        if item.locale in versions:
+            problems.append(Problem(item.path, None, f"a second item of question {item.qid!r} in {item.locale}"))
+            continue
+        versions[item.locale] = item
+    present = list(dict.fromkeys(i.locale for i in found.items))
+    if not present:
+        raise ProblemsFound([*problems, Problem(name, None, "the package has no choice item moe-lms can import")])
+    declared = locale_of(languages[0]) if languages else None
+    source = declared if declared in present else present[0]
+    targets = [loc for loc in present if loc != source]
+    questions: list[Question] = []
+    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    for qid, versions in groups.items():
+        question = question_of(qid, versions, source, problems)
+        if question is None:
+            continue
+        questions.append(question)
+        for locale, item in versions.items():
+            if locale != source:
+                translate(question, item, locale, translations[locale], problems)
+    source_lang = locale_info(source).lang
+    source_test = found.tests.get(source)
+    title_text = titles.get(source_lang) or (source_test[0] if source_test else "") or posixpath.basename(name)
+    title = _plain_markdown(title_text)
+    intro = source_test[1].markdown() if source_test is not None and source_test[1] is not None else None
+    for locale in targets:
+        lang, catalog = locale_info(locale).lang, translations[locale]
+        other = titles.get(lang) or (found.tests[locale][0] if locale in found.tests else None)
+        if other and other.strip() != title_text.strip():
+            catalog["title"] = Translation(text=_plain_markdown(other), source=title)
+        test = found.tests.get(locale)
+        if intro and test is not None and test[1] is not None and same_lang(test[1].lang, lang):
+            catalog["intro"] = Translation(text=test[1].markdown(), source=intro)
+    raw: dict[str, object] = {
+        "id": slug(bank_id or posixpath.basename(name).split(".")[0]),
+        "title": title,
+        "source_locale": source,
+        "target_locales": targets,
+        "tags": list(tags),
+        "questions": questions,
+        "translations": translations,
+    }
+    if intro:
+        raw["intro"] = intro
+    texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
+    raw["media"] = packaged_media(package.read, "", texts, name, problems)
+    return validated_bank(raw, name, problems, no_questions="no question of the package could be imported")
+
+
+def load(data: bytes, *, name: str = "package.qti3.zip") -> Bank:
+    return read_package(data, name=name)[0]

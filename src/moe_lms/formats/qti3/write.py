@@ -1,0 +1,463 @@
+"""Writing a QTI 3.0 content package: an item per question per locale, a test per locale, the images, a manifest.
+
+Layout (entries in a fixed order, fixed times and permissions: the same bank gives the same bytes)::
+
+    imsmanifest.xml             IMS CP 1.2 in the QTI 3 profile; LOM says the bank's id, titles, language, tags
+    items/QUESTION-LOCALE.xml   qti-assessment-item, one choice interaction
+    tests/BANK-LOCALE.xml       qti-assessment-test: one part, one section, the intro as its rubric
+    media/…                     the images the texts show, referred to as ../media/…
+
+An item is :mod:`..qti_item`'s model, the one QTI 2.1's items are made of, spelled in QTI 3
+(:func:`sub_as_qti21` turns ``responseCondition`` into ``qti-response-condition``): the same identifiers (the item
+``QUESTION-LOCALE``, each choice its bank id), shape, mapping and contents, and the same response processing for
+SCORE, written inline (a player need fetch no template): 0 unanswered, MAXSCORE for the keyed response, otherwise
+0 (single answer) or the response's mapping (multiple answer: each correct choice adds points/right, each wrong one
+takes points/wrong, bounded by 0 and the points).
+
+FEEDBACK is where the two versions differ. QTI 2.1's items add each chosen choice, and ``general_explanation``, to
+FEEDBACK with ``multiple`` over FEEDBACK itself: the shape Canvas's importer reads. Players do not all evaluate that
+as the specification says: the Citolab player these items are tested in turns a NULL FEEDBACK into an object (so
+the general explanation never showed) and joins a multiple-valued one into one string (so a second chosen choice
+would hide the first's). Here FEEDBACK starts as ``not_answered`` and an answer sets it to the response itself
+(the chosen choices); a ``qti-modal-feedback`` per choice shows when FEEDBACK holds that choice, and the general
+explanation's (``show-hide="hide"``, identifier ``not_answered``) whenever FEEDBACK holds anything else: on every
+answer.
+
+Math is MathML 3 (latex2mathml's presentation markup with its LaTeX as an annotation); every text names its
+language (``xml:lang``) and direction (``dir``) where it differs from the item's, and the item body says the
+item's direction.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import BinaryIO
+
+import lxml.html
+from lxml import etree
+
+from ... import __version__
+from ...locales import LocalizedView, Resolved, locale_info, resolve
+from ...media import image_references, media_of, shown_media
+from ...model import Bank, Kind, MediaItem, Question
+from ...problems import Problem, ProblemsFound
+from ...richtext import Profile, mathml, render_block, rendering
+from ...zipout import ZipStream
+from .. import ExportOptions
+from ..qti_item import (
+    FIXED,
+    IDENTIFIER,
+    LANG,
+    MAX_CHOICES,
+    POINTS,
+    SHUFFLE,
+    expression,
+    item_identifier,
+    item_values,
+    plain_title,
+    renderer,
+    scoring,
+    set_outcome,
+    stem_title,
+)
+
+QTI = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
+QTI_XSD_URL = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqti_asiv3p0_v1p0.xsd"
+CP = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
+CP_XSD_URL = "https://purl.imsglobal.org/spec/qti/v3p0/schema/xsd/imsqtiv3p0_imscpv1p2_v1p0.xsd"
+LOM = "http://ltsc.ieee.org/xsd/LOM"
+LOM_XSD_URL = "https://purl.imsglobal.org/spec/md/v1p3/schema/xsd/imsmd_loose_v1p3p2.xsd"
+XSI = "http://www.w3.org/2001/XMLSchema-instance"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+SCHEMA_LOCATION = f"{{{XSI}}}schemaLocation"
+
+MANIFEST = "imsmanifest.xml"
+ITEM_TYPE = "imsqti_item_xmlv3p0"
+TEST_TYPE = "imsqti_test_xmlv3p0"
+TOOL_NAME = "moe-lms"
+LOM_CATALOG = "moe-lms"
+# FEEDBACK's default: it stays so until an answer replaces it with the chosen choices, and the general explanation
+# shows (show-hide="hide") whenever FEEDBACK is anything else. (A bank id never holds "_": no choice is called so.)
+NOT_ANSWERED = "not_answered"
+TRUE_FALSE_CLASS = "moe-true-false"
+
+
+def q(tag: str) -> str:
+    return f"{{{QTI}}}{tag}"
+
+
+def sub(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    element = etree.SubElement(parent, q(tag), attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+_WORD = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def kebab(name: str) -> str:
+    """A QTI 2.1 name as QTI 3 spells it: responseCondition -> response-condition, baseType -> base-type."""
+    return _WORD.sub("-", name).lower()
+
+
+def sub_as_qti21(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    """:class:`..qti_item.Sub` for QTI 3: the shared model's QTI 2.1 names (``responseCondition``, ``baseType``)
+    spelled in QTI 3 (``qti-response-condition``, ``base-type``)."""
+    attributes = {kebab(name): value for name, value in (attrib or {}).items()}
+    return sub(parent, f"qti-{kebab(tag)}", attributes, text)
+
+
+def item_path(question_id: str, locale: str) -> str:
+    return f"items/{item_identifier(question_id, locale)}.xml"
+
+
+def test_path(bank: Bank, locale: str) -> str:
+    return f"tests/{bank.id}-{locale}.xml"
+
+
+def media_path(item: MediaItem) -> str:
+    return item.path  # media/… at the package root, as in the bank
+
+
+def package_url(item: MediaItem) -> str:
+    """How an item or test (one folder down) refers to a packaged image."""
+    return f"../{media_path(item)}"
+
+
+def package_profile(bank: Bank) -> Profile:
+    """MathML, packaged images, code blocks unhighlighted (no style attributes in QTI's XHTML)."""
+    return Profile(math="mathml", image_url=package_url, media=bank.media, highlight="none")
+
+
+# --- HTML into QTI 3's XHTML ------------------------------------------------------------------------------------
+
+# text.py's allow-list, less what QTI 3 lacks: u, s, bdi, bdo become spans with a class; lang becomes xml:lang; dir
+# stays.
+_QTI_HTML = frozenset(
+    {
+        "p", "br", "strong", "em", "b", "i", "sub", "sup", "code", "pre", "kbd", "blockquote", "ul", "ol", "li",
+        "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr", "h3", "h4", "h5", "h6", "img",
+    }
+)  # fmt: skip
+# bdi and bdo too: the QTI 3 profile lets them hold text only, and richtext isolates math in a bdi (top-$k$).
+AS_SPAN = {"u": "moe-u", "s": "moe-s", "bdi": "moe-bdi", "bdo": "moe-bdo"}
+_LENGTH = re.compile(r"^[0-9]+%?$")
+_INTEGER = re.compile(r"^[0-9]+$")
+_LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
+_ATTRIBUTES: dict[str, tuple[tuple[str, re.Pattern[str] | None], ...]] = {
+    "a": (("href", None),),
+    "img": (("src", None), ("alt", None), ("width", _LENGTH), ("height", _LENGTH)),
+    "td": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
+    "th": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
+}
+
+
+def add_text(parent: etree._Element, text: str | None) -> None:
+    if not text:
+        return
+    if len(parent):
+        parent[-1].tail = (parent[-1].tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+
+
+def _convert(source: etree._Element, parent: etree._Element) -> None:
+    """Append a copy of one parsed HTML element (and what it holds) to ``parent`` as QTI 3 XHTML."""
+    tag = source.tag if isinstance(source.tag, str) else ""
+    if not tag:  # a comment or processing instruction: keep only the text after it
+        add_text(parent, source.tail)
+        return
+    if tag == "math":  # rich.mathml's own formula: made again from its LaTeX, in the MathML namespace
+        annotation = source.find(".//annotation")
+        latex = annotation.text if annotation is not None and annotation.text else ""
+        formula = etree.fromstring(mathml(latex, display=source.get("display") == "block"))
+        formula.tail = source.tail
+        parent.append(formula)
+        return
+    classes = []
+    if tag in AS_SPAN:
+        classes.append(AS_SPAN[tag])
+        tag = "span"
+    elif tag not in _QTI_HTML or (tag == "a" and not source.get("href")):
+        tag = "span"
+    element = etree.SubElement(parent, q(tag))
+    for name, pattern in _ATTRIBUTES.get(tag, ()):
+        value = source.get(name)
+        if name == "alt" and value is None:
+            value = ""  # QTI requires alt
+        if value is not None and (pattern is None or pattern.match(value)):
+            element.set(name, value)
+    lang = source.get("lang")
+    if lang and _LANGUAGE.match(lang):
+        element.set(XML_LANG, lang)
+    direction = source.get("dir")
+    if direction in ("rtl", "ltr"):
+        element.set("dir", direction)
+    language = source.get("class") or ""
+    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (rich.py)
+        classes.append(language)
+    if classes:
+        element.set("class", " ".join(classes))
+    element.text = source.text
+    for child in source:
+        _convert(child, element)
+    element.tail = source.tail
+
+
+def append_html(parent: etree._Element, fragment: str) -> None:
+    """Append sanitised HTML (text.py's, rich.py's) to a QTI element; ValueError for characters XML cannot carry."""
+    if "<" not in fragment:
+        add_text(parent, html.unescape(fragment))
+        return
+    holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
+    add_text(parent, holder.text)
+    for child in holder:
+        _convert(child, parent)
+
+
+def content(
+    parent: etree._Element, tag: str, resolved: Resolved, context_lang: str, render: Callable[[str], str]
+) -> etree._Element:
+    """One string in a new ``tag`` element, its language and direction said where they differ from the context."""
+    element = sub(parent, tag)
+    if resolved.lang != context_lang:
+        element.set(XML_LANG, resolved.lang)
+        element.set("dir", locale_info(resolved.lang.replace("-", "_")).direction)
+    append_html(element, render(resolved.text))
+    return element
+
+
+# --- items and tests: the shared model in QTI 3's names (see the module docstring) ---------------------------------
+
+
+def _outcome(parent: etree._Element, identifier: str, cardinality: str, base_type: str, default: str | None) -> None:
+    declaration = sub(parent, "qti-outcome-declaration", {"identifier": identifier, "cardinality": cardinality})
+    declaration.set("base-type", base_type)
+    if default is not None:
+        sub(sub(declaration, "qti-default-value"), "qti-value", text=default)
+
+
+def feedback_is_the_response(answered: etree._Element, multiple: bool) -> None:
+    """FEEDBACK (multiple) := the response: a multiple response as it is, a single one as a container of one."""
+    feedback = set_outcome(sub_as_qti21, answered, "FEEDBACK")
+    target = feedback if multiple else sub_as_qti21(feedback, "multiple")
+    expression(sub_as_qti21, target, "variable", identifier="RESPONSE")
+
+
+def build_item(question: Question, view: LocalizedView) -> etree._Element:
+    """One question in one locale as a ``qti-assessment-item``: the shared model (:mod:`..qti_item`: its shape,
+    identifiers, mapping, contents and scoring) in QTI 3's names, FEEDBACK set as the module docstring says."""
+    shape, values, contents, _ = item_values(question, view)
+    n, k = shape.choices, shape.correct
+    ids = values[FIXED : FIXED + n]
+    correct_ids = values[FIXED + n : FIXED + n + k]
+    mapped = values[FIXED + n + k : FIXED + 2 * n + k]
+    lang = values[LANG]
+    multiple = shape.kind is Kind.MULTIPLE
+
+    item = etree.Element(q("qti-assessment-item"), nsmap={None: QTI, "xsi": XSI})
+    item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    item.set("identifier", values[IDENTIFIER])
+    item.set("title", stem_title(contents[0].text))
+    item.set("adaptive", "false")
+    item.set("time-dependent", "false")
+    item.set(XML_LANG, lang)
+    item.set("tool-name", TOOL_NAME)
+    item.set("tool-version", __version__)
+
+    response = sub(item, "qti-response-declaration", {"identifier": "RESPONSE"})
+    response.set("cardinality", "multiple" if multiple else "single")
+    response.set("base-type", "identifier")
+    correct = sub(response, "qti-correct-response")
+    for choice_id in correct_ids:
+        sub(correct, "qti-value", text=choice_id)
+    if multiple:
+        bounds = {"lower-bound": "0", "upper-bound": values[POINTS], "default-value": "0"}
+        mapping = sub(response, "qti-mapping", bounds)
+        for choice_id, value in zip(ids, mapped, strict=True):
+            sub(mapping, "qti-map-entry", {"map-key": choice_id, "mapped-value": value})
+    _outcome(item, "SCORE", "single", "float", "0")
+    _outcome(item, "MAXSCORE", "single", "float", values[POINTS])
+    _outcome(item, "FEEDBACK", "multiple", "identifier", NOT_ANSWERED)
+
+    body = sub(item, "qti-item-body", {"dir": view.info.direction})
+    interaction = sub(body, "qti-choice-interaction", {"response-identifier": "RESPONSE"})
+    interaction.set("shuffle", values[SHUFFLE])
+    interaction.set("max-choices", values[MAX_CHOICES])
+    if shape.kind is Kind.TRUE_FALSE:
+        interaction.set("class", TRUE_FALSE_CLASS)
+    content(interaction, "qti-prompt", contents[0], lang, renderer(shape, 0))
+    for j, choice_id in enumerate(ids):
+        content(interaction, "qti-simple-choice", contents[1 + j], lang, renderer(shape, 1 + j)).set(
+            "identifier", choice_id
+        )
+
+    processing = sub(item, "qti-response-processing")
+    scoring(sub_as_qti21, processing, multiple, on_answer=lambda answered: feedback_is_the_response(answered, multiple))
+    feedback = [(choice_id, "show") for choice_id in ids] + [(NOT_ANSWERED, "hide")]  # (the general one last)
+    for j, (identifier, show_hide) in enumerate(feedback):
+        modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
+        modal.set("identifier", identifier)
+        text = content(sub(modal, "qti-content-body"), "div", contents[1 + n + j], lang, renderer(shape, 1 + n + j))
+        text.set("class", "moe-feedback")
+    return item
+
+
+def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
+    """The bank in one locale as a ``qti-assessment-test``: one part, one section, items in bank order."""
+    test = etree.Element(q("qti-assessment-test"), nsmap={None: QTI, "xsi": XSI})
+    test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    test.set("identifier", f"{bank.id}-{view.locale}")
+    title = plain_title(view.title.text)
+    test.set("title", title)
+    test.set("tool-name", TOOL_NAME)
+    test.set("tool-version", __version__)
+    _outcome(test, "SCORE", "single", "float", "0")
+    _outcome(test, "MAXSCORE", "single", "float", "0")
+    part = sub(test, "qti-test-part", {"identifier": "part", "navigation-mode": "nonlinear"})
+    part.set("submission-mode", "individual")
+    sub(part, "qti-item-session-control", {"show-feedback": "true"})
+    section = sub(part, "qti-assessment-section", {"identifier": "section", "title": title, "visible": "true"})
+    intro = view.intro
+    if intro is not None:
+        rubric = sub(section, "qti-rubric-block", {"view": "candidate", "use": "instructions"})
+        rubric.set(XML_LANG, intro.lang)
+        rubric.set("dir", locale_info(intro.lang.replace("-", "_")).direction)
+        append_html(sub(rubric, "qti-content-body"), render_block(intro.text))
+    for question in bank.questions:
+        identifier = item_identifier(question.id, view.locale)
+        sub(
+            section,
+            "qti-assessment-item-ref",
+            {"identifier": identifier, "href": f"../{item_path(question.id, view.locale)}"},
+        )
+    processing = sub(test, "qti-outcome-processing")
+    for identifier in ("SCORE", "MAXSCORE"):
+        sub(
+            sub(set_outcome(sub_as_qti21, processing, identifier), "qti-sum"),
+            "qti-test-variables",
+            {"variable-identifier": identifier},
+        )
+    return test
+
+
+# --- the manifest -----------------------------------------------------------------------------------------------
+
+
+def _cp(
+    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
+) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{CP}}}{tag}", attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _lom(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{LOM}}}{tag}", attrib)
+    if text is not None:
+        element.text = text
+    return element
+
+
+def _lom_string(parent: etree._Element, tag: str, language: str, text: str) -> None:
+    _lom(_lom(parent, tag), "string", text, language=language)
+
+
+def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Element:
+    manifest = etree.Element(f"{{{CP}}}manifest", nsmap={None: CP, "imsmd": LOM, "xsi": XSI})
+    manifest.set("identifier", f"MANIFEST-{bank.id}")
+    manifest.set(SCHEMA_LOCATION, f"{CP} {CP_XSD_URL} {LOM} {LOM_XSD_URL}")
+    metadata = _cp(manifest, "metadata")
+    _cp(metadata, "schema", text="QTI Package")
+    _cp(metadata, "schemaversion", text="3.0.0")
+    general = _lom(_lom(metadata, "lom"), "general")
+    identifier = _lom(general, "identifier")
+    _lom(identifier, "catalog", LOM_CATALOG)
+    _lom(identifier, "entry", bank.id)
+    title = _lom(general, "title")
+    for view in views.values():
+        _lom(title, "string", plain_title(view.title.text, 1000), language=view.title.lang)
+    source = locale_info(bank.source_locale).lang
+    for language in dict.fromkeys([source, *(v.info.lang for v in views.values())]):
+        _lom(general, "language", language)
+    for tag in bank.tags:
+        _lom_string(general, "keyword", source, tag)
+    _cp(manifest, "organizations")
+    resources = _cp(manifest, "resources")
+    images = shown_media(views.values())
+    for locale in views:
+        test = _cp(resources, "resource", {"identifier": f"TEST-{locale}", "type": TEST_TYPE})
+        test.set("href", test_path(bank, locale))
+        _cp(test, "file", {"href": test_path(bank, locale)})
+        for question in bank.questions:
+            _cp(test, "dependency", {"identifierref": _item_resource(question.id, locale)})
+    for locale, view in views.items():
+        for question in bank.questions:
+            resource = _cp(
+                resources, "resource", {"identifier": _item_resource(question.id, locale), "type": ITEM_TYPE}
+            )
+            resource.set("href", item_path(question.id, locale))
+            if question.tags:  # the question's tags as the keywords of its items
+                general = _lom(_lom(_cp(resource, "metadata"), "lom"), "general")
+                for tag in question.tags:
+                    _lom_string(general, "keyword", source, tag)
+            _cp(resource, "file", {"href": item_path(question.id, locale)})
+            for image in item_media(view, question):
+                _cp(resource, "dependency", {"identifierref": media_resource(image)})
+    for image in images:
+        resource = _cp(resources, "resource", {"identifier": media_resource(image), "type": "webcontent"})
+        resource.set("href", media_path(image))
+        _cp(resource, "file", {"href": media_path(image)})
+    return manifest
+
+
+def item_media(view: LocalizedView, question: Question) -> list[MediaItem]:
+    """The images a question's item shows in this locale (its stem, choices, feedback), by path."""
+    if not view.bank.media:
+        return []
+    found: dict[str, MediaItem] = {}
+    for resolved in view.question_texts(question):
+        for reference in image_references(resolved.text):
+            item = media_of(view.bank, reference.path)
+            if item is not None:
+                found[item.path] = item
+    return [found[path] for path in sorted(found)]
+
+
+def _item_resource(question_id: str, locale: str) -> str:
+    return f"ITEM-{item_identifier(question_id, locale)}"
+
+
+def media_resource(item: MediaItem) -> str:
+    """The resource identifier of a bank image (an XML NCName made from its bank path)."""
+    return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", item.path)
+
+
+def serialise(root: etree._Element) -> bytes:
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8") + b"\n"
+
+
+def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+    """The package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
+    package = ZipStream(out)
+    with rendering(package_profile(bank)):
+        try:
+            package.add(MANIFEST, serialise(build_manifest(bank, views)))
+            for locale, view in views.items():
+                for question in bank.questions:
+                    package.add(item_path(question.id, locale), serialise(build_item(question, view)))
+                package.add(test_path(bank, locale), serialise(build_test(bank, view)))
+        except ValueError as exc:  # characters XML cannot carry, from a translation
+            raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
+        for image in shown_media(views.values()):
+            package.add(media_path(image), image.data)
+    package.close()
