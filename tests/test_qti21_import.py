@@ -125,6 +125,7 @@ markdown_text = st.lists(st.sampled_from(_TOKENS), min_size=1, max_size=20).map(
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(stem=markdown_text, choice=markdown_text, explanation=markdown_text)
 @example(stem="a", choice="a", explanation="\ta\n\na")  # an indented code block comes back fenced: same HTML
+@example(stem="a", choice="a", explanation="~~~a  \na")  # a fence left open comes back closed: same HTML
 def test_any_markdown_survives_export_import_export(stem: str, choice: str, explanation: str) -> None:
     # Markdown that renders to nothing ("#", "-") is an empty question text, not something to carry across; and
     # text.py's sanitiser unwraps h1/h2 to bare text, which no other Markdown renders to.

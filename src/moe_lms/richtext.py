@@ -329,7 +329,10 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
     token = tokens[idx]
     profile: Profile = env["profile"]
     language = token.info.strip().split(" ")[0] if token.info else ""
-    block = code_block(token.content, language, highlight=profile.highlight)
+    # A fence left open at the end of the text ends without the line break a closed one's code has: the same code
+    # either way, so the same bytes (an importer can only write the closed form back).
+    code = token.content if token.content.endswith("\n") or not token.content else token.content + "\n"
+    block = code_block(code, language, highlight=profile.highlight)
     return str(env["holes"].put(block)) + "\n"  # (the line break after the block, as markdown-it's own rule writes)
 
 
