@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from moe_lms.model import XML_ILLEGAL, Bank, Translation, strings
+from moe_lms.richtext import formula_problem
 
 ids = st.text(alphabet=string.ascii_lowercase + string.digits + "-", max_size=10).map(lambda s: "x" + s)
 
@@ -24,6 +25,8 @@ texts = (
     )
     .map(lambda s: __import__("unicodedata").normalize("NFC", s))
     .filter(lambda s: s.strip() != "" and not XML_ILLEGAL.search(s))  # U+FFFE/U+FFFF are Cn, not Cc
+    # A formula that does not parse ("$&$") is a problem of the bank: load_bank refuses it, and tests/hostile says so.
+    .filter(lambda s: "$" not in s or formula_problem(s) is None)
 )
 
 
