@@ -406,7 +406,7 @@ class QuizStream:
         self._made: list[tuple[str, str]] | None = None
         # Math as \(…\) / \[…\], which Canvas's math rendering (MathJax) reads; images at the URL ``image_url``
         # gives each (the course file it was uploaded to), and refused without one.
-        self.profile = Profile(math="tex", image_url=image_url, media=bank.media)
+        self.profile = Profile(math="tex", image_url=image_url, media=bank.media, isolate="span")  # (richtext.Profile)
         if image_url is None:
             refuse_images(self.view)
 

@@ -181,7 +181,7 @@ def image_url(flavour: Flavour) -> Callable[[MediaItem], str]:
 
 def rich_profile(media: Mapping[str, MediaItem], flavour: Flavour) -> Profile:
     """Math as \\(…\\) / \\[…\\] (MathJax in Canvas and Moodle), images from web_resources/."""
-    return Profile(math="tex", image_url=image_url(flavour), media=media)
+    return Profile(math="tex", image_url=image_url(flavour), media=media, isolate="span")  # (Canvas imports both)
 
 
 # An image's src as our items and others' write it: $IMS-CC-FILEBASE$/<path under web_resources/> (Canvas's and
