@@ -322,7 +322,7 @@ def _thorough_export(bank: Bank, locale: str) -> str:
     view = resolve(bank, locale)
 
     def field(resolved: Any, *, block: bool) -> str:
-        rendered = render_block(resolved.text) if block else render_inline(resolved.text)
+        rendered = _written(resolved, render_block if block else render_inline)
         info = view.source_info if resolved.lang != view.info.lang else view.info
         tag = "div" if block else "span"
         return "[html]" + _thorough_escape(f'<{tag} lang="{info.lang}" dir="{info.direction}">{rendered}</{tag}>')
