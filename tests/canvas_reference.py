@@ -19,19 +19,24 @@ from moe_lms.formats.canvas import (
 from moe_lms.formats.canvas_media import image_ref
 from moe_lms.locales import LocalizedView, Resolved, locale_info
 from moe_lms.model import Bank, Kind, Question
-from moe_lms.richtext import plain_text, render_block, render_inline, rendering
+from moe_lms.richtext import latin_isolated, plain_text, render_block, render_inline, rendering
 
 
 def _dir(r: Resolved) -> str:
     return "rtl" if locale_info(r.lang.replace("-", "_")).rtl else "ltr"
 
 
+def _in_direction(r: Resolved, rendered: str) -> str:
+    """In a right-to-left text, a Latin-only one (the choice "64 KiB") is an LTR isolate (issue 26)."""
+    return latin_isolated(rendered) if _dir(r) == "rtl" else rendered
+
+
 def _block(r: Resolved) -> str:
-    return f'<div lang="{r.lang}" dir="{_dir(r)}">{render_block(r.text)}</div>'
+    return f'<div lang="{r.lang}" dir="{_dir(r)}">{_in_direction(r, render_block(r.text))}</div>'
 
 
 def _inline(r: Resolved) -> str:
-    return f'<span lang="{r.lang}" dir="{_dir(r)}">{render_inline(r.text)}</span>'
+    return f'<span lang="{r.lang}" dir="{_dir(r)}">{_in_direction(r, render_inline(r.text))}</span>'
 
 
 def classic_question(view: LocalizedView, q: Question) -> tuple[str, dict[str, Any]]:

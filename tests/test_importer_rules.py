@@ -235,24 +235,60 @@ CANVAS_STYLE = re.compile(
 )
 
 
-def test_canvas_s_sanitizer_keeps_all_the_markup_of_a_canvas_qti_package(with_images: Bank) -> None:
+def _canvas_payload_html(data: bytes) -> list[str]:
+    import json
+
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str) and value.startswith(("<div", "<span", "<p")):
+            found.append(value)
+
+    walk(json.loads(data))
+    return found
+
+
+def _canvas_texts(format_name: str, bank: Bank) -> list[str]:
+    """The HTML texts Canvas would store of ``bank`` exported as ``format_name`` (in every locale, Urdu too)."""
+    if format_name == "canvas":
+        return _canvas_payload_html(export("canvas", bank))
+    return [text for root in qti_files(members(export(format_name, bank))).values() for text in mattexts(root)]
+
+
+# What Canvas imports: its API payload, its QTI zip and a Common Cartridge (lib/cc/importer/standard).
+@pytest.mark.parametrize("format_name", ["canvas-qti", "cc11", "canvas"])
+def test_canvas_s_sanitizer_keeps_all_the_markup_canvas_imports(with_images: Bank, format_name: str) -> None:
     """canvas_sanitize.rb: every element, attribute and style property of our HTML is one Canvas keeps (html_helper.rb
-    sanitize_html! runs it on every text), so nothing a learner should see is removed."""
+    sanitize_html! runs it on every text), so nothing a learner should see is removed: a formula's or a Latin-only
+    text's left-to-right isolate is a <span dir="ltr"> (SANITIZE has no bdi), code has no unicode-bidi."""
     from lxml import html as lxml_html
 
-    for bank in (with_images, load_bank(ARITHMETIC), rich_bank()):
-        for root in qti_files(members(export("canvas-qti", bank))).values():
-            for text in mattexts(root):
-                for element in lxml_html.fragment_fromstring(text, create_parent="div").iter():
-                    if element.tag == "div" and element.getparent() is None:
-                        continue
-                    assert element.tag in CANVAS_ELEMENTS, element.tag
-                    # (a link's rel="noopener" Canvas drops: it shows nothing, and Canvas opens links its own way)
-                    kept = CANVAS_ATTRIBUTES | CANVAS_TAG_ATTRIBUTES.get(element.tag, set()) | {"rel"}
-                    extra = set(element.attrib) - kept
-                    assert not extra, (element.tag, extra)
-                    for declaration in filter(None, (element.get("style") or "").split(";")):
-                        assert CANVAS_STYLE.match(declaration.split(":")[0].strip()), declaration
+    banks = (
+        (load_bank(ARITHMETIC), rich_bank())
+        if format_name == "canvas"
+        else (with_images, load_bank(ARITHMETIC), rich_bank())
+    )
+    isolates = 0
+    for bank in banks:
+        for text in _canvas_texts(format_name, bank):
+            for element in lxml_html.fragment_fromstring(text, create_parent="div").iter():
+                if element.tag == "div" and element.getparent() is None:
+                    continue
+                assert element.tag in CANVAS_ELEMENTS, element.tag
+                # (a link's rel="noopener" Canvas drops: it shows nothing, and Canvas opens links its own way)
+                kept = CANVAS_ATTRIBUTES | CANVAS_TAG_ATTRIBUTES.get(element.tag, set()) | {"rel"}
+                extra = set(element.attrib) - kept
+                assert not extra, (element.tag, extra)
+                for declaration in filter(None, (element.get("style") or "").split(";")):
+                    assert CANVAS_STYLE.match(declaration.split(":")[0].strip()), declaration
+                isolates += element.tag == "span" and element.get("dir") == "ltr"
+    assert isolates  # (the arithmetic bank's formulas and its Urdu choice "64 KiB")
 
 
 def test_moodle_restores_a_true_false_question_whatever_its_choices_are_called() -> None:

@@ -231,12 +231,6 @@ def urdu_exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return pages
 
 
-# Formats whose right-to-left text isolates a Latin-only text (the choice "64 KiB"); the others write plain text
-# through their skeletons' fast paths, and their reference tests rebuild the wrapper field by field (issue 26 left
-# them: see docs/explanation/right-to-left.md).
-LATIN_ISOLATED = {"moodle", "html"}
-
-
 def _measure(launch: Any, page_file: Path, format_name: str) -> list[str]:
     context = launch(viewport=PHONE, offline=True)
     try:
@@ -266,13 +260,9 @@ def test_urdu_questions_with_code_math_and_an_image_fit_a_phone_and_read_in_orde
     assert problems == [], "; ".join(problems)
 
 
-@pytest.mark.parametrize(
-    "format_name",
-    [
-        f if f in LATIN_ISOLATED else pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="not isolated yet"))
-        for f in FORMATS
-    ],
-)
+# Every format isolates a Latin-only text in right-to-left text (<bdi dir="ltr">, <span dir="ltr"> for what Canvas
+# imports, a span of class moe-bdi moe-ltr in QTI 2.1).
+@pytest.mark.parametrize("format_name", FORMATS)
 def test_a_latin_only_choice_keeps_its_order_in_urdu(measured: dict[str, list[str]], format_name: str) -> None:
     problems = [p for p in measured[format_name] if p.startswith("the choice")]
     assert problems == [], "; ".join(problems)

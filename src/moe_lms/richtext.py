@@ -64,6 +64,12 @@ class Profile:
     # Whether an image links to itself, so a wide diagram shrunk to a phone's width can be opened full size (not for
     # the HTML page: browsers refuse to open a data: URL from a link).
     image_links: bool = True
+    # The element of a left-to-right isolate (a formula, a Latin-only text): <bdi dir="ltr">, or <span dir="ltr">
+    # for what Canvas imports (its API payload, Canvas QTI, the cartridge). Canvas's sanitiser
+    # (instructure/canvas-lms gems/canvas_sanitize/lib/canvas_sanitize/canvas_sanitize.rb, SANITIZE) has no bdi
+    # element and no unicode-bidi style property, so it would remove a <bdi> (keeping its text) and the code
+    # style's unicode-bidi; it keeps span and dir, and a [dir] element is an isolate in HTML's own stylesheet.
+    isolate: Literal["bdi", "span"] = "bdi"
 
 
 _DEFAULT = Profile()
@@ -228,15 +234,20 @@ def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
         if profile.math == "mathml":
             made = mathml(source, display=display, ltr=profile.ltr)
             if prefix or suffix:  # (a <math> is one neutral character to the bidi algorithm, as a TeX run is)
-                made = f'<bdi dir="ltr">{prefix}{made}{suffix}</bdi>'
+                made = ltr_isolate(f"{prefix}{made}{suffix}", profile)
         else:
             tex = html.escape(f"\\[{source}\\]" if display else f"\\({source}\\)", quote=False)
             style = f' style="{DISPLAY_MATH_STYLE}"' if display and profile.styles else ""
-            made = f'<bdi dir="ltr"{style}>{prefix}{tex}{suffix}</bdi>'
+            made = ltr_isolate(f"{prefix}{tex}{suffix}", profile, style)
         made = env["holes"].put(made)
         return f"<p>{made}</p>\n" if block else made
 
     return rule
+
+
+def ltr_isolate(inner: str, profile: Profile, style: str = "") -> str:
+    """``inner`` as a left-to-right isolate of ``profile``'s element (``<bdi dir="ltr">`` or ``<span dir="ltr">``)."""
+    return f'<{profile.isolate} dir="ltr"{style}>{inner}</{profile.isolate}>'
 
 
 # Raw TeX (before MathJax runs, or where it cannot load) and a formula are right-to-left text's neutrals: each math
@@ -332,7 +343,7 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
     # A fence left open at the end of the text ends without the line break a closed one's code has: the same code
     # either way, so the same bytes (an importer can only write the closed form back).
     code = token.content if token.content.endswith("\n") or not token.content else token.content + "\n"
-    block = code_block(code, language, highlight=profile.highlight)
+    block = code_block(code, language, highlight=profile.highlight, bidi_style=profile.isolate == "bdi")
     return str(env["holes"].put(block)) + "\n"  # (the line break after the block, as markdown-it's own rule writes)
 
 
@@ -341,11 +352,12 @@ def _fence_rule(tokens: Sequence[Token], idx: int, _options: Any, env: dict[str,
 MAX_HIGHLIGHT = 20_000
 
 
-def code_block(code: str, language: str, *, highlight: str) -> str:
+def code_block(code: str, language: str, *, highlight: str, bidi_style: bool = True) -> str:
     """A code block: Pygments with inline styles or classes (deterministic) where the format takes them, and
     plain past :data:`MAX_HIGHLIGHT` characters. Code is left to right in every text (dir="ltr"): in a
     right-to-left one the browser would otherwise put a line's final ``:`` at its left end, lose its indent and
-    open a scrolled block at the lines' ends."""
+    open a scrolled block at the lines' ends. Without ``bidi_style`` (Canvas, which removes the property) the
+    inline style has no ``unicode-bidi`` (a block with dir="ltr" is isolated by the browser's own stylesheet)."""
     direction = ' dir="ltr"'
     if highlight != "none" and language and len(code) <= MAX_HIGHLIGHT:
         from pygments import highlight as pygmentize
@@ -361,7 +373,8 @@ def code_block(code: str, language: str, *, highlight: str) -> str:
             inline = highlight == "inline"
             formatter = HtmlFormatter(noclasses=inline, nowrap=True, style=CODE_THEME)
             body = pygmentize(code, lexer, formatter)
-            style = f' style="{CODE_STYLE}"' if inline else ""
+            code_style = CODE_STYLE if bidi_style else CODE_STYLE.replace(";unicode-bidi:isolate", "")
+            style = f' style="{code_style}"' if inline else ""
             name = html.escape(language)
             return f'<pre{direction} class="code"{style}><code class="language-{name}">{body}</code></pre>'
     # As markdown-it renders a fence (trailing newline and all) and nh3 then writes it: a no-break space as
@@ -436,12 +449,13 @@ def latin_isolated(rendered: str) -> str:
     strong = {unicodedata.bidirectional(c) for c in visible} & {"L", "R", "AL"}
     if strong != {"L"}:
         return rendered
+    profile = _profile.get()
     paragraph = _ONE_PARAGRAPH.fullmatch(rendered)
     if paragraph is not None:
-        return f'<p><bdi dir="ltr">{paragraph.group(1)}</bdi></p>'
+        return f"<p>{ltr_isolate(paragraph.group(1), profile)}</p>"
     if re.search(r"</?(?:p|div|pre|ul|ol|li|table|blockquote|h\d)\b", rendered):
         return rendered  # (blocks: each keeps the wrapper's direction)
-    return f'<bdi dir="ltr">{rendered}</bdi>'
+    return ltr_isolate(rendered, profile)
 
 
 # -- math ------------------------------------------------------------------------------------------------------
@@ -620,7 +634,7 @@ _TAGS = re.compile(r"<[^>]+>")
 
 # What the renderer adds for layout only (directions, sizes, links to an image itself), which an import takes off.
 _LTR_ISOLATE = re.compile(
-    r'<bdi dir="ltr"(?: style="' + re.escape(DISPLAY_MATH_STYLE) + r'")?>((?:(?!</?bdi\b).)*)</bdi>', re.S
+    r'<(bdi|span) dir="ltr"(?: style="' + re.escape(DISPLAY_MATH_STYLE) + r'")?>((?:(?!</?\1\b).)*)</\1>', re.S
 )
 _SELF_LINK = re.compile(r'<a href="[^"<>]*?([^"<>/]*)"(?: rel="[^"<>]*")?>(<img src="[^"<>]*?/?\1" [^<>]*>)\s*</a>')
 _IMAGE_SIZE = re.compile(
@@ -634,7 +648,7 @@ def _without_layout_marks(fragment: str) -> str:
     if 'dir="ltr"' not in fragment and "<img" not in fragment and "<pre>" not in fragment:
         return fragment
     for _ in range(8):  # (isolates inside isolates: a Latin-only choice holding a formula)
-        fragment, count = _LTR_ISOLATE.subn(r"\1", fragment)
+        fragment, count = _LTR_ISOLATE.subn(r"\2", fragment)
         if not count:
             break
     fragment = _SELF_LINK.sub(r"\2", fragment)

@@ -34,7 +34,7 @@ from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
 from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, resolve_quiz, whole_bank_quiz
 from ..problems import Problem, ProblemsFound
-from ..richtext import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
 
@@ -213,7 +213,8 @@ def _dir(r: Resolved) -> str:
 
 def _block(r: Resolved) -> str:
     """Block HTML marked with the language it is really in (a fallback shows as the source language)."""
-    return f'<div lang="{r.lang}" dir="{_dir(r)}">{render_block(r.text)}</div>'
+    rendered = render_block(r.text)
+    return f'<div lang="{r.lang}" dir="{_dir(r)}">{latin_isolated(rendered) if _dir(r) == "rtl" else rendered}</div>'
 
 
 class _Limits:
@@ -361,7 +362,7 @@ class _Texts:
         if made is None:
             r = self.texts[k]
             inner = f"<p>{r.text}</p>" if self._plain[k] else self._view.render(render_block, r.text)
-            html = f"{self._view.div(r.lang)}{inner}</div>"
+            html = f"{self._view.div(r.lang)}{self._view.isolated(r.lang, inner)}</div>"
             made = self._blocks[k] = (html, encode_string(html))
         return made
 
@@ -371,7 +372,7 @@ class _Texts:
         if made is None:
             r = self.texts[k]
             inner = r.text if self._plain[k] else self._view.render(render_inline, r.text)
-            html = f"{self._view.span(r.lang)}{inner}</span>"
+            html = f"{self._view.span(r.lang)}{self._view.isolated(r.lang, inner)}</span>"
             made = self._inlines[k] = (html, encode_string(html))
         return made
 
@@ -391,14 +392,24 @@ class _ViewHtml:
         self.profile = profile
         self._divs: dict[str, str] = {}
         self._spans: dict[str, str] = {}
+        self._rtl: dict[str, bool] = {}
 
     def render(self, renderer: Callable[[str], str], text: str) -> str:
         with rendering(self.profile):
             return renderer(text)
 
     def _make(self, lang: str) -> None:
-        attributes = f'lang="{lang}" dir="{"rtl" if locale_info(lang.replace("-", "_")).rtl else "ltr"}"'
+        rtl = locale_info(lang.replace("-", "_")).rtl
+        attributes = f'lang="{lang}" dir="{"rtl" if rtl else "ltr"}"'
         self._divs[lang], self._spans[lang] = f"<div {attributes}>", f"<span {attributes}>"
+        self._rtl[lang] = rtl
+
+    def isolated(self, lang: str, rendered: str) -> str:
+        """Rendered text of language ``lang``: in a right-to-left one, a Latin-only text (the choice "64 KiB") as an
+        LTR isolate, which Canvas keeps (richtext.latin_isolated; "KiB 64" else)."""
+        if lang not in self._rtl:
+            self._make(lang)
+        return self.render(latin_isolated, rendered) if self._rtl[lang] else rendered
 
     def div(self, lang: str) -> str:
         if lang not in self._divs:
@@ -540,7 +551,7 @@ class QuizStream:
         self._made: list[tuple[str, str]] | None = None
         # Math as \(…\) / \[…\], which Canvas's math rendering (MathJax) reads; images at the URL ``image_url``
         # gives each (the course file it was uploaded to), and refused without one.
-        self.profile = Profile(math="tex", image_url=image_url, media=bank.media)
+        self.profile = Profile(math="tex", image_url=image_url, media=bank.media, isolate="span")  # (richtext.Profile)
         if image_url is None:
             refuse_images(self.view)
 

@@ -23,7 +23,7 @@ from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question, resolve_quiz
 from ..problems import Problem, ProblemsFound, Severity
-from ..richtext import Profile, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
@@ -100,23 +100,34 @@ class _Fields:
         # A text is in the view's language or, when it fell back, the source's.
         self._div: dict[str, str] = {}
         self._span: dict[str, str] = {}
+        # A right-to-left language's Latin-only text (the choice "64 KiB") is an LTR isolate, <bdi dir="ltr">:
+        # Moodle keeps it (question text is not cleaned when shown, and its HTMLPurifier definition adds bdi), and
+        # shows "KiB 64" without it.
+        self._rtl: dict[str, bool] = {}
         for info in (view.source_info, view.info):
             attributes = f'lang="{info.lang}" dir="{info.direction}"'
             self._div[info.lang] = "[html]" + _escape_characters(f"<div {attributes}>")
             self._span[info.lang] = "[html]" + _escape_characters(f"<span {attributes}>")
+            self._rtl[info.lang] = info.rtl
 
     def block(self, resolved: Resolved, plain: int | None = None) -> str:
         """``plain``: whether the text renders as itself everywhere, when the caller knows (question_plain)."""
         text = resolved.text
+        rtl = self._rtl[resolved.lang]
         if renders_as_itself(text) if plain is None else plain:  # nearly every text: its own HTML, nothing to trim
-            return self._div[resolved.lang] + "<p>" + _escape_characters(text) + "</p></div>"
-        return self._div[resolved.lang] + _escape_characters(_lines(render_block(text))) + "</div>"
+            made = latin_isolated(f"<p>{text}</p>") if rtl else f"<p>{text}</p>"
+            return self._div[resolved.lang] + _escape_characters(made) + "</div>"
+        made = render_block(text)
+        return self._div[resolved.lang] + _escape_characters(_lines(latin_isolated(made) if rtl else made)) + "</div>"
 
     def inline(self, resolved: Resolved, plain: int | None = None) -> str:
         text = resolved.text
-        if renders_as_itself(text) if plain is None else plain:
-            return self._span[resolved.lang] + _escape_characters(text) + "</span>"
-        return self._span[resolved.lang] + _escape_characters(_lines(render_inline(text))) + "</span>"
+        made = text if (renders_as_itself(text) if plain is None else plain) else _lines(render_inline(text))
+        return (
+            self._span[resolved.lang]
+            + _escape_characters(latin_isolated(made) if self._rtl[resolved.lang] else made)
+            + "</span>"
+        )
 
 
 def _lines(text: str) -> str:

@@ -44,7 +44,15 @@ from lxml import etree
 from ...locales import LocalizedView, Origin, Resolved, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
-from ...richtext import Profile, direction_style, markdown_from_rich_html, plain_text, render_block, render_inline
+from ...richtext import (
+    Profile,
+    direction_style,
+    latin_isolated,
+    markdown_from_rich_html,
+    plain_text,
+    render_block,
+    render_inline,
+)
 from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
@@ -149,7 +157,9 @@ def wrapped_html(resolved: Resolved, render: Callable[[str], str]) -> str:
     """A string as HTML in a ``div`` that names its language and direction (what LMSs render from)."""
     info = locale_info(resolved.lang.replace("-", "_"))
     style = f' style="{direction_style(info.lang)}"' if info.rtl else ""  # (what each LMS keeps: right-to-left.md)
-    return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}"{style}>{render(resolved.text)}</div>'
+    # (a Latin-only text, the choice "64 KiB", is an LTR isolate in a right-to-left wrapper: KiB 64 else)
+    rendered = latin_isolated(render(resolved.text)) if info.rtl else render(resolved.text)
+    return f'<div lang="{html.escape(info.lang)}" dir="{info.direction}"{style}>{rendered}</div>'
 
 
 # Images travel as Canvas and Common Cartridge carry them: files under web_resources/ (Canvas's exporter: lib/cc/
@@ -181,7 +191,7 @@ def image_url(flavour: Flavour) -> Callable[[MediaItem], str]:
 
 def rich_profile(media: Mapping[str, MediaItem], flavour: Flavour) -> Profile:
     """Math as \\(…\\) / \\[…\\] (MathJax in Canvas and Moodle), images from web_resources/."""
-    return Profile(math="tex", image_url=image_url(flavour), media=media)
+    return Profile(math="tex", image_url=image_url(flavour), media=media, isolate="span")  # (Canvas imports both)
 
 
 # An image's src as our items and others' write it: $IMS-CC-FILEBASE$/<path under web_resources/> (Canvas's and
@@ -522,6 +532,10 @@ class Items:
             found = self._wrappers[lang] = (start_p, end_p, start, end)
         return found
 
+    def _rtl(self, lang: str) -> bool:
+        """Whether language ``lang`` is right to left (its wrapper's direction, see :func:`wrapped_html`)."""
+        return locale_info(lang.replace("-", "_")).rtl
+
     def serialise(self, question: Question, view: LocalizedView, flavour: Flavour) -> bytes:
         shape, values = _item_values(question, view, flavour)
         texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
@@ -543,17 +557,22 @@ class Items:
                 append(lang)
                 if plain[k] and not (cartridge and ("\n" in text or "\r" in text)):
                     # nearly every text: itself as inline HTML, and <p>text</p> as a block
+                    if self._rtl(lang):  # (as wrapped_html: a Latin-only text isolated)
+                        append(start + escape_text(latin_isolated(f"<p>{text}</p>" if block else text)) + end)
+                        continue
                     if not clean:
                         text = escape_text(text)
                     append(start_p + text + end_p if block else start + text + end)
                 else:
                     made = render_block(text) if block else render_inline(text)
-                    append(start + escape_text(without_raw_breaks(made) if cartridge else made) + end)
+                    made = without_raw_breaks(made) if cartridge else made
+                    append(start + escape_text(latin_isolated(made) if self._rtl(lang) else made) + end)
         if not cartridge:  # the overall messages (see _overall)
             for text, _, lang in (view.feedback("correct"), view.feedback("incorrect")):
                 start_p, end_p, start, end = wrappers.get(lang) or self._wrapper(lang)
                 append(lang)
-                append(start + escape_text(render_block(text)) + end)
+                made = render_block(text)
+                append(start + escape_text(latin_isolated(made) if self._rtl(lang) else made) + end)
         skeleton = self._skeletons.get(shape)
         if skeleton is None:
             skeleton = self._skeleton(shape)

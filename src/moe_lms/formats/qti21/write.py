@@ -27,6 +27,7 @@ from ...model import XML_ILLEGAL, Bank, Kind, Question, Quiz, resolve_quiz
 from ...problems import Problem, ProblemsFound
 from ...richtext import (
     Profile,
+    latin_isolated,
     render_block,
     render_inline,
     rendering,
@@ -88,7 +89,13 @@ def _content(
     """Fill ``element`` with one resolved string; say its language and direction where they differ from the
     context (fallbacks stay visible as source-language text), or always when ``always``."""
     _mark_language(element, resolved.lang, context_lang, always=always)
-    append_html(element, render(resolved.text))
+    append_html(element, _in_direction(resolved.lang, render(resolved.text)))
+
+
+def _in_direction(lang: str, rendered: str) -> str:
+    """Rendered text of language ``lang``: in a right-to-left one, a Latin-only text (the choice "64 KiB") as an LTR
+    isolate (a span of class moe-bdi moe-ltr in QTI 2.1's XHTML; "KiB 64" else)."""
+    return latin_isolated(rendered) if _direction(lang) == "rtl" else rendered
 
 
 def _mark_language(element: etree._Element, lang: str, context_lang: str, *, always: bool) -> None:
@@ -274,12 +281,13 @@ class _Items:
         for index, resolved in enumerate(contents):
             text = resolved.text
             inline = 1 <= index <= shape.choices
-            if text and plain[index]:  # nearly every text: its own HTML
+            # nearly every text: its own HTML (but in a right-to-left language, which isolates a Latin-only one)
+            if text and plain[index] and _direction(resolved.lang) != "rtl":
                 form = _BARE if inline else _PARAGRAPH
                 if index == 0:
                     values[TITLE] = shorten(text, 80)  # (what stem_title gives for such text)
             else:
-                rendered = render_inline(text) if inline else render_block(text)
+                rendered = _in_direction(resolved.lang, render_inline(text) if inline else render_block(text))
                 form, text = _form(rendered)
                 if form == _MARKUP:
                     text = _markup(rendered)
