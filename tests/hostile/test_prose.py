@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from moe_lms import formats, rich, text
+from moe_lms import formats, richtext, text
 from moe_lms.formats import ExportOptions
 from moe_lms.formats.qti12 import Text
 from moe_lms.loader import load_bank
@@ -42,7 +42,7 @@ def test_text_after_300_deep_nesting_is_kept_in_every_export() -> None:
 
 
 def test_nesting_within_the_limit_renders_as_markup() -> None:
-    stem = "<b>" * rich.MAX_NESTING + "x" + "</b>" * rich.MAX_NESTING
-    assert rich.render_inline(stem).startswith("<b><b>")
-    deeper = "<b>" * (rich.MAX_NESTING + 1) + "x" + "</b>" * (rich.MAX_NESTING + 1)
-    assert rich.render_inline(deeper).startswith("&lt;b&gt;")
+    stem = "<b>" * richtext.MAX_NESTING + "x" + "</b>" * richtext.MAX_NESTING
+    assert richtext.render_inline(stem).startswith("<b><b>")
+    deeper = "<b>" * (richtext.MAX_NESTING + 1) + "x" + "</b>" * (richtext.MAX_NESTING + 1)
+    assert richtext.render_inline(deeper).startswith("&lt;b&gt;")
