@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 from .. import __version__
-from ..bulk import settled, short_lived_process
 from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
@@ -63,7 +62,6 @@ class _LazyGroup(click.Group):
         command = getattr(import_module(f"{__name__}.{module}"), attribute)
         assert isinstance(command, click.Command)
         command.short_help = _COMMANDS[cmd_name][1]  # (listed whole, as in format_commands)
-        settled()  # the command's modules are imported
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -88,7 +86,5 @@ def main() -> None:
 
 
 def run() -> None:
-    """The ``moe-lms`` console script: :func:`main`, in a process that ends with its command (see
-    bulk.short_lived_process). Tests and library users call :func:`main`, which changes nothing of the kind."""
-    short_lived_process()
+    """The ``moe-lms`` console script: :func:`main`."""
     main()
