@@ -24,8 +24,8 @@ number scan costs about 10 µs a string, 2 s for the 200,000 translations of a 1
 a list of rules, where a new kind of span is one more rule.
 
 Each check runs string by string, once for every locale (the source analysed once); the one-pass version of the
-checks that ran beside them, over blocks of strings joined, is gone (issue 19: ``check`` has no speed floor, and
-the separate checks alone keep the 100k bank's check under its memory floor; docs/design/speed.md).
+checks that ran beside them, over blocks of strings joined, is gone (issue 19: ``check`` has no speed floor;
+docs/design/speed.md has its figures).
 
 This module must not know any output format or the CLI; it reads files only to name a finding's PO line.
 """
