@@ -54,6 +54,28 @@ def test_help_imports_no_command_and_nothing_heavy(tmp_path: Path) -> None:
     assert not ours - {"moe_lms.files", "moe_lms.bulk"}
 
 
+def test_the_console_script_runs_its_command_with_the_collector_on_and_skips_the_collection_at_exit(
+    tmp_path: Path,
+) -> None:
+    # (bulk.short_lived_process: the collector is off only until the command's bank is read; at the exit, which frees
+    # everything anyway, all is frozen out of its reach)
+    program = (
+        "import atexit, gc, sys\n"
+        "from moe_lms.cli import run\n"
+        "seen = []\n"
+        "gc.callbacks.append(lambda phase, info: seen.append(phase))\n"
+        "atexit.register(lambda: print(gc.isenabled(), gc.get_freeze_count() > 0, 'start' in seen))\n"
+        "sys.argv = ['moe-lms', 'export', '--format', 'moodle', sys.argv[1], '-o', 'out.xml']\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(SHIPPED_BANK_DIR)], cwd=tmp_path, check=True, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["True", "True", "True"]
+    in_process = CliRunner().invoke(main, ["export", "--format", "moodle", str(SHIPPED_BANK_DIR), "-o", "-"])
+    assert (tmp_path / "out.xml").read_bytes() == in_process.stdout_bytes
+
+
 def test_a_process_that_calls_main_keeps_its_collector_as_it_was() -> None:
     frozen = gc.get_freeze_count()
     result = CliRunner().invoke(main, ["export", "--format", "gift", str(SHIPPED_BANK_DIR), "-o", "-"])

@@ -34,7 +34,7 @@ import yaml_rs
 from pydantic import ValidationError
 
 from . import messages
-from .bulk import gc_paused
+from .bulk import gc_paused, settled
 from .files import write_atomic
 from .model import (
     TRUE_FALSE_SHORTHAND,
@@ -830,7 +830,9 @@ def _path_where(path: str) -> str | None:
 def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
     """Load a bank directory, returning every problem found (the bank is None if bank.yaml is unusable)."""
     with gc_paused():
-        return _check_bank(directory)
+        found = _check_bank(directory)
+    settled()  # in the console script, the bank lives as long as the command (bulk.settled)
+    return found
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from .. import __version__
+from ..bulk import settled, short_lived_process
 from ..files import OutputError, remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
@@ -62,6 +63,7 @@ class _LazyGroup(click.Group):
         command = getattr(import_module(f"{__name__}.{module}"), attribute)
         assert isinstance(command, click.Command)
         command.short_help = _COMMANDS[cmd_name][1]  # (listed whole, as in format_commands)
+        settled()  # the command's modules are imported
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -86,5 +88,7 @@ def main() -> None:
 
 
 def run() -> None:
-    """The ``moe-lms`` console script: :func:`main`."""
+    """The ``moe-lms`` console script: :func:`main`, in a process that ends with its command (see
+    bulk.short_lived_process). Tests and library users call :func:`main`, which changes nothing of the kind."""
+    short_lived_process()
     main()
