@@ -1,6 +1,6 @@
 """Benchmark: what `moe-lms check` spends on a generated 10,000-question bank (4 choices, explanations, ur and vi
-fully translated, a third of them drafts), step by step: load, the checks of every string (rendering check,
-translation quality checks, the character share of each locale), the rest (placeholders, coverage
+fully translated, a third of them drafts), step by step: load, the one pass over every string (rendering check,
+translation quality checks, the character share of each locale: quality.survey), the rest (placeholders, coverage
 counts); then the whole `moe-lms check` command. CPU seconds, median of 3, each run in a
 fresh subprocess (its peak RSS its own). Then the same with a glossary of 16 terms, its `#. glossary:` comments
 written into the PO files by `translations update`. Target (issue 13): 10k questions <= 2 s, 100k <= 20 s.
@@ -27,7 +27,7 @@ def _measure(directory: str) -> None:
     from load_bank import peak_rss_kib
     from moe_lms import loader, quality
     from moe_lms.glossary import read_glossary
-    from moe_lms.locales import character_share, coverage
+    from moe_lms.locales import coverage
 
     steps: dict[str, float] = {}
     clock = time.process_time
@@ -37,17 +37,15 @@ def _measure(directory: str) -> None:
     steps["load"] = clock() - start
     start = clock()
     glossary, _ = read_glossary(Path(directory), bank.target_locales)
-    loader.rendering_problems(Path(directory), bank)
-    findings = quality.translation_findings(bank, glossary)
-    for locale in bank.target_locales:
-        character_share(bank, locale)
-    steps["text checks"] = clock() - start  # the rendering check, the quality checks and the character share
+    survey = quality.survey(Path(directory), bank, glossary)
+    assert survey is not None
+    steps["one pass"] = clock() - start  # the rendering check, the quality checks and the character share
     start = clock()
     loader.placeholder_problems(Path(directory), bank)
     for locale in bank.target_locales:
         coverage(bank, locale)
     steps["the rest"] = clock() - start  # placeholders, the coverage counts
-    print(json.dumps({"steps": steps, "findings": len(findings), "peak_mib": peak_rss_kib() / 1024}))
+    print(json.dumps({"steps": steps, "findings": len(survey.findings), "peak_mib": peak_rss_kib() / 1024}))
 
 
 def _command_cpu(command: list[str], env: dict[str, str]) -> float:

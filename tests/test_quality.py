@@ -541,7 +541,7 @@ def test_any_text_analyses_and_matches_itself(text: str) -> None:
         assert parity_problems(analysis, analyse(text.replace("8", "۸")), "en", "ur") == []  # the same numbers
 
 
-# --- pieces of text every check reads -------------------------------------------------------------------------
+# --- `check`'s one pass over every string (quality.survey) says what the separate checks say ------------------
 
 # Pieces of text a bank holds, each read by some check: numbers in every script and with every separator, code,
 # math, links, tags, comments, emphasis, list and heading marks, glossary terms (GLOSSARY's) and their renderings,
@@ -559,6 +559,94 @@ PIECES = [
 _pieces = st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join) | st.lists(
     st.sampled_from(PIECES), min_size=1, max_size=6
 ).map(" ".join)
+_TRANSLITERATE = {"ur": str.maketrans("aeiourt", "اےیوئرت"), "vi": str.maketrans("aeo", "ăêơ")}
+_TERMS = re.compile("expert parallelism|attention head|GPU", re.IGNORECASE)
+_RENDERINGS = {
+    "ur": {"expert parallelism": ["ماہرین کی متوازیت", "ماہر متوازیت"], "attention head": ["اٹینشن ہیڈ"]},
+    "vi": {"expert parallelism": ["song song chuyên gia"], "attention head": ["đầu chú ý"]},
+}
+# The same numbers in Urdu digits; other numbers in the same scripts (what only a digit-by-digit reading tells).
+_URDU_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+_OTHER_DIGITS = str.maketrans("۸١٢٣٥१२𝟙", "۹٢٣٤٦२३𝟚")
+
+
+@st.composite
+def _survey_cases(draw: st.DrawFn) -> Bank:
+    """A bank whose strings and translations are drawn from PIECES: each translation the source again, the source
+    transliterated (its numbers, code and links kept; its glossary terms rendered, or not), its digits changed, or
+    other pieces; reviewed, draft, stale or missing."""
+    texts = _pieces.filter(lambda s: s.strip() != "")
+    questions = [
+        {
+            "id": f"q{n}",
+            "stem": draw(texts),
+            "explanation": draw(texts),
+            "choices": [
+                {"id": "a", "text": draw(texts), "correct": True, "explanation": draw(texts)},
+                {"id": "b", "text": draw(texts), "explanation": draw(texts)},
+            ],
+        }
+        for n in range(draw(st.integers(1, 3)))
+    ]
+    header = {"id": "drawn", "title": draw(texts), "target_locales": ["ur", "vi"]}
+    bank = Bank.model_validate({**header, "questions": questions})
+    translations: dict[str, dict[str, Translation]] = {}
+    for locale in draw(st.sampled_from([("ur", "vi"), ("ur",), ()])):
+        catalog = {}
+        for path, source in strings(bank):
+            how = draw(st.sampled_from(["same", "transliterated", "terms", "digits", "other", "missing"]))
+            if how == "missing":
+                continue
+            if how == "terms":  # the glossary's terms rendered (or kept), the rest transliterated
+                text = source
+                for m in reversed(list(_TERMS.finditer(source))):
+                    rendering = draw(st.sampled_from(_RENDERINGS[locale].get(m.group().lower(), [m.group()])))
+                    text = text[: m.start()] + rendering + text[m.end() :]
+                text = text.translate(_TRANSLITERATE[locale])
+            elif how == "digits":
+                text = source.translate(draw(st.sampled_from([_URDU_DIGITS, _OTHER_DIGITS])))
+            elif how == "transliterated":
+                text = source.translate(_TRANSLITERATE[locale])
+            else:
+                text = source if how == "same" else draw(texts)
+            state = draw(st.sampled_from(["reviewed", "reviewed", "draft", "stale"]))
+            made_from = draw(texts) if state == "stale" else source
+            catalog[path] = Translation(text, made_from, state == "draft")
+        translations[locale] = catalog
+    return bank.model_copy(update={"translations": translations})
+
+
+@settings(max_examples=200, deadline=None)
+@given(_survey_cases(), st.booleans())
+def test_the_one_pass_of_check_finds_exactly_what_the_separate_checks_find(drawn: Bank, with_glossary: bool) -> None:
+    import tempfile
+
+    from moe_lms import loader, quality
+
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        save_bank(drawn, directory)
+        if with_glossary:
+            (directory / "glossary.yaml").write_text(GLOSSARY, encoding="utf-8")
+        bank, problems = loader.check_bank(directory)
+        assert bank is not None, problems
+        glossary, problems = read_glossary(directory, bank.target_locales)
+        assert not problems
+        survey = quality.survey(directory, bank, glossary)
+        assert survey is not None  # (a loaded bank's catalogs are packed)
+        assert survey.rendering == loader.rendering_problems(directory, bank)
+        assert survey.findings == translation_findings(bank, glossary)
+        assert survey.shares == {locale: character_share(bank, locale) for locale in bank.target_locales}
+
+
+def test_every_digit_outside_ascii_sends_its_text_to_the_thorough_number_check() -> None:
+    import sys
+
+    from moe_lms.quality import _SPECIAL_CHARACTERS, _special_or_numeral
+
+    digits = "".join(ch for ch in map(chr, range(128, sys.maxunicode + 1)) if ch.isdecimal()) + "٫٬"
+    assert _special_or_numeral().findall(digits) == list(digits)
+    assert not _SPECIAL_CHARACTERS.intersection(digits)
 
 
 @settings(max_examples=200, deadline=None)

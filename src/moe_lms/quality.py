@@ -23,22 +23,24 @@ number scan costs about 10 µs a string, 2 s for the 200,000 translations of a 1
 ``check`` as a whole must beat. So the span extractor below is our own: one function, :func:`analyse`, driven by
 a list of rules, where a new kind of span is one more rule.
 
-Each check runs string by string, once for every locale (the source analysed once); the one-pass version of the
-checks that ran beside them, over blocks of strings joined, is gone (issue 19: ``check`` has no speed floor;
-docs/design/speed.md has its figures).
-
 This module must not know any output format or the CLI; it reads files only to name a finding's PO line.
+
+Why it is over 700 lines (issue 19): the one pass over every string that ``check`` runs (:func:`survey`, kept for
+the 100k bank's memory floor) lives beside the separate checks it is held to, so that both are read together.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
+from itertools import accumulate, compress, repeat
+from operator import sub
 from pathlib import Path
 from typing import NamedTuple
 
@@ -49,12 +51,22 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 from . import po
 from .glossary import Glossary, Term, fold
 from .loader import (
+    _LIST_START,
+    _MAYBE_ORDERED_LIST,
     LOCALES_DIR,
+    _describe,
+    _display,
+    _path_where,
+    _po_line,
+    _yaml_path,
+    _YamlLines,
+    bank_yaml_path,
 )
-from .locales import Status, translation_status
-from .model import Bank, Translation, strings
+from .locales import CharacterShare, Status, translation_status
+from .model import Bank, Translation, bank_strings, question_sources, strings
 from .problems import Problem, Severity
-from .translations import DRAFT, PRESENT, STALE, PackedCatalog
+from .text import MARKDOWN_CHARACTERS, markdown_renders_blank, render_block, visible_length
+from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
 
 
 class Check(StrEnum):
@@ -648,9 +660,298 @@ def check_translations(
     directory: Path, bank: Bank, glossary: Glossary | None, *, strict: bool, findings: list[Finding] | None = None
 ) -> list[Problem]:
     """What ``moe-lms check`` reports about a bank's translations (see the module's docstring); ``findings``:
-    translation_findings already made."""
+    translation_findings already made (by :func:`survey`)."""
     findings = translation_findings(bank, glossary) if findings is None else list(findings)
     if strict:
         for locale in bank.target_locales:
             findings += review_findings(bank, locale, REVIEW_LISTED)
     return findings_as_problems(directory, findings, strict=strict)
+
+
+# --- one pass over every string, for `check` --------------------------------------------------------------------
+#
+# Kept for the memory floor (issue 19, docs/design/speed.md): without it, `moe-lms check` of the 100k bank (ur and
+# vi, ~390 MB of PO each) ran the separate checks below and peaked at 1.95 GiB (/usr/bin/time -v, 186 s of CPU on
+# a loaded machine), over the 1 GiB floor; with it the old tree was at 0.92 GiB when stopped at 96 s of CPU
+# (issue 13 measured 821 MiB for the whole command). The separate checks stay as what this pass is held to
+# (tests/test_quality.py) and for catalogs that are not packed.
+#
+# `check` reads every string of a large bank for four purposes: whether it renders to nothing (loader's
+# rendering_problems), what the quality checks above say of each translation, and how many characters a learner
+# reads in each locale (locales.character_share). Each alone looks at every string; done together, a block of
+# strings is joined once (with NUL, which no loaded text holds) and the questions most strings answer the same
+# way are asked of the whole block in C: which strings hold a character Markdown or a span rule reads, which start
+# or end as Markdown does, what numbers each holds, each one case-folded. A string none of those marks is plain
+# text, and what every check says of it follows from that (why, beside each step below); every other string, and
+# every translation a step cannot clear, is given to the thorough function, which says exactly what it says alone.
+# tests/test_quality.py checks the pass against the separate checks on generated banks.
+
+_BLOCK = 512  # strings joined at a time: bounded memory, whatever the bank's size
+# A state byte -> 1 when an export serves the translation (reviewed: locales.LocalizedView), else 0; and the reverse.
+_SERVED = bytes(1 if state & PRESENT and not state & (DRAFT | STALE) else 0 for state in range(256))
+_FELL_BACK = bytes(1 - served for served in _SERVED)
+# A character that Markdown reads or that a span rule starts with.
+_SPECIAL_CHARACTERS = _TRIGGER_CHARACTERS | frozenset(MARKDOWN_CHARACTERS)
+# Each text's first word of 4 letters or more (_LONG_WORD's first match), found after each NUL of a block.
+_FIRST_LONG_WORD = re.compile(r"\x00(?:[^\x00]*?([^\W\d_]{4,}))?")
+_DOUBLE_SPACE = re.compile("  ")  # (a regular expression finds it faster than str.find)
+# Plain text that still reads as Markdown: a string that starts with a space or a list, heading or quote mark or a
+# list number, or is empty (text._renders_as_itself); one that ends with a space; a double space.
+_MARKDOWN_START = re.compile(r"\x00(?=[-+=>\ufeff\s\x00]|\d+[.)])")
+_MARKDOWN_END = re.compile(r"\x00(?<=\s\x00)")
+# Numbers, read from a block's UTF-8 bytes: every byte but an ASCII digit, "." and "," (and the NUL between texts)
+# becomes a space; the runs left that hold a digit are each text's numbers as written (the span rule's numbers lie
+# in those runs, so texts with the same runs have the same numbers). A text with another script's digit or an
+# Arabic separator is read by the span rule itself (_OTHER_NUMERALS marks it).
+_NUMBER_BYTES = bytes(c if c in b"0123456789.,\x00" else 0x20 for c in range(256))
+_NO_DIGIT_RUN = re.compile(rb"(?<![0-9.,])[.,]+(?![0-9.,])")
+_NUMBER = RULES[-1].pattern
+
+
+@cache
+def _special_or_numeral() -> re.Pattern[str]:
+    """Matches a special character (_SPECIAL_CHARACTERS) or a character of a number the span rule reads that is
+    not ASCII: another script's digit, ٫ or ٬, and any character outside the Basic Multilingual Plane, where some
+    scripts' digits are (one range keeps the character set a bitmap, which regular expressions test fastest)."""
+    others = [ch for ch in map(chr, range(128, 0x10000)) if ch.isdecimal()]
+    characters = "".join(sorted(_SPECIAL_CHARACTERS)) + "".join(others) + "٫٬"
+    return re.compile("[" + re.escape(characters) + "\U00010000-\U0010ffff]")
+
+
+class _Block:
+    """A block of texts, joined, and what one look at the join says of each."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        joined = "\x00" + "\x00".join(texts) + "\x00"
+        self.joined = joined
+        # offsets[i] is the NUL before text i; offsets[len(texts)] the last one.
+        self.offsets = list(accumulate((len(t) + 1 for t in texts), initial=0))
+        # Texts with a Markdown or span character: every check reads them the thorough way.
+        # Texts with a digit of another script or an Arabic separator: their numbers() says too little.
+        special: set[int] = set()
+        numerals: set[int] = set()
+        offsets, search, at = self.offsets, _special_or_numeral().search, 0
+        while (m := search(joined, at)) is not None:
+            i = bisect_right(offsets, m.start()) - 1
+            if m.group() in _SPECIAL_CHARACTERS:
+                special.add(i)
+                at = offsets[i + 1]
+            else:  # (a special character later in the text is still to be found)
+                numerals.add(i)
+                at = m.end()
+        self.special = special
+        self.numerals = numerals
+        # Texts that do not render as themselves although they have no Markdown character.
+        unplain = {bisect_right(offsets, m.start()) - 1 for m in _MARKDOWN_START.finditer(joined)}
+        unplain.update(bisect_right(offsets, m.start()) - 2 for m in _MARKDOWN_END.finditer(joined))
+        at, search = 0, _DOUBLE_SPACE.search
+        while (m := search(joined, at)) is not None:
+            i = bisect_right(offsets, m.start()) - 1
+            unplain.add(i)
+            at = offsets[i + 1]
+        unplain.discard(len(texts))  # (the last NUL matched by the start rule)
+        self.unplain = unplain
+
+    def numbers(self) -> list[bytes]:
+        """Each text's runs of ASCII digits, "." and "," that hold a digit, in one string (see _NUMBER_BYTES)."""
+        runs = b" ".join(self.joined.encode().translate(_NUMBER_BYTES).split())
+        runs = b" ".join(_NO_DIGIT_RUN.sub(b"", runs).split())
+        return runs.replace(b" \x00", b"\x00").replace(b"\x00 ", b"\x00").split(b"\x00")[1:-1]
+
+    def words(self) -> list[str]:
+        """_source's word of each text (its first word of 4 letters or more, else its first word), case-folded."""
+        words = _FIRST_LONG_WORD.findall(self.joined)[:-1]  # (the last NUL starts no text)
+        for i, word in enumerate(words):
+            if not word:
+                found = _WORD.search(self.texts[i])
+                words[i] = found.group() if found else ""
+        return "\x00".join(words).casefold().split("\x00")
+
+    def folded(self) -> list[str]:
+        """Each text case-folded (casefold reads no context: the join's folding is each text's)."""
+        return self.joined.casefold().split("\x00")[1:-1]
+
+    def clearly_in_script(self, script: str) -> list[bool]:
+        """_clearly_in_script of each text (the same evenly spaced samples, their letters counted in one go)."""
+        samples = "\x00".join([t[:: len(t) // 64 + 1] for t in self.texts]).replace(" ", "")
+        inside = _outside_script_but_nul(script).sub("", samples).split("\x00")
+        return [4 * len(a) >= 3 * len(b) for a, b in zip(inside, samples.split("\x00"), strict=True)]
+
+    def visible_lengths(self, inline: bytearray | bytes) -> list[int]:
+        """text.visible_length of each text (a text without a Markdown character: its characters but spaces)."""
+        texts = self.texts
+        lengths = list(map(sub, map(len, texts), map(str.count, texts, repeat(" "))))
+        for i in self.special:
+            lengths[i] = visible_length(self.texts[i], inline=bool(inline[i]))
+        return lengths
+
+
+@dataclass
+class Survey:
+    """What ``check`` reports about a bank's text, found in one pass (see above)."""
+
+    rendering: list[Problem]  # loader.rendering_problems
+    findings: list[Finding]  # translation_findings
+    shares: dict[str, CharacterShare]  # character_share of each target locale
+
+
+def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | None:
+    """loader.rendering_problems, translation_findings and the character share of every target locale, in one
+    pass; None when a catalog is not packed for this bank (then the separate checks apply)."""
+    catalogs: dict[str, PackedCatalog] = {}
+    for locale, catalog in bank.translations.items():
+        if not (isinstance(catalog, PackedCatalog) and catalog.index.questions is bank.questions):
+            return None
+        catalogs[locale] = catalog
+    index = next(iter(catalogs.values())).index if catalogs else StringIndex(bank)
+    sources = [text for _, text in bank_strings(bank)]
+    choice_texts = []  # (ordinal of the first choice's text, how many choices)
+    for q in bank.questions:
+        choice_texts.append((len(sources) + 2, len(q.choices)))
+        sources += question_sources(q)
+    assert len(sources) == index.size
+    inline = bytearray(len(sources))  # which strings render inline: the title, each choice's text
+    inline[0] = 1
+    for at, count in choice_texts:
+        inline[at : at + 2 * count : 2] = b"\x01" * count
+    checked = [_Locale(bank, loc, glossary) for loc in bank.target_locales if bank.translations.get(loc)]
+    share_locales = [loc for loc in bank.target_locales if loc in catalogs]
+    in_locale = dict.fromkeys(bank.target_locales, 0)
+    source_total = 0
+    total = dict.fromkeys(bank.target_locales, 0)
+
+    blank_sources: list[int] = []
+    list_starts: list[int] = []
+    blank_translations: dict[str, list[int]] = {locale: [] for locale in catalogs}
+    findings: list[Finding] = []
+    n = len(sources)
+    for first in range(0, n, _BLOCK):
+        last = min(first + _BLOCK, n)
+        src = _Block(sources[first:last])
+        for i in sorted(src.special | src.unplain):
+            text = src.texts[i]
+            if markdown_renders_blank(text, inline=bool(inline[first + i])):
+                blank_sources.append(first + i)
+            elif not inline[first + i] and _MAYBE_ORDERED_LIST.search(text) and _LIST_START.search(render_block(text)):
+                list_starts.append(first + i)
+        # (a plain text renders as itself: blank only when empty, which _MARKDOWN_START marks; its <p> holds no list)
+        source_lengths = src.visible_lengths(inline[first:last])
+        source_total += sum(source_lengths)
+        translated: dict[str, tuple[list[str], bytes, _Block]] = {}
+        for locale, catalog in catalogs.items():
+            states, texts = catalog.run(first, last - first)  # ("" where no translation is present)
+            block = _Block(texts)
+            translated[locale] = (texts, states, block)
+            for i in sorted(block.special | block.unplain):
+                if states[i] & PRESENT and markdown_renders_blank(texts[i], inline=bool(inline[first + i])):
+                    blank_translations[locale].append(first + i)
+        for locale in share_locales:
+            _, served, block = translated[locale]
+            lengths = block.visible_lengths(inline[first:last])
+            count = sum(compress(lengths, served.translate(_SERVED)))
+            in_locale[locale] += count
+            total[locale] += count + sum(compress(source_lengths, served.translate(_FELL_BACK)))
+        findings += _block_findings(first, src, checked, translated, glossary, index)
+
+    yaml_file = bank_yaml_path(directory)
+    rendering: list[Problem] = []
+    if blank_sources or list_starts:
+        lines = _YamlLines(yaml_file)
+        numbers = {q.id: k for k, q in enumerate(bank.questions)}
+        for o in sorted(blank_sources + list_starts):
+            path = index.string(o)[0]
+            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            if o in blank_sources:
+                message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
+                rendering.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
+            else:
+                message = (
+                    f"{_describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
+                    "number, so QTI packages (and Canvas imports of them) number it from 1"
+                )
+                rendering.append(
+                    Problem(_display(yaml_file), line, message, _path_where(path), column, severity=Severity.WARNING)
+                )
+    for locale, bad in blank_translations.items():
+        po_file = directory / LOCALES_DIR / f"{locale}.po"
+        for o in bad:
+            path = index.string(o)[0]
+            message = f"the {locale} translation of {_describe(path)} renders to no text at all"
+            rendering.append(Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path)))
+    # (a locale without a catalog serves every string from the source)
+    shares = {
+        locale: CharacterShare(locale, in_locale[locale], total[locale] if locale in catalogs else source_total)
+        for locale in bank.target_locales
+    }
+    return Survey(rendering, findings, shares)
+
+
+def _block_findings(
+    first: int,
+    src: _Block,
+    checked: list[_Locale],
+    translated: Mapping[str, tuple[list[str], bytes, _Block]],
+    glossary: Glossary | None,
+    index: StringIndex,
+) -> list[Finding]:
+    """translation_findings of one block of strings: what a plain source and its plain translation cannot have
+    (each test below is the one _check_one makes first) is cleared here; every other pair goes to _check_one."""
+    if not checked:
+        return []
+    source_numbers = src.numbers()
+    words = src.words()
+    matched_in = glossary.matched_in_each(src.texts) if glossary else None
+    thorough: list[set[int]] = []
+    for loc in checked:
+        texts, states, block = translated[loc.locale]
+        numbers = block.numbers()
+        numerals = src.numerals | block.numerals
+        folded = block.folded()
+        clear = block.clearly_in_script(loc.script) if loc.outside is not None and loc.script else None
+        accepted_of: dict[str, tuple[str, ...]] = {}  # a text the glossary matched -> its term's accepted renderings
+        doubtful: set[int] = set()
+        special = src.special | block.special
+        for i, state in enumerate(states):
+            if not state & PRESENT:
+                continue
+            if state & STALE or i in special:
+                # (stale: checked against the source it was made from; a span character: the full analysis)
+                doubtful.add(i)
+                continue
+            if (numbers[i] != source_numbers[i] or i in numerals) and _NUMBER.findall(texts[i]) != _NUMBER.findall(
+                src.texts[i]
+            ):  # (other numbers: parity_problems reads them as the locale writes numbers)
+                doubtful.add(i)
+                continue
+            word = words[i]
+            if word and word in folded[i]:  # maybe the source again
+                doubtful.add(i)
+                continue
+            text = texts[i]
+            if clear is not None and not clear[i]:
+                doubtful.add(i)
+                continue
+            if matched_in is None or not matched_in[i]:
+                continue
+            # The source's glossary terms (what glossary.matches would say, as a set), each rendered as accepted.
+            if not unicodedata.is_normalized("NFC", text):
+                doubtful.add(i)
+                continue
+            lowered = folded[i]
+            for matched in matched_in[i]:
+                accepted = accepted_of.get(matched)
+                if accepted is None:
+                    known = glossary.term_of(matched) if glossary else None
+                    accepted = accepted_of[matched] = loc.accepted[id(known[0])] if known else ()
+                if accepted and accepted[0] not in lowered and not any(a in lowered for a in accepted[1:]):
+                    doubtful.add(i)
+                    break
+        thorough.append(doubtful)
+    findings: list[Finding] = []
+    for i in sorted(set().union(*thorough)):
+        ordinal = first + i
+        path, source = index.string(ordinal)
+        doubting = [loc for loc, doubtful in zip(checked, thorough, strict=True) if i in doubtful]
+        _check_string(doubting, ordinal, path, source, glossary, findings)
+    return findings

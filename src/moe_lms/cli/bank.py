@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import click
@@ -13,7 +13,7 @@ from rich.table import Table
 
 from .. import loader, quality
 from ..glossary import read_glossary
-from ..locales import Status, character_share, coverage, locale_info
+from ..locales import CharacterShare, Status, character_share, coverage, locale_info
 from ..model import XML_ILLEGAL, Bank, strings
 from ..problems import Problem, ProblemsFound, Severity
 from . import translator
@@ -29,7 +29,9 @@ from .common import (
 )
 
 
-def coverage_table(bank: Bank, locales: Sequence[str] | None = None) -> Table:
+def coverage_table(
+    bank: Bank, shares: Mapping[str, CharacterShare] | None = None, locales: Sequence[str] | None = None
+) -> Table:
     """Coverage per locale (``locales``: only those). Fits 80 columns with every header whole: no vertical rules,
     and a long language name wraps instead of the numbers being cut."""
     table = Table(
@@ -51,7 +53,7 @@ def coverage_table(bank: Bank, locales: Sequence[str] | None = None) -> Table:
     for locale in bank.target_locales if locales is None else locales:
         cov = coverage(bank, locale)
         info = locale_info(locale)
-        share = str(character_share(bank, locale))
+        share = str(shares[locale] if shares is not None else character_share(bank, locale))
         table.add_row(locale, info.english_name, info.direction, *(str(cov[s]) for s in Status), str(cov.total), share)
     return table
 
@@ -96,10 +98,14 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     locales = bank.target_locales if only_locale is None else (only_locale.replace("-", "_"),)
     glossary, glossary_problems = read_glossary(directory, bank.target_locales)
     with progress("checking that every text renders and reading the translations"):
-        problems += loader.rendering_problems(directory, bank)
+        # One pass over every string for the rendering check, the translation checks and the character share
+        # (quality.survey); the separate checks when a catalog is not packed for this bank.
+        survey = quality.survey(directory, bank, glossary)
+        problems += survey.rendering if survey is not None else loader.rendering_problems(directory, bank)
         problems += loader.placeholder_problems(directory, bank, strict=strict)
         problems += glossary_problems
-        problems += quality.check_translations(directory, bank, glossary, strict=strict)
+        findings = survey.findings if survey is not None else quality.translation_findings(bank, glossary)
+        problems += quality.check_translations(directory, bank, glossary, strict=strict, findings=findings)
     # Stale strings are listed with their change below (strict's review would name them once more).
     problems = [p for p in problems if not p.message.startswith(f"{quality.Check.REVIEW}: {Status.STALE}:")]
     problems += translator.stale_problems(directory, bank, locales, strict=strict)
@@ -111,7 +117,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
         markup=False,
     )
     if bank.target_locales:
-        out.print(coverage_table(bank, locales))
+        out.print(coverage_table(bank, survey.shares if survey is not None else None, locales))
         out.print(COVERAGE_LEGEND, markup=False)
     if strict:
         for loc in locales:
