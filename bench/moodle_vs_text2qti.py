@@ -12,4 +12,4 @@ from __future__ import annotations
 from versus import main
 
 if __name__ == "__main__":
-    main("moodle", 20, (__doc__ or "").splitlines()[0])
+    main("moodle", 15, (__doc__ or "").splitlines()[0])

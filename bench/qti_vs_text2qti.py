@@ -12,4 +12,4 @@ from __future__ import annotations
 from versus import main
 
 if __name__ == "__main__":
-    main("qti21", 10, (__doc__ or "").splitlines()[0])
+    main("qti21", 8, (__doc__ or "").splitlines()[0])

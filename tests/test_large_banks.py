@@ -511,55 +511,6 @@ def test_any_saved_bank_reads_the_same_a_question_at_a_time(bank: Bank) -> None:
         assert _read_whole_document(path) == (fast, [])
 
 
-# Pieces of text around the marks of math and images, and what YAML makes of text: escapes, quotes, line breaks.
-_MARKED = (
-    st.lists(
-        st.sampled_from(["$", "!", "[", "![", "]", "(", "\\", "\n", " ", "x", "é", '"', "'", ":", "#", "&", "*", "-"]),
-        min_size=1,
-        max_size=8,
-    )
-    .map("".join)
-    .filter(lambda s: s.strip() != "")
-)
-
-
-def _marked_bank(texts: list[str]) -> Bank:
-    return Bank.model_validate(
-        {
-            "id": "marks",
-            "title": "Marks",
-            "questions": [
-                {
-                    "id": f"q{n}",
-                    "stem": text,
-                    "explanation": "Plain.",
-                    "choices": [
-                        {"id": "a", "text": "1", "correct": True, "explanation": "Right."},
-                        {"id": "b", "text": "2", "explanation": "Wrong."},
-                    ],
-                }
-                for n, text in enumerate(texts)
-            ],
-        }
-    )
-
-
-@settings(max_examples=80, deadline=None)
-@given(texts=st.lists(_MARKED, min_size=1, max_size=6), batch=st.integers(1, 3))
-def test_the_questions_left_out_of_the_rich_content_checks_hold_no_math_and_no_image(
-    texts: list[str], batch: int
-) -> None:
-    """The loader tells the formula and image checks which questions to look at, from bank.yaml's text (runs
-    without $, ![ or a backslash hold none); they find what they find looking at every question."""
-    bank = _marked_bank(texts)
-    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loader, "_BATCH", batch)
-        save_bank(bank, Path(tmp))
-        read = loader._read_in_runs(Path(tmp) / "bank.yaml")
-    assert read is not None and read[0] == bank
-    assert list(loader._rich_strings(bank, read[1])) == list(loader._rich_strings(bank))
-
-
 # What YAML can turn into $ or ![ without writing them: escapes, and an escaped line break (which joins lines).
 HIDDEN_MARKS = {
     "an escaped dollar": (r'"Costs \x24 5"', "Costs $ 5"),
@@ -579,12 +530,10 @@ def test_math_or_an_image_hidden_behind_a_yaml_escape_is_still_checked(tmp_path:
     )
     path = tmp_path / "bank.yaml"
     path.write_text(text, encoding="utf-8")
-    found = loader._read_in_runs(path)
-    assert found is not None
-    bank, maybe_rich = found
+    bank = loader._read_in_runs(path)
+    assert bank is not None
     assert bank.questions[0].stem == read
-    assert maybe_rich == [0]
-    assert [p for p, _ in loader._rich_strings(bank, maybe_rich)] == ["q1/stem"]
+    assert [p for p, _ in loader._rich_strings(bank)] == ["q1/stem"]
 
 
 # --- the model's memory diet ---------------------------------------------------------------------------------

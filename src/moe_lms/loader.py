@@ -1,8 +1,20 @@
 """Bank directories on disk: ``bank.yaml`` plus ``locales/<tag>.po``, to and from the model.
 
-Loading is fast on the good path (yaml-rs, our PO reader, one pydantic pass per question) and precise on the
-bad path: only when something is wrong is the YAML composed again with PyYAML to find the line of each error.
-Every problem of a run is collected and reported together.
+A valid bank.yaml in the usual layout is parsed a hundred questions at a time (yaml-rs) and validated one pydantic
+pass per question; anything else (another layout, any error) is parsed whole, which also finds every problem's
+line. PO files are read by :mod:`.po`'s reader into packed catalogs. Precise on the bad path: only when something
+is wrong is the YAML composed again with PyYAML to find the line of each error. Every problem of a run is
+collected and reported together; the checks of the texts that need the bank's files (images, formulas, text that
+renders to nothing, placeholders) are here too, since they report at bank.yaml's and the PO files' lines.
+
+This module must not know any output format, the CLI or a terminal (progress is a callback:
+:data:`reading_progress`).
+
+Why it is over 700 lines (issue 19): its parts share the file helpers (``_YamlLines``, ``_display``,
+``open_reported``) and their public names (``load_bank``, ``check_bank``, ``save_bank``, ``read_catalog``,
+``rendering_problems`` …) are imported by every command and by branches still in flight. The split by job
+(reading bank.yaml, reading PO catalogs, the text checks, saving), over a lower module for those helpers so that
+no cycle appears, is left for when those branches have landed.
 """
 
 from __future__ import annotations
@@ -11,7 +23,7 @@ import codecs
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
@@ -502,25 +514,19 @@ def _read_question_by_question(path: Path) -> Bank | None:
     """The fast path for a valid bank: parse and validate up to a hundred questions at a time, so a large bank's
     parsed form (about four times its text), nor even its text, never exists all at once. None means: read it
     the thorough way, which also reports every problem with its line (any doubt about the layout, any error,
-    ends up there)."""
-    read = _read_in_runs(path)
-    return None if read is None else read[0]
+    ends up there).
+
+    Why a second way (issue 19, docs/design/speed.md): the 100k bank's bank.yaml is 153 MB, and read whole it
+    alone takes the process to 0.9 GiB within its first 3 s of CPU (`moe-lms check` of that bank peaked at
+    1.1 GiB, over the 1 GiB floor), where read in runs it stays under 0.2 GiB. It cannot be the only way: only
+    the whole document reads every YAML layout and finds each problem's line. tests/test_large_banks.py holds
+    it to the whole document's bank."""
+    return _read_in_runs(path)
 
 
-def _may_be_rich(yaml_text: str) -> bool:
-    """Whether a value of this YAML text may hold math (``$``) or an image (``![``). Every character of a value
-    stands in the text as itself but for an escape of a double-quoted scalar (``\\x24``), and a line break in a
-    value becomes a space or a line break, never nothing but through an escape (``\\`` at the end of a line), so
-    text without either mark and without a backslash has no value with one."""
-    return "$" in yaml_text or "![" in yaml_text or "\\" in yaml_text
-
-
-def _read_in_runs(path: Path) -> tuple[Bank, list[int]] | None:
-    """:func:`_read_question_by_question`'s bank, with the numbers of the questions that may hold math or an image
-    (those of every run of items :func:`_may_be_rich` says so of): :func:`rich_content_problems` looks at no
-    other question."""
+def _read_in_runs(path: Path) -> Bank | None:
+    """:func:`_read_question_by_question`'s bank."""
     questions: list[Question] = []
-    maybe_rich: list[int] = []
     header: object = None
     validate = Question.__pydantic_validator__.validate_python  # model_validate without its Python wrapper (5%)
     try:
@@ -535,36 +541,25 @@ def _read_in_runs(path: Path) -> tuple[Bank, list[int]] | None:
                 items = yaml_rs.loads(text, parse_datetime=False)
                 if not isinstance(items, list) or len(items) != part[1]:
                     return None
-                if _may_be_rich(text):
-                    maybe_rich += range(len(questions), len(questions) + len(items))
                 questions += map(validate, items)
         if not isinstance(header, dict) or "questions" not in header or header["questions"] is not None:
             return None
         if "translations" in header:
             return None
-        return Bank.model_validate({**header, "questions": questions}), maybe_rich
+        return Bank.model_validate({**header, "questions": questions})
     except (_NotTheUsualLayout, yaml_rs.YAMLDecodeError, ValidationError, OSError, UnicodeDecodeError):
         return None
 
 
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
-    bank, problems, _ = _read_bank_yaml(path)
-    return bank, problems
-
-
-def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], list[int] | None]:
-    """:func:`read_bank_yaml`, and the numbers of the questions that may hold math or an image (None: any)."""
-    read = _read_in_runs(path)
+    bank = _read_question_by_question(path)
     problems: list[Problem] = []
-    maybe_rich: list[int] | None = None
-    if read is None:
+    if bank is None:
         bank, problems = _read_whole_document(path)
-    else:
-        bank, maybe_rich = read
     if bank is not None:
         problems = _unknown_locales(path, bank) + _quiz_problems(path, bank)
-    return (None if problems else bank), problems, maybe_rich
+    return (None if problems else bank), problems
 
 
 def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -880,7 +875,7 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems, maybe_rich = _read_bank_yaml(bank_yaml_path(directory))
+    bank, problems = read_bank_yaml(bank_yaml_path(directory))
     if bank is None:
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
@@ -903,33 +898,27 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         if catalog:
             translations[locale] = catalog
     bank = bank.model_copy(update={"translations": translations})
-    media, found = rich_content_problems(directory, bank, maybe_rich)
+    media, found = rich_content_problems(directory, bank)
     problems.extend(found)
     return bank.model_copy(update={"media": media}) if media else bank, problems
 
 
-def _rich_strings(bank: Bank, maybe_rich: Iterable[int] | None = None) -> Iterator[tuple[str, str]]:
-    """The bank's strings that may hold math or an image (the paths of the others are never built).
-
-    ``maybe_rich``: the numbers of the only questions that may (None: any question may)."""
+def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:
+    """The bank's strings that may hold math or an image (the paths of the others are never built)."""
     for path, text in bank_strings(bank):
         if "$" in text or "![" in text:
             yield path, text
-    questions = bank.questions if maybe_rich is None else (bank.questions[n] for n in maybe_rich)
-    for q in questions:
+    for q in bank.questions:
         if any("$" in text or "![" in text for text in question_sources(q)):
             for path, text in question_strings(q):
                 if "$" in text or "![" in text:
                     yield path, text
 
 
-def rich_content_problems(
-    directory: Path, bank: Bank, maybe_rich: Iterable[int] | None = None
-) -> tuple[dict[str, MediaItem], list[Problem]]:
+def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaItem], list[Problem]]:
     """Load the images the bank's text (source and translations) refers to, and check every formula and image:
-    each problem with its file, line and question (see moe_lms.media and moe_lms.richtext). ``maybe_rich``, when
-    given, numbers the only questions whose source text may hold a formula or an image (as the loader knows it
-    from bank.yaml's text)."""
+    each problem with its file, line and question (see moe_lms.media and moe_lms.richtext). Every string is looked
+    at: none is skipped on a guess from bank.yaml's text."""
     from . import media as media_module
     from .richtext import formula_problem
 
@@ -964,7 +953,7 @@ def rich_content_problems(
     yaml_file = bank_yaml_path(directory)
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
-    for path, source in _rich_strings(bank, maybe_rich):
+    for path, source in _rich_strings(bank):
         for message in problems_of(source):
             if lines is None:
                 lines, numbers = _YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}

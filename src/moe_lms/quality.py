@@ -22,6 +22,11 @@ written in Urdu digits (۸ for 8) and knows no locale's decimal comma (vi writes
 number scan costs about 10 µs a string, 2 s for the 200,000 translations of a 10,000-question bank, which
 ``check`` as a whole must beat. So the span extractor below is our own: one function, :func:`analyse`, driven by
 a list of rules, where a new kind of span is one more rule.
+
+This module must not know any output format or the CLI; it reads files only to name a finding's PO line.
+
+Why it is over 700 lines (issue 19): the one pass over every string that ``check`` runs (:func:`survey`, kept for
+the 100k bank's memory floor) lives beside the separate checks it is held to, so that both are read together.
 """
 
 from __future__ import annotations
@@ -664,6 +669,12 @@ def check_translations(
 
 
 # --- one pass over every string, for `check` --------------------------------------------------------------------
+#
+# Kept for the memory floor (issue 19, docs/design/speed.md): without it, `moe-lms check` of the 100k bank (ur and
+# vi, ~390 MB of PO each) ran the separate checks below and peaked at 1.95 GiB (/usr/bin/time -v, 186 s of CPU on
+# a loaded machine), over the 1 GiB floor; with it the old tree was at 0.92 GiB when stopped at 96 s of CPU
+# (issue 13 measured 821 MiB for the whole command). The separate checks stay as what this pass is held to
+# (tests/test_quality.py) and for catalogs that are not packed.
 #
 # `check` reads every string of a large bank for four purposes: whether it renders to nothing (loader's
 # rendering_problems), what the quality checks above say of each translation, and how many characters a learner

@@ -15,6 +15,12 @@ Traps from the Canvas contract this module is built around: the per-answer comme
 get weight 100 (with none, Canvas makes the first one correct); answers are a JSON array (a hash keyed from 1
 gives a 500); the question_type is spelled out in full (typos are stored, not rejected); and fields over
 Canvas's length limits are refused here, naming the question, instead of as a 500 from Canvas.
+
+This module must not know HTTP, tokens or what Canvas already holds (``moe_lms.lms.canvas`` compares and pushes).
+
+Why it is about 700 lines (issue 19): the bodies, their markers and the file ``export --format canvas`` writes of
+them are one contract with Canvas, and its traps above are checked in one place; the JSON layouts it fills are
+their own module (:mod:`.jsonlayout`).
 """
 
 from __future__ import annotations

@@ -19,6 +19,13 @@ Every request goes through one function (:meth:`CanvasClient.send_once`), which 
 - Throttling: every response's ``X-Rate-Limit-Remaining`` steers how many requests may be in flight (each one
   reserves about 50 of a 600 budget); ``403 Forbidden (Rate Limit Exceeded)`` drops to one at a time and backs off.
   A throttled request was never run, so it is retried whatever its method.
+
+This module must not know banks, questions or what a push sends (that is :mod:`moe_lms.lms.canvas` and
+:mod:`moe_lms.formats.canvas`): it moves requests and checks answers' shapes.
+
+Why it is over 700 lines (issue 19): it is the whole network policy, and one reader must be able to check in one
+file that no request escapes it (every request through ``send_once``, the socket watch under it, the budget
+beside it); its parts are the policy's and have no other user.
 """
 
 from __future__ import annotations
