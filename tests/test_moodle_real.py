@@ -29,7 +29,7 @@ from moe_lms.formats import ExportOptions, get
 from moe_lms.loader import load_bank
 from moe_lms.locales import LocalizedView, resolve
 from moe_lms.media import image_references
-from moe_lms.model import Bank, Kind, Question
+from moe_lms.model import Bank, Kind, Question, resolve_quiz
 from moe_lms.richtext import Profile, plain_text, render_block, render_inline, rendering
 
 from .qti_support import rich_bank
@@ -268,8 +268,15 @@ def shelf_files(suffix: str) -> list[Path]:
 
 
 def bank_of(path: Path) -> tuple[Bank, list[str]]:
-    bank_id, locale = path.name.split(".")[:2]
+    """The bank a shelf file holds, and its locales: ``<bank>.<locale>.…``, or a quiz's ``<bank>.<quiz>.<locale>.…``
+    (the quiz's questions, each at its points in the quiz)."""
+    bank_id, second, third = path.name.split(".")[:3]
     bank = load_bank(SHIPPED[bank_id])
+    quiz = next((q for q in bank.quizzes if q.id == second), None)
+    locale = second if quiz is None else third
+    if quiz is not None:
+        questions = tuple(q for drawn in resolve_quiz(bank, quiz) for q in drawn.scored())
+        bank = bank.model_copy(update={"questions": questions})
     return bank, list(bank.locales) if locale == "multilang" else [locale]
 
 
