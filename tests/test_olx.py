@@ -263,7 +263,8 @@ def seen(q: Question) -> dict[str, object]:
 def test_the_courses_of_every_language_read_back_into_the_shipped_bank(bank: Bank) -> None:
     back, warnings = read.read_courses([(f"{loc}.tar.gz", export(bank, loc)) for loc in bank.locales])
     assert warnings == []
-    assert back.model_dump() == bank.model_dump()
+    # (the whole bank's course holds none of its quizzes: each is a course of its own, `export --quiz`)
+    assert back.model_dump() == bank.model_copy(update={"quizzes": ()}).model_dump()
     assert back.media == bank.media
     for locale in bank.target_locales:
         # capa has no place for the overall feedback messages (it says Correct / Incorrect in the learner's language)

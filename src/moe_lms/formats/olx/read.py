@@ -232,7 +232,7 @@ class Tree:
             if not isinstance(child.tag, str):
                 continue
             block = self.load(child)
-            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit"):
+            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit", "itembank"):
                 yield from self.walk(block)
             else:
                 yield block
