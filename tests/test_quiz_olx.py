@@ -30,7 +30,7 @@ def course(quiz: dict[str, object] = MIDTERM) -> dict[str, etree._Element]:
 
 def test_the_quiz_is_a_timed_subsection_of_a_unit_per_section() -> None:
     files = course()
-    sequential = files["sequential/pools-quiz.xml"]
+    sequential = files["sequential/pools-midterm-quiz.xml"]
     assert (sequential.get("is_time_limited"), sequential.get("default_time_limit_minutes")) == ("true", "20")
     units = [files[f"vertical/{v.get('url_name')}.xml"] for v in sequential.iterfind("vertical")]
     assert [u.get("display_name") for u in units] == ["Routing", "Memory", "Always asked"]
@@ -60,13 +60,28 @@ def test_a_section_that_neither_draws_nor_shuffles_is_its_problems_in_the_unit()
     files = course(quiz)
     fixed = files["vertical/midterm-fixed-unit.xml"]
     assert [(c.tag, c.get("url_name")) for c in fixed] == [("problem", q) for q in FIXED]
-    assert "is_time_limited" not in files["sequential/pools-quiz.xml"].attrib
+    assert "is_time_limited" not in files["sequential/pools-midterm-quiz.xml"].attrib
     assert files["problem/network-01.xml"].get("max_attempts") is None
 
 
-def test_import_olx_reads_the_quizs_questions_through_its_problem_banks() -> None:
+def test_import_olx_reads_the_quiz_back_with_its_sections_draws_and_settings() -> None:
     bank = quiz_bank()
     data = get("olx").dump(bank, ExportOptions.for_bank(bank, ("en",), quiz="midterm"))
     back, problems = read.read_package(data)
     assert [p for p in problems if p.severity.name == "ERROR"] == []
     assert len(back.questions) == 2 * PER_POOL + len(FIXED)
+    (quiz,) = back.quizzes
+    assert (quiz.id, quiz.title, quiz.intro, quiz.time_limit_minutes, quiz.attempts, quiz.shuffle_questions) == (
+        "midterm",
+        "Midterm: expert parallelism",
+        "Twenty minutes, two attempts.",
+        20,
+        2,
+        True,
+    )
+    assert [(s.id, s.title, s.draw, len(s.questions or ())) for s in quiz.sections] == [
+        ("routing", "Routing", 2, PER_POOL),
+        ("memory", "Memory", 3, PER_POOL),
+        ("fixed", "Always asked", None, len(FIXED)),
+    ]
+    assert back.intro is None  # the quiz's intro, not the bank's

@@ -92,8 +92,9 @@ def chapter_name(bank: Bank) -> str:
     return bank.id
 
 
-def quiz_name(bank: Bank) -> str:
-    return f"{bank.id}-quiz"
+def quiz_name(bank: Bank, quiz: Quiz | None = None) -> str:
+    """The subsection's url_name: ``BANK-quiz``, or a quiz's ``BANK-QUIZ-quiz`` (so an import finds the quiz's id)."""
+    return f"{bank.id}-quiz" if quiz is None else f"{bank.id}-{quiz.id}-quiz"
 
 
 def intro_name(bank: Bank) -> str:
@@ -219,7 +220,7 @@ def files(bank: Bank, view: LocalizedView, quiz: Quiz | None = None) -> list[tup
     put(f"course/{run}.xml", course)
     put(
         f"chapter/{chapter_name(bank)}.xml",
-        _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank))]),
+        _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank, quiz))]),
     )
     if quiz is None:
         _whole_bank(bank, view, title, put)
@@ -275,7 +276,7 @@ def _quiz(bank: Bank, view: LocalizedView, quiz: Quiz, put: Put) -> None:
         sequential |= {"is_time_limited": "true", "default_time_limit_minutes": str(quiz.time_limit_minutes)}
     sections = resolve_quiz(bank, quiz)
     put(
-        f"sequential/{quiz_name(bank)}.xml",
+        f"sequential/{quiz_name(bank, quiz)}.xml",
         _leaf("sequential", sequential, [("vertical", unit_name(section_name(quiz, d.id))) for d in sections]),
     )
     intro = view.quiz_intro(quiz)
