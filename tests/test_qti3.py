@@ -124,12 +124,18 @@ def test_the_same_bank_gives_the_same_bytes(bank: Bank) -> None:
 def test_the_package_reads_back_into_the_shipped_bank(bank: Bank) -> None:
     back, warnings = read.read_package(export(bank))
     assert warnings == []
-    assert back.model_dump() == bank.model_dump()
+    assert back.model_dump() == without_quizzes(bank).model_dump()
     assert back.media == bank.media
     for locale in bank.target_locales:
         # QTI has no place for the bank's overall feedback messages (players say correct / incorrect themselves)
-        want = {p: (t.text, t.source) for p, t in bank.translations[locale].items() if not p.startswith("feedback/")}
+        kept = bank.translations[locale].items()
+        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/"))}
         assert {p: (t.text, t.source) for p, t in back.translations[locale].items()} == want
+
+
+def without_quizzes(bank: Bank) -> Bank:
+    """The bank as its whole-bank export holds it: none of its quizzes (each is an export of its own, --quiz)."""
+    return bank.model_copy(update={"quizzes": ()})
 
 
 def seen(q: Question) -> dict[str, object]:
@@ -158,7 +164,7 @@ def test_import_qti3_and_validate_from_the_command_line(bank: Bank, tmp_path: Pa
     path.write_bytes(export(bank))
     result = CliRunner().invoke(main, ["import", "qti3", str(path), "-o", str(tmp_path / "bank")])
     assert result.exit_code == 0, result.output
-    assert load_bank(tmp_path / "bank").model_dump() == bank.model_dump()
+    assert load_bank(tmp_path / "bank").model_dump() == without_quizzes(bank).model_dump()
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 0, result.output
     assert "QTI 3.0 package" in result.output

@@ -36,7 +36,17 @@ def test_every_format_carries_the_quizs_pools_or_says_why_not(name: str, tmp_pat
 
 
 def _text_of(data: bytes) -> str:
-    """A file's text, or every member's of a zip."""
+    """A file's text, or every member's of a zip or a .tar.gz."""
+    if data[:2] == b"\x1f\x8b":
+        import io
+        import tarfile
+
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            return "\n".join(
+                archive.extractfile(m).read().decode("utf-8", "replace")  # type: ignore[union-attr]
+                for m in archive.getmembers()
+                if m.isfile()
+            )
     if data[:2] == b"PK":
         import io
         import zipfile

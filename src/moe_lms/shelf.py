@@ -565,6 +565,16 @@ def _instructions(held: _Held) -> list[str]:
             "",
             "Import replaces the course's content: import into a new course, or export the old one first.",
             "",
+            *(
+                [
+                    "A quiz's `.olx.tar.gz` has a unit per section instead; a section that draws is a *problem bank* "
+                    "showing each learner as many of its problems as the quiz draws (it needs an Open edX with the "
+                    "problem bank block, `itembank`).",
+                    "",
+                ]
+                if held.quizzes
+                else []
+            ),
         ]
     if "html" in present:
         lines += [

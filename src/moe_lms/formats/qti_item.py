@@ -28,7 +28,7 @@ from typing import NamedTuple, Protocol, TypeVar
 from lxml import etree
 
 from ..locales import LocalizedView, Resolved
-from ..model import Kind, Question
+from ..model import Bank, Kind, Question, Quiz, resolve_quiz
 from ..richtext import plain_text, render_block, render_inline
 from ..text import visible_text
 
@@ -209,3 +209,45 @@ def content_order(question_order: Sequence[_T]) -> list[_T]:
     """question_texts order (stem, explanation, each choice's text and explanation) as an item's contents go:
     the stem, each choice, the general feedback, each choice's feedback."""
     return [question_order[0], *question_order[2::2], *question_order[3::2], question_order[1]]
+
+
+def quiz_controls(sub: Sub, test: etree._Element, quiz: Quiz) -> None:
+    """A quiz's time limit (``timeLimits maxTime``, seconds), which goes before the test's parts."""
+    if quiz.time_limit_minutes is not None:
+        sub(test, "timeLimits", {"maxTime": str(quiz.time_limit_minutes * 60)})
+
+
+def quiz_part(
+    sub: Sub,
+    test: etree._Element,
+    bank: Bank,
+    view: LocalizedView,
+    quiz: Quiz,
+    reference: Callable[[Question], dict[str, str]],
+    rubric: Callable[[etree._Element, Resolved], None],
+) -> None:
+    """A quiz's one ``testPart`` (in QTI 2.1's names, ``sub`` spells them): its attempts (``itemSessionControl
+    maxAttempts``, 0 unlimited), then one ``assessmentSection`` per section, each with its draw (``selection
+    select``), its ``ordering shuffle`` when the quiz shuffles, the quiz's intro (``rubric``) in the first, and its
+    pool's ``assessmentItemRef`` (``reference``'s attributes). The same quiz in QTI 2.1 and QTI 3."""
+    part = sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
+    control = {"showFeedback": "true"} if quiz.attempts is None else {"maxAttempts": str(quiz.attempts)}
+    control["showFeedback"] = "true"
+    sub(part, "itemSessionControl", control)
+    intro = view.quiz_intro(quiz)
+    for number, drawn in enumerate(resolve_quiz(bank, quiz)):
+        title = view.section_title(quiz, drawn.section)
+        attributes = {
+            "identifier": drawn.id,
+            "title": plain_title(title.text) if title else drawn.id,
+            "visible": "true",
+        }
+        section = sub(part, "assessmentSection", attributes)
+        if drawn.draws:
+            sub(section, "selection", {"select": str(drawn.draw)})
+        if quiz.shuffle_questions and len(drawn.questions) > 1:
+            sub(section, "ordering", {"shuffle": "true"})
+        if number == 0 and intro is not None:
+            rubric(section, intro)
+        for q in drawn.questions:
+            sub(section, "assessmentItemRef", reference(q))

@@ -13,4 +13,5 @@ FORMAT = Format(
     suffix=".olx.tar.gz",
     write=write,
     one_locale_per_file=True,
+    quizzes=True,
 )

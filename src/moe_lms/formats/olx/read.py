@@ -197,6 +197,7 @@ class Course:
     intro: Text | None
     items: list[ParsedItem[Text]] = field(default_factory=list)
     tar: SafeTar | None = None
+    quiz: dict[str, object] | None = None  # a quiz's course (one with problem banks): its quizzes: entry
 
 
 class Tree:
@@ -232,7 +233,7 @@ class Tree:
             if not isinstance(child.tag, str):
                 continue
             block = self.load(child)
-            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit"):
+            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit", "itembank"):
                 yield from self.walk(block)
             else:
                 yield block
@@ -314,9 +315,75 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
                         severity=Severity.WARNING,
                     )
                 )
+        found.quiz = _quiz_of(tree, course, found.bank_id)
     except (UnsafePackage, UnsafeXmlError) as exc:
         raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    if found.quiz is not None and found.intro is not None:  # the html block opening a quiz is the quiz's intro
+        found.quiz["intro"] = found.intro.markdown()
+        found.intro = None
     return found
+
+
+def _children(tree: Tree, element: etree._Element, tag: str) -> list[etree._Element]:
+    return [block for block in (tree.load(c) for c in element if isinstance(c.tag, str)) if block.tag == tag]
+
+
+def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[str, object] | None:
+    """The quiz of a course whose first subsection holds problem banks (what ``export --quiz`` writes): a section
+    per unit, a problem bank's ``max_count`` its draw, the subsection's time limit, the problems' ``max_attempts``.
+    A problem bank shows its problems in an order of each learner's, so a quiz of problem banks alone shuffles.
+    None for any other course (a quiz that neither draws nor shuffles has no problem bank, and reads as a bank)."""
+    sequentials = [s for chapter in _children(tree, course, "chapter") for s in _children(tree, chapter, "sequential")]
+    if not sequentials:
+        return None
+    sequential = sequentials[0]
+    sections: list[dict[str, object]] = []
+    pools = 0
+    attempts = None
+    for unit in _children(tree, sequential, "vertical"):
+        ids: list[str] = []
+        draw = None
+        for child in unit:
+            if not isinstance(child.tag, str):
+                continue
+            block = tree.load(child)
+            inner = [block] if block.tag == "problem" else _children(tree, block, "problem")
+            if block.tag == "itembank":
+                pools += 1
+                count = block.get("max_count", "-1")
+                draw = int(count) if count.isdigit() else None
+            ids += [slug(p.get("url_name", "")) for p in inner if p.get("url_name")]
+            if attempts is None and inner and (inner[0].get("max_attempts") or "").isdigit():
+                attempts = int(inner[0].get("max_attempts", ""))
+        if not ids:
+            continue
+        name = (unit.get("url_name") or "").removesuffix("-unit")
+        section: dict[str, object] = {"id": slug(name) or f"part-{len(sections) + 1}", "questions": ids}
+        if unit.get("display_name"):
+            section["title"] = unit.get("display_name")
+        if draw is not None and 0 < draw < len(ids):
+            section["draw"] = draw
+        sections.append(section)
+    if not pools:
+        return None
+    ident = (sequential.get("url_name") or "").removesuffix("-quiz")
+    if bank_id and ident.startswith(f"{bank_id}-"):
+        ident = ident.removeprefix(f"{bank_id}-")
+    for section in sections:
+        section["id"] = str(section["id"]).removeprefix(f"{ident}-")
+    quiz: dict[str, object] = {
+        "id": slug(ident) or "quiz",
+        "title": sequential.get("display_name") or ident,
+        "sections": sections,
+    }
+    if pools == len(sections):
+        quiz["shuffle_questions"] = True
+    minutes = sequential.get("default_time_limit_minutes") or ""
+    if sequential.get("is_time_limited") == "true" and minutes.isdigit():
+        quiz["time_limit_minutes"] = int(minutes)
+    if attempts is not None:
+        quiz["attempts"] = attempts
+    return quiz
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -464,6 +531,8 @@ def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]
     }
     if intro:
         raw["intro"] = intro
+    if source.quiz is not None:
+        raw["quizzes"] = [source.quiz]
     texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
     tars = [c.tar for c in courses if c.tar is not None]
 

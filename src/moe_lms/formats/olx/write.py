@@ -42,10 +42,11 @@ from lxml import etree
 
 from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import shown_media
-from ...model import Bank, Kind, MediaItem, Question
+from ...model import Bank, Kind, MediaItem, Question, Quiz, resolve_quiz
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, plain_text, render_block, render_inline, rendering
 from .. import ExportOptions
+from ..qti21.write import quiz_bank
 
 ROOT = "course"  # the folder every entry is in (Studio finds course.xml in it)
 ORG = "moe-lms"
@@ -91,8 +92,9 @@ def chapter_name(bank: Bank) -> str:
     return bank.id
 
 
-def quiz_name(bank: Bank) -> str:
-    return f"{bank.id}-quiz"
+def quiz_name(bank: Bank, quiz: Quiz | None = None) -> str:
+    """The subsection's url_name: ``BANK-quiz``, or a quiz's ``BANK-QUIZ-quiz`` (so an import finds the quiz's id)."""
+    return f"{bank.id}-quiz" if quiz is None else f"{bank.id}-{quiz.id}-quiz"
 
 
 def intro_name(bank: Bank) -> str:
@@ -200,8 +202,9 @@ def _leaf(tag: str, attrib: dict[str, str], children: list[tuple[str, str]]) -> 
     return element
 
 
-def files(bank: Bank, view: LocalizedView) -> list[tuple[str, bytes]]:
-    """Every file of the course of one locale, in archive order (paths inside ROOT)."""
+def files(bank: Bank, view: LocalizedView, quiz: Quiz | None = None) -> list[tuple[str, bytes]]:
+    """Every file of the course of one locale, in archive order (paths inside ROOT); with ``quiz``, of that quiz
+    (``bank`` then holds its questions alone: :func:`..qti21.write.quiz_bank`)."""
     title = title_of(view.title.text, 1000)
     out: list[tuple[str, bytes]] = []
 
@@ -217,8 +220,22 @@ def files(bank: Bank, view: LocalizedView) -> list[tuple[str, bytes]]:
     put(f"course/{run}.xml", course)
     put(
         f"chapter/{chapter_name(bank)}.xml",
-        _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank))]),
+        _leaf("chapter", {"display_name": title}, [("sequential", quiz_name(bank, quiz))]),
     )
+    if quiz is None:
+        _whole_bank(bank, view, title, put)
+    else:
+        _quiz(bank, view, quiz, put)
+    for image in shown_media([view]):
+        out.append((f"{STATIC}/{image.path}", image.data))
+    return out
+
+
+Put = Callable[[str, etree._Element], None]
+
+
+def _whole_bank(bank: Bank, view: LocalizedView, title: str, put: Put) -> None:
+    """The whole bank as the chapter's one sequential: the intro's unit, then a unit per question."""
     units = ([unit_name(intro_name(bank))] if view.intro is not None else []) + [
         unit_name(q.id) for q in bank.questions
     ]
@@ -241,9 +258,55 @@ def files(bank: Bank, view: LocalizedView) -> list[tuple[str, bytes]]:
             _leaf("vertical", {"display_name": shorten(name)}, [("problem", question.id)]),
         )
         put(f"problem/{question.id}.xml", build_problem(question, view))
-    for image in shown_media([view]):
-        out.append((f"{STATIC}/{image.path}", image.data))
-    return out
+
+
+def section_name(quiz: Quiz, section_id: str) -> str:
+    return f"{quiz.id}-{section_id}"
+
+
+def _quiz(bank: Bank, view: LocalizedView, quiz: Quiz, put: Put) -> None:
+    """A quiz as the chapter's one sequential (its time limit: a timed subsection) of a unit per section; a section
+    that draws, or every section when the quiz shuffles, is a problem bank (``itembank``, Open edX's
+    ``ItemBankBlock``, edx-platform ``xmodule/item_bank_block.py``: ``max_count`` of its children, picked and
+    ordered at random for each learner, -1 for all), its problems inline in the course (no content library). The
+    quiz's intro opens the first unit; each problem carries the quiz's attempts (``max_attempts``) and its points."""
+    title = title_of(view.quiz_title(quiz).text, 1000)
+    sequential = {"display_name": title}
+    if quiz.time_limit_minutes is not None:
+        sequential |= {"is_time_limited": "true", "default_time_limit_minutes": str(quiz.time_limit_minutes)}
+    sections = resolve_quiz(bank, quiz)
+    put(
+        f"sequential/{quiz_name(bank, quiz)}.xml",
+        _leaf("sequential", sequential, [("vertical", unit_name(section_name(quiz, d.id))) for d in sections]),
+    )
+    intro = view.quiz_intro(quiz)
+    for number, drawn in enumerate(sections):
+        heading = view.section_title(quiz, drawn.section)
+        name = title_of(heading.text) if heading else drawn.id
+        children: list[tuple[str, str]] = []
+        if number == 0 and intro is not None:
+            children.append(("html", intro_name(bank)))
+            block = etree.Element("html", {"display_name": title})
+            text_element(block, "div", intro, render_block)
+            put(f"html/{intro_name(bank)}.xml", block)
+        if drawn.draws or quiz.shuffle_questions:
+            children.append(("itembank", section_name(quiz, drawn.id)))
+            count = str(drawn.draw) if drawn.draws else "-1"
+            pool = _leaf(
+                "itembank", {"display_name": name, "max_count": count}, [("problem", q.id) for q in drawn.questions]
+            )
+            put(f"itembank/{section_name(quiz, drawn.id)}.xml", pool)
+        else:
+            children += [("problem", q.id) for q in drawn.questions]
+        put(
+            f"vertical/{unit_name(section_name(quiz, drawn.id))}.xml",
+            _leaf("vertical", {"display_name": name}, children),
+        )
+        for question in drawn.scored():
+            problem = build_problem(question, view)
+            if quiz.attempts:
+                problem.set("max_attempts", str(quiz.attempts))
+            put(f"problem/{question.id}.xml", problem)
 
 
 def tar_gz(entries: list[tuple[str, bytes]], out: BinaryIO) -> None:
@@ -278,12 +341,15 @@ def _info(name: str, size: int | None) -> tarfile.TarInfo:
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    """The course of ``options.locales[0]`` as an OLX ``.tar.gz`` into ``out``."""
+    """The course of ``options.locales[0]`` as an OLX ``.tar.gz`` into ``out``; with ``options.quiz``, the quiz."""
     locale = options.locales[0]
+    quiz = None if options.quiz is None else bank.quiz(options.quiz)
+    if quiz is not None:
+        bank = quiz_bank(bank, quiz)
     view = resolve(bank, locale, include_drafts=options.include_drafts)
     with rendering(profile(bank)):
         try:
-            entries = files(bank, view)
+            entries = files(bank, view, quiz)
         except ValueError as exc:  # characters XML cannot carry, from a translation
             raise ProblemsFound([Problem(f"locale {locale}", None, str(exc))]) from None
     tar_gz(entries, out)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
@@ -257,7 +259,7 @@ def _plain_markdown(text: str) -> str:
 
 
 @dataclass
-class _ParsedSection:
+class ParsedSection:
     identifier: str
     title: str | None
     items: list[str]  # package paths
@@ -266,13 +268,13 @@ class _ParsedSection:
 
 
 @dataclass
-class _ParsedTest:
+class ParsedTest:
     identifier: str
     locale: str | None
     title: str | None
     intro: _Text | None
     items: list[str]
-    sections: list[_ParsedSection] = field(default_factory=list)
+    sections: list[ParsedSection] = field(default_factory=list)
     max_time: float | None = None  # seconds (timeLimits maxTime)
     max_attempts: int | None = None  # the first testPart's itemSessionControl (0: unlimited)
 
@@ -282,7 +284,7 @@ class _ParsedTest:
         return len(self.sections) > 1 or any(s.select is not None for s in self.sections)
 
 
-def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _ParsedTest | None:
+def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> ParsedTest | None:
     if root.tag != _q("assessmentTest") or resource.path is None:
         report.add(root, f"expected a QTI 2.1 assessmentTest, found {_tag(root)}")
         return None
@@ -298,7 +300,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
         select = selection.get("select", "") if selection is not None else ""
         ordering = section.find(_q("ordering"))
         sections.append(
-            _ParsedSection(
+            ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
@@ -310,7 +312,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
     max_time = number(limits.get("maxTime")) if limits is not None else None
     control = root.find(f"{_q('testPart')}/{_q('itemSessionControl')}")
     attempts = control.get("maxAttempts", "") if control is not None else ""
-    return _ParsedTest(
+    return ParsedTest(
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
         title=root.get("title"),
@@ -322,10 +324,11 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> _
     )
 
 
-def _quizzes(
-    tests: list[_ParsedTest], source: str, bank_id: str | None, items: dict[str, ParsedItem[_Text]]
+def quizzes_of(
+    tests: list[ParsedTest], source: str, bank_id: str | None, items: Mapping[str, ParsedItem[Any]]
 ) -> list[dict[str, object]]:
-    """The bank's quizzes: each source-language test of sections, its draws and settings."""
+    """The bank's quizzes: each source-language test of sections, its draws and settings (``items``: the items by
+    package path). QTI 3's reader makes its tests of the same :class:`ParsedTest` and reads them back here too."""
     quizzes: list[dict[str, object]] = []
     for test in tests:
         if test.locale != source or not test.is_quiz:
@@ -375,10 +378,10 @@ def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
 
 def _read_resources(
     package: SafeZip, manifest: etree._Element, name: str, default_locale: str, problems: list[Problem]
-) -> tuple[dict[str, ParsedItem[_Text]], list[_ParsedTest]]:
+) -> tuple[dict[str, ParsedItem[_Text]], list[ParsedTest]]:
     """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, ParsedItem[_Text]] = {}
-    tests: list[_ParsedTest] = []
+    tests: list[ParsedTest] = []
     for resource in _resources(manifest):
         is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
@@ -405,7 +408,7 @@ def _read_resources(
 
 
 def _group(
-    items: dict[str, ParsedItem[_Text]], tests: list[_ParsedTest], problems: list[Problem]
+    items: dict[str, ParsedItem[_Text]], tests: list[ParsedTest], problems: list[Problem]
 ) -> dict[str, dict[str, ParsedItem[_Text]]]:
     """Items by question and locale, questions in test order (then manifest order for items no test names)."""
     order = [p for t in tests for p in t.items if p in items] + list(items)
@@ -488,7 +491,7 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
     texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
     raw["media"] = packaged_media(package.read, "", texts, name, problems)
     # No no_questions problem of its own, unlike QTI 1.2: a bank without questions fails the bank's validation.
-    quizzes = _quizzes(tests, source, bank_id, items)
+    quizzes = quizzes_of(tests, source, bank_id, items)
     if quizzes:
         raw["quizzes"] = quizzes
     return validated_bank(raw, name, problems)

@@ -55,6 +55,8 @@ from ..qti_item import (
     item_identifier,
     item_values,
     plain_title,
+    quiz_controls,
+    quiz_part,
     renderer,
     scoring,
     set_outcome,
@@ -359,32 +361,15 @@ def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Eleme
     test.set("toolVersion", __version__)
     _outcome(test, "SCORE", "single", "float", "0")
     _outcome(test, "MAXSCORE", "single", "float", "0")
-    if quiz.time_limit_minutes is not None:
-        _sub(test, "timeLimits", {"maxTime": str(quiz.time_limit_minutes * 60)})
+    quiz_controls(_sub, test, quiz)
     _sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
-    part = _sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
-    control = {"showFeedback": "true"} if quiz.attempts is None else {"maxAttempts": str(quiz.attempts)}
-    control["showFeedback"] = "true"
-    _sub(part, "itemSessionControl", control)
-    intro = view.quiz_intro(quiz)
-    for number, drawn in enumerate(resolve_quiz(bank, quiz)):
-        title = view.section_title(quiz, drawn.section)
-        attributes = {
-            "identifier": drawn.id,
-            "title": plain_title(title.text) if title else drawn.id,
-            "visible": "true",
-        }
-        section = _sub(part, "assessmentSection", attributes)
-        if drawn.draws:
-            _sub(section, "selection", {"select": str(drawn.draw)})
-        if quiz.shuffle_questions and len(drawn.questions) > 1:
-            _sub(section, "ordering", {"shuffle": "true"})
-        if number == 0 and intro is not None:
-            rubric = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
-            rubric.set(XML_LANG, intro.lang)
-            append_html(rubric, render_block(intro.text))
-        for q in drawn.questions:
-            _sub(section, "assessmentItemRef", _item_reference(q, view))
+
+    def rubric(section: etree._Element, intro: Resolved) -> None:
+        block = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
+        block.set(XML_LANG, intro.lang)
+        append_html(block, render_block(intro.text))
+
+    quiz_part(_sub, test, bank, view, quiz, lambda q: _item_reference(q, view), rubric)
     processing = _sub(test, "outcomeProcessing")
     for identifier in ("SCORE", "MAXSCORE"):
         total = _sub(set_outcome(_sub, processing, identifier), "sum")

@@ -11,4 +11,5 @@ FORMAT = Format(
     description="QTI 3.0 content package (zip: items, a test per language, manifest)",
     suffix=".qti3.zip",
     write=write,
+    quizzes=True,
 )

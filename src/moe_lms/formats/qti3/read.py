@@ -29,6 +29,7 @@ from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti12 import locale_of
+from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
     AS_SPAN,
     CP,
@@ -239,6 +240,8 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
 class Found:
     items: list[ParsedItem[Text]] = field(default_factory=list)
     tests: dict[str, tuple[str, Text | None]] = field(default_factory=dict)  # locale -> (title, intro)
+    quizzes: list[ParsedTest] = field(default_factory=list)  # tests of sections (or one that draws): quizzes
+    paths: dict[str, ParsedItem[Text]] = field(default_factory=dict)  # the items by package path
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -301,6 +304,9 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
             if item is not None:
                 item.tags = _keywords(_lom_general(resource))
                 found.items.append(item)
+                found.paths[path] = item
+        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path)).is_quiz:
+            found.quizzes.append(quiz)
         elif root.tag == q("qti-assessment-test"):
             rubric = root.find(f".//{q('qti-rubric-block')}")
             intro = None
@@ -312,6 +318,42 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
             if locale is not None:
                 found.tests[locale] = (root.get("title", ""), intro)
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
+
+
+def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
+    """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
+    limit (``qti-time-limits max-time``) and attempts (the first part's ``qti-item-session-control max-attempts``):
+    QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes the quizzes)."""
+    sections = []
+    for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
+        own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
+        selection = section.find(q("qti-selection"))
+        select = selection.get("select", "") if selection is not None else ""
+        ordering = section.find(q("qti-ordering"))
+        sections.append(
+            ParsedSection(
+                section.get("identifier", ""),
+                section.get("title"),
+                [r for r in own if r],
+                int(select) if select.isdigit() else None,
+                ordering is not None and ordering.get("shuffle") == "true",
+            )
+        )
+    limits = root.find(q("qti-time-limits"))
+    control = root.find(f"{q('qti-test-part')}/{q('qti-item-session-control')}")
+    attempts = control.get("max-attempts", "") if control is not None else ""
+    identifier = root.get("identifier", "")
+    test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
+    return ParsedTest(
+        identifier=identifier,
+        locale=locale_of(test_locale) if test_locale else None,
+        title=root.get("title"),
+        intro=None,
+        items=[i for s in sections for i in s.items],
+        sections=[s for s in sections if s.items],
+        max_time=number(limits.get("max-time")) if limits is not None else None,
+        max_attempts=int(attempts) if attempts.isdigit() else None,
+    )
 
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -382,6 +424,9 @@ def _bank(
         raw["intro"] = intro
     texts = [*bank_texts(questions), *(t.text for c in translations.values() for t in c.values())]
     raw["media"] = packaged_media(package.read, "", texts, name, problems)
+    quizzes = quizzes_of(found.quizzes, source, bank_id, found.paths)
+    if quizzes:
+        raw["quizzes"] = quizzes
     return validated_bank(raw, name, problems, no_questions="no question of the package could be imported")
 
 

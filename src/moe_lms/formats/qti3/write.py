@@ -5,6 +5,7 @@ Layout (entries in a fixed order, fixed times and permissions: the same bank giv
     imsmanifest.xml             IMS CP 1.2 in the QTI 3 profile; LOM says the bank's id, titles, language, tags
     items/QUESTION-LOCALE.xml   qti-assessment-item, one choice interaction
     tests/BANK-LOCALE.xml       qti-assessment-test: one part, one section, the intro as its rubric
+    tests/BANK-QUIZ-LOCALE.xml  with --quiz, instead: the quiz (a section per section, its draws; items of its pools)
     media/…                     the images the texts show, referred to as ../media/…
 
 An item is :mod:`..qti_item`'s model, the one QTI 2.1's items are made of, spelled in QTI 3
@@ -41,11 +42,12 @@ from lxml import etree
 from ... import __version__
 from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import image_references, media_of, shown_media
-from ...model import Bank, Kind, MediaItem, Question
+from ...model import Bank, Kind, MediaItem, Question, Quiz
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, mathml, render_block, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
+from ..qti21.write import quiz_bank
 from ..qti_item import (
     FIXED,
     IDENTIFIER,
@@ -57,6 +59,8 @@ from ..qti_item import (
     item_identifier,
     item_values,
     plain_title,
+    quiz_controls,
+    quiz_part,
     renderer,
     scoring,
     set_outcome,
@@ -118,8 +122,9 @@ def item_path(question_id: str, locale: str) -> str:
     return f"items/{item_identifier(question_id, locale)}.xml"
 
 
-def test_path(bank: Bank, locale: str) -> str:
-    return f"tests/{bank.id}-{locale}.xml"
+def test_path(bank: Bank, locale: str, quiz: Quiz | None = None) -> str:
+    """``tests/<bank>-<locale>.xml``; a quiz's ``tests/<bank>-<quiz>-<locale>.xml`` (as in QTI 2.1)."""
+    return f"tests/{bank.id}-{locale}.xml" if quiz is None else f"tests/{bank.id}-{quiz.id}-{locale}.xml"
 
 
 def media_path(item: MediaItem) -> str:
@@ -325,12 +330,8 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
     part.set("submission-mode", "individual")
     sub(part, "qti-item-session-control", {"show-feedback": "true"})
     section = sub(part, "qti-assessment-section", {"identifier": "section", "title": title, "visible": "true"})
-    intro = view.intro
-    if intro is not None:
-        rubric = sub(section, "qti-rubric-block", {"view": "candidate", "use": "instructions"})
-        rubric.set(XML_LANG, intro.lang)
-        rubric.set("dir", locale_info(intro.lang.replace("-", "_")).direction)
-        append_html(sub(rubric, "qti-content-body"), render_block(intro.text))
+    if view.intro is not None:
+        _rubric(section, view.intro)
     for question in bank.questions:
         identifier = item_identifier(question.id, view.locale)
         sub(
@@ -338,6 +339,18 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
             "qti-assessment-item-ref",
             {"identifier": identifier, "href": f"../{item_path(question.id, view.locale)}"},
         )
+    _test_processing(test)
+    return test
+
+
+def _rubric(section: etree._Element, intro: Resolved) -> None:
+    rubric = sub(section, "qti-rubric-block", {"view": "candidate", "use": "instructions"})
+    rubric.set(XML_LANG, intro.lang)
+    rubric.set("dir", locale_info(intro.lang.replace("-", "_")).direction)
+    append_html(sub(rubric, "qti-content-body"), render_block(intro.text))
+
+
+def _test_processing(test: etree._Element) -> None:
     processing = sub(test, "qti-outcome-processing")
     for identifier in ("SCORE", "MAXSCORE"):
         sub(
@@ -345,6 +358,29 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
             "qti-test-variables",
             {"variable-identifier": identifier},
         )
+
+
+def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Element:
+    """A quiz of the bank as a ``qti-assessment-test``: QTI 2.1's (:func:`..qti21.write.build_quiz_test`, the same
+    :func:`..qti_item.quiz_part`) in QTI 3's names: ``qti-time-limits max-time``, the part's
+    ``qti-item-session-control max-attempts`` (0 unlimited), one ``qti-assessment-section`` per section with its draw
+    (``qti-selection select``) and, when the quiz shuffles, ``qti-ordering shuffle``."""
+    test = etree.Element(q("qti-assessment-test"), nsmap={None: QTI, "xsi": XSI})
+    test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    test.set("identifier", f"{bank.id}-{quiz.id}-{view.locale}")
+    test.set("title", plain_title(view.quiz_title(quiz).text))
+    test.set("tool-name", TOOL_NAME)
+    test.set("tool-version", __version__)
+    _outcome(test, "SCORE", "single", "float", "0")
+    _outcome(test, "MAXSCORE", "single", "float", "0")
+    quiz_controls(sub_as_qti21, test, quiz)
+
+    def reference(question: Question) -> dict[str, str]:
+        identifier = item_identifier(question.id, view.locale)
+        return {"identifier": identifier, "href": f"../{item_path(question.id, view.locale)}"}
+
+    quiz_part(sub_as_qti21, test, bank, view, quiz, reference, _rubric)
+    _test_processing(test)
     return test
 
 
@@ -371,7 +407,7 @@ def _lom_string(parent: etree._Element, tag: str, language: str, text: str) -> N
     _lom(_lom(parent, tag), "string", text, language=language)
 
 
-def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Element:
+def build_manifest(bank: Bank, views: dict[str, LocalizedView], quiz: Quiz | None = None) -> etree._Element:
     manifest = etree.Element(f"{{{CP}}}manifest", nsmap={None: CP, "imsmd": LOM, "xsi": XSI})
     manifest.set("identifier", f"MANIFEST-{bank.id}")
     manifest.set(SCHEMA_LOCATION, f"{CP} {CP_XSD_URL} {LOM} {LOM_XSD_URL}")
@@ -395,8 +431,8 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
     images = shown_media(views.values())
     for locale in views:
         test = _cp(resources, "resource", {"identifier": f"TEST-{locale}", "type": TEST_TYPE})
-        test.set("href", test_path(bank, locale))
-        _cp(test, "file", {"href": test_path(bank, locale)})
+        test.set("href", test_path(bank, locale, quiz))
+        _cp(test, "file", {"href": test_path(bank, locale, quiz)})
         for question in bank.questions:
             _cp(test, "dependency", {"identifierref": _item_resource(question.id, locale)})
     for locale, view in views.items():
@@ -446,16 +482,22 @@ def serialise(root: etree._Element) -> bytes:
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
-    """The package for ``options.locales`` into ``out``: byte-identical for the same bank and options."""
+    """The package for ``options.locales`` into ``out``: byte-identical for the same bank and options. With
+    ``options.quiz``, the quiz's test, and items of its questions alone, each at its points in the quiz."""
+    quiz = None if options.quiz is None else bank.quiz(options.quiz)
+    whole = bank
+    if quiz is not None:
+        bank = quiz_bank(bank, quiz)
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     package = ZipStream(out)
     with rendering(package_profile(bank)):
         try:
-            package.add(MANIFEST, serialise(build_manifest(bank, views)))
+            package.add(MANIFEST, serialise(build_manifest(bank, views, quiz)))
             for locale, view in views.items():
                 for question in bank.questions:
                     package.add(item_path(question.id, locale), serialise(build_item(question, view)))
-                package.add(test_path(bank, locale), serialise(build_test(bank, view)))
+                test = build_test(bank, view) if quiz is None else build_quiz_test(whole, view, quiz)
+                package.add(test_path(bank, locale, quiz), serialise(test))
         except ValueError as exc:  # characters XML cannot carry, from a translation
             raise ProblemsFound([Problem(f"locales ({', '.join(views)})", None, str(exc))]) from None
         for image in shown_media(views.values()):
