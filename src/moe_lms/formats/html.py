@@ -6,6 +6,11 @@ multiple-answer); "Check" grades it and shows the explanation of each chosen cho
 is checked the page shows the score. Without JavaScript the page still reads: the answers and every choice's
 explanation sit in a ``<details>`` under each question. Text that falls back to the source language carries
 its real ``lang``/``dir``, so a screen reader and the font stack treat it as what it is.
+
+Why it is over 700 lines (issue 19): it is one page's document tree, built top to bottom (head, quiz sections and
+their draw, each question's form, the no-script answers), and its skeleton for large banks sits beside the element
+code it must match; split by part, each part would need the page's shared state passed through every call.
+It must not know any LMS format: it reads only the localized view and richtext's rendering.
 """
 
 from __future__ import annotations

@@ -26,6 +26,10 @@ Every text is HTML in ``mattext texttype="text/html"``, wrapped in ``<div lang="
 the language and direction (right-to-left Urdu included) and ``xml:lang`` on the ``mattext`` says the same for QTI
 readers. Text that fell back to the source locale carries the source's language. Reading accepts what others write
 too (Canvas exports, text2qti, Moodle): no wrapper, plain text, feedback found by structure or by name.
+
+Why it is over 700 lines (issue 19): it is the one item model both flavours share, writer and the reader's item
+parsing together, so that what one writes the other reads (the round-trip tests hold them to it); read.py and the
+cc11 and canvas_qti packages hold what differs. It must not know a package layout or a manifest.
 """
 
 from __future__ import annotations
