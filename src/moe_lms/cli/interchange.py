@@ -161,22 +161,28 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
     out.print(f"{file}: ok ({what})", markup=False)
 
 
-def _validate_qti3(file: Path, data: bytes, schemas_dir: Path | None) -> None:
+def _validators(schemas_dir: Path | None, folder: str) -> schemas.Schemas | None:
+    """The schemas of ``folder`` (qti3, cc11) for validate, saying whether XSD validation is done; None when not."""
     try:
         directory = schemas.locate(schemas_dir)
         validators = schemas.load(directory) if directory else None
     except schemas.SchemaError as exc:
         raise click.UsageError(str(exc)) from None
-    if validators is not None and not validators.has_qti3:
-        out.print(f"XSD validation: NOT DONE ({validators.directory} has no qti3/ schemas)", markup=False)
-        validators = None
-    elif validators is None:
+    if validators is not None and not (validators.has_qti3 if folder == "qti3" else validators.has_cc):
+        out.print(f"XSD validation: NOT DONE ({validators.directory} has no {folder}/ schemas)", markup=False)
+        return None
+    if validators is None:
         out.print(
             f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
             markup=False,
         )
-    else:
-        out.print(f"XSD validation: done, against {validators.directory / 'qti3'}", markup=False)
+        return None
+    out.print(f"XSD validation: done, against {validators.directory / folder}", markup=False)
+    return validators
+
+
+def _validate_qti3(file: Path, data: bytes, schemas_dir: Path | None) -> None:
+    validators = _validators(schemas_dir, "qti3")
     try:
         problems = qti3_validate.check_package(data, validators, name=str(file))
     except schemas.SchemaError as exc:
@@ -198,21 +204,7 @@ def _validate_olx(file: Path, data: bytes) -> None:
 
 
 def _validate_qti12(file: Path, data: bytes, schemas_dir: Path | None) -> None:
-    try:
-        directory = schemas.locate(schemas_dir)
-        validators = schemas.load(directory) if directory else None
-    except schemas.SchemaError as exc:
-        raise click.UsageError(str(exc)) from None
-    if validators is not None and not validators.has_cc:
-        out.print(f"XSD validation: NOT DONE ({validators.directory} has no cc11/ schemas)", markup=False)
-        validators = None
-    elif validators is None:
-        out.print(
-            f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
-            markup=False,
-        )
-    else:
-        out.print(f"XSD validation: done, against {validators.directory / 'cc11'}", markup=False)
+    validators = _validators(schemas_dir, "cc11")
     try:
         problems = cc11_validate.check_package(data, validators, name=str(file))
     except schemas.SchemaError as exc:
