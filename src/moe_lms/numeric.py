@@ -30,7 +30,7 @@ def decimal_separator(locale: str) -> str:
     return str(numbers.get_decimal_symbol(Locale.parse(locale)))
 
 
-_SPACES = re.compile(r"[\s\u00a0\u202f\u2009_']+")
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009_'\u066c]+")  # (U+066C: the Arabic thousands separator)
 _PLAIN = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
