@@ -144,14 +144,29 @@ def choice_feedback(sub: Sub, parent: etree._Element, multiple: bool) -> None:
     add_to_feedback(sub, chosen, "")
 
 
+Mark = Callable[[etree._Element, "str | None"], object]
+
+
 def numerical_scoring(
-    sub: Sub, parent: etree._Element, q: Question, on_answer: Callable[[etree._Element], object]
+    sub: Sub,
+    parent: etree._Element,
+    q: Question,
+    mark: Mark,
+    on_answer: Callable[[etree._Element], object],
+    *,
+    bounds: bool = False,
 ) -> None:
     """A numerical item's rules (its RESPONSE a float): SCORE 0 unanswered; else the first value whose range holds
     the response (``equal``, absolute tolerance on both sides, bounds included; ``exact`` for a tolerance of 0)
-    adds its choice id to FEEDBACK and scores MAXSCORE if it is correct, 0 if anticipated; any other number scores
-    0. An answered item then gets what ``on_answer`` puts into the branch taken on an answer (the general
-    explanation; the ranges never overlap, model.Question checks, so at most one value matches)."""
+    scores MAXSCORE if it is correct, 0 if anticipated, and gets ``mark(branch, its choice id)`` (FEEDBACK names the
+    value, each version its way); any other number scores 0 and gets ``mark(branch, None)``. An answered item then
+    gets what ``on_answer`` puts into the branch taken on an answer (the general explanation; the ranges never
+    overlap, model.Question checks, so at most one value matches). With ``bounds``, a tolerance is written as
+    ``and(gte(RESPONSE, low), lte(RESPONSE, high))``, the bounds worked out in decimal (223.95 and 224.05, not
+    224 ± 0.05 in binary floats), for players that have no tolerance on ``equal`` (the Citolab QTI 3 player logs
+    "toleranceMode is not supported yet" and answers false)."""
+    from decimal import Decimal
+
     from ..numeric import number_text  # (QTI floats: xs:double, which number_text's shortest form always is)
 
     condition = sub(parent, "responseCondition")
@@ -163,18 +178,28 @@ def numerical_scoring(
     for number, c in enumerate(q.choices):
         branch = sub(inner, "responseIf" if number == 0 else "responseElseIf")
         tolerance = q.tolerance_of(c)
-        attributes = {"toleranceMode": "exact"}
-        if tolerance:
-            attributes = {"toleranceMode": "absolute", "tolerance": number_text(tolerance)}
-        test = sub(branch, "equal", attributes)
-        expression(sub, test, "variable", identifier="RESPONSE")
-        base_value(sub, test, "float", number_text(q.value_of(c)))
+        if tolerance and bounds:
+            value, margin = Decimal(number_text(q.value_of(c))), Decimal(number_text(tolerance))
+            both = sub(branch, "and")
+            for tag, bound in (("gte", value - margin), ("lte", value + margin)):
+                test = sub(both, tag)
+                expression(sub, test, "variable", identifier="RESPONSE")
+                base_value(sub, test, "float", number_text(float(bound)))
+        else:
+            attributes = {"toleranceMode": "exact"}
+            if tolerance:
+                attributes = {"toleranceMode": "absolute", "tolerance": number_text(tolerance)}
+            test = sub(branch, "equal", attributes)
+            expression(sub, test, "variable", identifier="RESPONSE")
+            base_value(sub, test, "float", number_text(q.value_of(c)))
         if c.correct:
             expression(sub, set_outcome(sub, branch, "SCORE"), "variable", identifier="MAXSCORE")
         else:
             base_value(sub, set_outcome(sub, branch, "SCORE"), "float", "0")
-        add_to_feedback(sub, branch, c.id)
-    base_value(sub, set_outcome(sub, sub(inner, "responseElse"), "SCORE"), "float", "0")
+        mark(branch, c.id)
+    other = sub(inner, "responseElse")
+    base_value(sub, set_outcome(sub, other, "SCORE"), "float", "0")
+    mark(other, None)
     on_answer(answered)
 
 

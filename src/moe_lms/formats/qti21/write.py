@@ -252,7 +252,13 @@ def build_numerical_item(q: Question, view: LocalizedView) -> etree._Element:
         entry.tail = " "
         _content(_sub(answer, "span", {"class": "moe-unit"}), unit, lang, render_inline, always=False)
     processing = _sub(item, "responseProcessing")
-    numerical_scoring(_sub, processing, q, lambda answered: add_to_feedback(_sub, answered, GENERAL_FEEDBACK))
+    numerical_scoring(
+        _sub,
+        processing,
+        q,
+        lambda branch, choice_id: None if choice_id is None else add_to_feedback(_sub, branch, choice_id),
+        lambda answered: add_to_feedback(_sub, answered, GENERAL_FEEDBACK),
+    )
     feedback = [(c.id, view.choice_explanation(q, c)) for c in q.choices] + [(GENERAL_FEEDBACK, view.explanation(q))]
     for identifier, text in feedback:
         modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
