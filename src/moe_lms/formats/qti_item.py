@@ -310,3 +310,51 @@ def quiz_part(
             rubric(section, intro)
         for q in drawn.questions:
             sub(section, "assessmentItemRef", reference(q))
+
+
+class NumericalRule(NamedTuple):
+    """One value of a numerical item, as its response processing says: the FEEDBACK id it sets, the value, its
+    tolerance, and whether it scores MAXSCORE."""
+
+    choice_id: str
+    value: float
+    tolerance: float
+    correct: bool
+
+
+def read_numerical_rules(processing: etree._Element, name: Callable[[str], str]) -> list[NumericalRule]:
+    """The values of a numerical item from its rules as :func:`numerical_scoring` writes them (``name`` spells a
+    QTI 2.1 element or attribute name in the version read): each ``responseIf``/``responseElseIf`` whose test is an
+    ``equal`` on a float (exact, or absolute with its tolerance) or an ``and`` of ``gte`` and ``lte``, the identifier
+    it puts in FEEDBACK, and whether it sets SCORE to MAXSCORE."""
+    from .imported import number, range_of
+
+    rules = []
+    for branch in processing.iter(name("responseIf"), name("responseElseIf")):
+        test = branch[0] if len(branch) else None
+        if test is None:
+            continue
+        if test.tag == name("equal"):
+            value = number(test.findtext(name("baseValue")))
+            tolerance = 0.0
+            if (test.get("toleranceMode") or test.get("tolerance-mode")) == "absolute":
+                tolerance = float(number((test.get("tolerance") or "0").split()[0]) or 0)
+        elif test.tag == name("and"):
+            low = number(test.findtext(f"{name('gte')}/{name('baseValue')}"))
+            high = number(test.findtext(f"{name('lte')}/{name('baseValue')}"))
+            if low is None or high is None:
+                continue
+            value, tolerance = range_of(low, high)
+        else:
+            continue
+        feedback = [
+            (v.text or "").strip()
+            for setter in branch.iterfind(name("setOutcomeValue"))
+            if setter.get("identifier") == "FEEDBACK"
+            for v in setter.iter(name("baseValue"))
+        ]
+        scored = [setter for setter in branch.iterfind(name("setOutcomeValue")) if setter.get("identifier") == "SCORE"]
+        correct = any(v.get("identifier") == "MAXSCORE" for setter in scored for v in setter.iter(name("variable")))
+        if value is not None and feedback:
+            rules.append(NumericalRule(feedback[0], float(value), tolerance, correct))
+    return rules

@@ -250,7 +250,9 @@ def build_numerical_item(q: Question, view: LocalizedView) -> etree._Element:
     unit = view.unit(q)
     if unit is not None:
         entry.tail = " "
-        _content(_sub(answer, "span", {"class": "moe-unit"}), unit, lang, render_inline, always=False)
+        unit_span = _sub(answer, "span")
+        _content(unit_span, unit, lang, render_inline, always=False)
+        unit_span.set("class", " ".join(filter(None, ["moe-unit", unit_span.get("class")])))
     processing = _sub(item, "responseProcessing")
     numerical_scoring(
         _sub,
