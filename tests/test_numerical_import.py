@@ -42,7 +42,13 @@ def qti3(data: bytes) -> Bank:
     return read_package(data)[0]
 
 
-READERS: dict[str, Callable[[bytes], Bank]] = {"qti21": qti21, "qti3": qti3}
+def canvas_qti(data: bytes) -> Bank:
+    from moe_lms.formats.canvas_qti.read import read_package
+
+    return read_package(data)[0]
+
+
+READERS: dict[str, Callable[[bytes], Bank]] = {"qti21": qti21, "qti3": qti3, "canvas-qti": canvas_qti}
 
 
 @pytest.mark.parametrize("fmt", sorted(READERS))
@@ -50,3 +56,38 @@ def test_a_package_of_every_locale_reads_back_into_the_same_numerical_bank(fmt: 
     bank = numerical_bank()
     data = get(fmt).dump(bank, ExportOptions.for_bank(bank))
     same_numerical(bank, READERS[fmt](data), bank.locales)
+
+
+def test_a_cartridge_of_exact_values_reads_back_into_the_same_bank() -> None:
+    from moe_lms.formats.cc11.read import read_package
+
+    from .test_numerical_qti12 import tolerance_free
+
+    bank = tolerance_free(numerical_bank())
+    data = get("cc11").dump(bank, ExportOptions.for_bank(bank))
+    same_numerical(bank, read_package(data)[0], bank.locales)
+
+
+@pytest.mark.parametrize("multilang", [False, True])
+def test_moodle_xml_reads_back_the_values_tolerances_unit_and_explanations(multilang: bool) -> None:
+    """Moodle answers have no ids: the values come back as a, b, c… (as a choice question's choices do)."""
+    from moe_lms.formats.moodle import load
+
+    bank = numerical_bank()
+    data = get("moodle").dump(bank, ExportOptions.for_bank(bank, multilang=multilang))
+    after = load(data).bank
+    assert after is not None
+    by_id = [
+        q.model_copy(
+            update={"choices": tuple(c.model_copy(update={"id": "abcdefgh"[j]}) for j, c in enumerate(q.choices))}
+        )
+        if q.numerical
+        else q
+        for q in bank.questions
+    ]
+    renamed = bank.model_copy(update={"questions": tuple(by_id)})
+    assert [seen(q) for q in after.questions] == [seen(q) for q in renamed.questions]
+    if not multilang:
+        ur = {p: t.text for p, t in after.translations["ur"].items() if p.startswith("capacity-tokens/")}
+        assert ur["capacity-tokens/unit"] == "ٹوکن"
+        assert ur["capacity-tokens/choices/c/explanation"] == "آپ نے top-k چھوڑ دیا۔"

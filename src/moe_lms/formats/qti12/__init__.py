@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
+import lxml.html
 from lxml import etree
 
 from ...locales import LocalizedView, Origin, Resolved, locale_info
@@ -860,6 +861,114 @@ def _lang_of(element: etree._Element) -> str | None:
     return None
 
 
+def _parse_numerical(
+    item: etree._Element,
+    path: str,
+    default_locale: str,
+    problems: list[Problem],
+    meta: dict[str, str],
+    warn: Callable[[str], None],
+) -> ParsedItem[Text] | None:
+    """A numerical item as :func:`build_numerical_item` writes it. Canvas's: each condition ``or(varequal,
+    and(vargte, varlte))`` a correct value (its id from ``original_answer_ids``, its explanation the feedback it
+    shows), the anticipated values from the list in the incorrect comments (``li data-choice data-value
+    data-tolerance``); a cartridge's cc.fib: each condition on one ``varequal`` a value, correct when it scores.
+    The unit is the material after the response."""
+    from ..imported import range_of
+
+    ident = item.get("ident", "")
+    lang = _lang_of(item)
+    locale = locale_of(lang) if lang else default_locale
+    if locale is None:
+        warn(f"xml:lang {lang!r} is not a language moe-lms knows")
+        return None
+    item_lang = lang or locale_info(locale).lang
+    feedback: dict[str, etree._Element] = {f.get("ident", ""): f for f in item.iterfind(q("itemfeedback"))}
+
+    def feedback_text(idents: Iterable[str]) -> Text | None:
+        found = [feedback[i] for i in dict.fromkeys(idents) if i in feedback]
+        if not found:
+            return None
+        return text_of([m for f in found for m in _mattexts(f)], item_lang, inline=False)
+
+    ids = [i for i in meta.get("original_answer_ids", "").split(",") if i]
+    choices: list[ParsedChoice[Text]] = []
+    general: list[str] = []
+    for condition in item.iterfind(f"{q('resprocessing')}/{q('respcondition')}"):
+        var = condition.find(q("conditionvar"))
+        if var is None:
+            continue
+        links = [d.get("linkrefid", "") for d in condition.iterfind(q("displayfeedback"))]
+        own = [link for link in links if link not in CANVAS_GENERAL_FEEDBACK]
+        if var.find(q("other")) is not None:
+            general += [link for link in links if link == GENERAL_FEEDBACK]
+            continue
+        scored = [number(s.text) for s in condition.iterfind(q("setvar")) if (s.get("varname") or "SCORE") == "SCORE"]
+        either = var.find(q("or"))
+        if either is not None:
+            value = number(either.findtext(q("varequal")))
+            low = number(either.findtext(f"{q('and')}/{q('vargte')}"))
+            high = number(either.findtext(f"{q('and')}/{q('varlte')}"))
+            tolerance = range_of(low, high)[1] if low is not None and high is not None else 0.0
+        else:
+            value, tolerance = number(var.findtext(q("varequal"))), 0.0
+        if value is None:
+            continue
+        n = len(choices)
+        cid = ids[n] if n < len(ids) else own[0].removesuffix("_fb") if own else f"value-{n + 1}"
+        correct = any(s is not None and s > 0 for s in scored)
+        choices.append(ParsedChoice(cid, None, correct, feedback_text(own), float(value), tolerance))
+    incorrect = feedback.get(INCORRECT_FEEDBACK)
+    listed = "".join(m.text or "" for m in _mattexts(incorrect)) if incorrect is not None else ""
+    if NUMERICAL_LIST in listed:
+        holder = lxml.html.fragment_fromstring(listed, create_parent="div")
+        for li in holder.iter("li"):
+            value, tolerance = number(li.get("data-value")), number(li.get("data-tolerance")) or 0.0
+            explanation = next((c for c in li if c.tag == "div"), None)
+            if value is None or explanation is None:
+                continue
+            text = html_text(
+                lxml.html.tostring(explanation, encoding="unicode"), None, inline=False, inherited=item_lang
+            )
+            choices.append(
+                ParsedChoice(
+                    li.get("data-choice") or f"value-{len(choices) + 1}",
+                    None,
+                    False,
+                    text,
+                    float(value),
+                    float(tolerance),
+                )
+            )
+    presentation = item.find(q("presentation"))
+    stem_texts: list[etree._Element] = []
+    unit_texts: list[etree._Element] = []
+    seen_response = False
+    for child in presentation if presentation is not None else ():
+        if child.tag == q("response_str"):
+            seen_response = True
+        elif child.tag == q("material"):
+            (unit_texts if seen_response else stem_texts).extend(_mattexts(child))
+    points = number(meta.get("cc_weighting") or meta.get("points_possible"))
+    suffix = f"-{locale}"
+    qid = ident.removesuffix(suffix) if ident.endswith(suffix) else ident
+    return ParsedItem(
+        path=path,
+        ident=ident,
+        qid=slug(qid or "question"),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=text_of(stem_texts, item_lang, inline=False),
+        explanation=feedback_text(general or [GENERAL_FEEDBACK]),
+        choices=choices,
+        title=item.get("title"),
+        tags=tuple(dict.fromkeys(slug(t) for t in meta.get(TAGS_FIELD, "").split())),
+        unit=text_of(unit_texts, item_lang, inline=True) if unit_texts else None,
+    )
+
+
 def parse_item(
     item: etree._Element, path: str, default_locale: str, problems: list[Problem]
 ) -> ParsedItem[Text] | None:
@@ -872,6 +981,8 @@ def parse_item(
 
     meta = item_metadata(item)
     declared = meta.get("cc_profile") or meta.get("question_type") or ""
+    if declared in (NUMERICAL_TYPE, CC_FIB) and item.find(f".//{q('response_str')}") is not None:
+        return _parse_numerical(item, path, default_locale, problems, meta, warn)
     lids = list(item.iter(q("response_lid")))
     if len(lids) != 1 or lids[0].find(q("render_choice")) is None or (declared and declared not in KIND_OF_TYPE):
         warn(f"skipped: only choice questions can be imported (this one is {declared or 'of another kind'})")
