@@ -91,3 +91,12 @@ def test_moodle_xml_reads_back_the_values_tolerances_unit_and_explanations(multi
         ur = {p: t.text for p, t in after.translations["ur"].items() if p.startswith("capacity-tokens/")}
         assert ur["capacity-tokens/unit"] == "ٹوکن"
         assert ur["capacity-tokens/choices/c/explanation"] == "آپ نے top-k چھوڑ دیا۔"
+
+
+def test_open_edx_courses_of_every_locale_read_back_into_the_same_numerical_bank() -> None:
+    from moe_lms.formats.olx.read import read_courses
+
+    bank = numerical_bank()
+    archives = [(f"{loc}.tar.gz", get("olx").dump(bank, ExportOptions.for_bank(bank, (loc,)))) for loc in bank.locales]
+    after, _warnings = read_courses(archives)
+    same_numerical(bank, after, bank.locales)

@@ -298,7 +298,9 @@ class _Importer:
     def bank(self) -> Bank | None:
         if not self.questions:
             self.problems.append(
-                Problem(self.file, None, "no multichoice, truefalse or numerical questions in the file; nothing to import")
+                Problem(
+                    self.file, None, "no multichoice, truefalse or numerical questions in the file; nothing to import"
+                )
             )
             return None
         locales = self.locales()
