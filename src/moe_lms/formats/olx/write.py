@@ -187,6 +187,7 @@ def build_numerical(question: Question, view: LocalizedView) -> etree._Element:
         {"display_name": title_of(view.stem(question).text), "weight": num(question.points), "markdown": "null"},
     )
     problem.set(KIND_ATTRIBUTE, question.kind.value)
+    problem.set(CORRECT_ATTRIBUTE, " ".join(c.id for c in correct))  # (capa has no place for a value's id)
     if question.tags:
         problem.set(TAGS_ATTRIBUTE, " ".join(question.tags))
     problem.text = "\n"

@@ -490,6 +490,25 @@ CC_FIB = "cc.fib.v0p1"
 NUMERICAL_LIST = "moe-anticipated"  # the class of the list of anticipated values in the incorrect comments
 
 
+def value_classes(choice_id: str, value: float, tolerance: float) -> str:
+    """The classes of an anticipated value's list item: its choice id, value and tolerance, where an import finds
+    them again. Classes, not data- attributes: Canvas's sanitizer keeps class (canvas_sanitize.rb), not data-*."""
+    from ...numeric import number_text
+
+    return f"moe-choice-{choice_id} moe-value-{number_text(value)} moe-tolerance-{number_text(tolerance)}"
+
+
+def read_value_classes(classes: str) -> tuple[str | None, float | None, float]:
+    """What :func:`value_classes` wrote: (choice id, value, tolerance)."""
+    found = {}
+    for token in classes.split():
+        for key in ("choice", "value", "tolerance"):
+            if token.startswith(f"moe-{key}-"):
+                found[key] = token.removeprefix(f"moe-{key}-")
+    value, tolerance = number(found.get("value")), number(found.get("tolerance"))
+    return found.get("choice"), None if value is None else float(value), float(tolerance or 0)
+
+
 def numerical_refusal(question: Question) -> str | None:
     """Why a cartridge cannot carry a numerical question exactly, or None: its QTI profile has no numerical type,
     and its fill-in-the-blank (``cc.fib``) compares the typed text with each value as text, which is exact only when
@@ -510,9 +529,10 @@ def build_numerical_item(question: Question, view: LocalizedView, flavour: Flavo
     ``numerical_question``, ``render_fib fibtype="Decimal"``, a condition per correct value ``or(varequal value,
     and(vargte value - tolerance, varlte value + tolerance))`` that scores 100 and shows the value's explanation
     and the correct comments; every Canvas numerical answer is correct, so the anticipated values, each with its
-    explanation, are listed (``ul class="moe-anticipated"``, ``li data-choice data-value data-tolerance``) in the
-    incorrect comments, shown otherwise. A cartridge (every tolerance 0, :func:`numerical_refusal`): ``cc.fib``, a
-    condition per value on its exact text (score 100 or 0, its explanation)."""
+    explanation, are listed (``ul class="moe-anticipated"``, each ``li`` naming its value in its classes:
+    :func:`value_classes`) in the incorrect comments, shown otherwise. A cartridge (every tolerance 0,
+    :func:`numerical_refusal`): ``cc.fib``, a condition per value on its exact text (score 100 or 0, its
+    explanation)."""
     from ...numeric import number_text
 
     ident = item_ident(question.id, view.locale)
@@ -591,8 +611,8 @@ def build_numerical_item(question: Question, view: LocalizedView, flavour: Flavo
             shown = number_text(value) + (f" ± {number_text(tolerance)}" if tolerance else "")
             explanation = view.choice_explanation(question, c)
             listed += (
-                f'<li data-choice="{c.id}" data-value="{number_text(value)}" data-tolerance="{number_text(tolerance)}">'
-                f'<bdi dir="ltr">{shown}</bdi>: {wrapped_html(explanation, render_block)}</li>'
+                f'<li class="{value_classes(c.id, value, tolerance)}">'
+                f'<span dir="ltr">{shown}</span>: {wrapped_html(explanation, render_block)}</li>'
             )
         with_list = (
             (lambda text: render_block(text) + f'<ul class="{NUMERICAL_LIST}">{listed}</ul>') if listed else render
@@ -923,7 +943,7 @@ def _parse_numerical(
     if NUMERICAL_LIST in listed:
         holder = lxml.html.fragment_fromstring(listed, create_parent="div")
         for li in holder.iter("li"):
-            value, tolerance = number(li.get("data-value")), number(li.get("data-tolerance")) or 0.0
+            choice_id, value, tolerance = read_value_classes(li.get("class") or "")
             explanation = next((c for c in li if c.tag == "div"), None)
             if value is None or explanation is None:
                 continue
@@ -932,12 +952,12 @@ def _parse_numerical(
             )
             choices.append(
                 ParsedChoice(
-                    li.get("data-choice") or f"value-{len(choices) + 1}",
+                    choice_id or f"value-{len(choices) + 1}",
                     None,
                     False,
                     text,
-                    float(value),
-                    float(tolerance),
+                    value,
+                    tolerance,
                 )
             )
     presentation = item.find(q("presentation"))
