@@ -67,3 +67,27 @@ def test_the_citolab_player_scores_typed_numbers_and_opens_the_matching_values_f
             assert sorted(got["open"]) == sorted([*([choice_id] if choice_id else []), "not_answered"]), (
                 locale, q.id, typed, got
             )  # fmt: skip
+
+
+def test_the_citolab_player_scores_the_shipped_banks_numerical_questions(
+    site: tuple[str, Path],  # noqa: F811
+    page: Any,  # noqa: F811
+) -> None:
+    from moe_lms.loader import load_bank
+
+    bank = load_bank(Path(__file__).resolve().parents[1] / "question_bank" / "moe-serving-arithmetic")
+    _, folder = site
+    package = folder / f"{bank.id}-numerical"
+    for name, data in members(export(bank)).items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_bytes(data)
+    numerical = [q for q in bank.questions if q.numerical]
+    assert len(numerical) >= 3
+    for locale in bank.locales:
+        for q in numerical:
+            for c in q.choices:
+                page.evaluate(LOAD, f"{package.name}/items/{q.id}-{locale}.xml")
+                page.evaluate(TYPE, number_text(q.value_of(c)))
+                got = page.evaluate(SUBMIT)
+                assert got["score"] == pytest.approx(q.points if c.correct else 0), (locale, q.id, c.id, got)
+                assert sorted(got["open"]) == sorted([c.id, "not_answered"]), (locale, q.id, c.id, got)
