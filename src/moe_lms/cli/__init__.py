@@ -26,14 +26,12 @@ _COMMANDS = {
     "export": ("export:export", "Export a bank to a file an LMS imports."),
     "build": (
         "export:build",
-        "Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas "
-        "QTI package, QTI 2.1, QTI 3.0, an Open edX course, Canvas API payloads, GIFT and HTML, one Moodle file with "
-        "every locale, and a README saying which file to take and how to import it.",
+        "Write a bank's ready-to-import files into exporters/: per locale a file of each format on the shelf, the "
+        "files carrying every locale, and a README saying which file to take and how to import it.",
     ),
     "validate": (
         "interchange:validate",
-        "Check a QTI 2.1 or QTI 3.0 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package, an Open edX "
-        "course (.tar.gz) or a Moodle XML file before an LMS sees it.",
+        "Check a package or file before an LMS sees it; its format is found from its content.",
     ),
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),

@@ -14,7 +14,7 @@ import hashlib
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -33,10 +33,11 @@ from ...model import (
     Translation,
     clean_text,
 )
-from ...problems import Problem, Severity
+from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html, render_inline
 from ...unrender import markdown_from_html
 from ...xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted
+from .. import Imported
 from .files import MEDIA_FOLDER, bank_html, read_files
 from .shape import (
     _TITLE,
@@ -679,3 +680,13 @@ def load(
         return ImportResult(None, (), (Problem(file, exc.line, exc.message),))
     bank = importer.bank()
     return ImportResult(bank, tuple(importer.skipped), tuple(importer.problems))
+
+
+def import_files(files: Sequence[tuple[str, bytes]], /, *, locale: str | None, max_bytes: int) -> Imported:
+    """:func:`load` as the registry's :class:`~moe_lms.formats.Reader`: errors raised, skipped questions listed."""
+    ((name, data),) = files
+    result = load(data, file=name, locale=locale, max_bytes=max_bytes)
+    if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
+        raise ProblemsFound(list(result.problems))
+    skipped = tuple(f"{s} (moe-lms keeps multichoice and truefalse)" for s in result.skipped)
+    return Imported(result.bank, list(result.problems), skipped)

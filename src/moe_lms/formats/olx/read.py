@@ -19,7 +19,7 @@ import posixpath
 import re
 import tarfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -43,6 +43,7 @@ from ...zipsafe import (
     UnsafePackage,
     safe_member_name,
 )
+from .. import Imported
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti12 import locale_of
 from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
@@ -547,6 +548,12 @@ def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]
 
     raw["media"] = packaged_media(read, f"{STATIC}/", texts, name, problems)
     return validated_bank(raw, name, problems, no_questions="no question of the course could be imported")
+
+
+def import_courses(archives: Sequence[tuple[str, bytes]], /, *, locale: str | None, max_bytes: int) -> Imported:
+    """:func:`read_courses` as the registry's :class:`~moe_lms.formats.Reader`."""
+    bank, warnings = read_courses(list(archives))
+    return Imported(bank, warnings)
 
 
 def read_package(data: bytes, *, name: str = "course.tar.gz") -> tuple[Bank, list[Problem]]:
