@@ -21,7 +21,7 @@ from decimal import Decimal, InvalidOperation
 from lxml import etree
 from pydantic import ValidationError
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...model import (
     ID_MAX_LENGTH,
     ID_PATTERN,
@@ -175,7 +175,7 @@ class _Importer:
         if re.fullmatch(ID_PATTERN, bank_id) and len(bank_id) <= ID_MAX_LENGTH:
             if suffix == MULTILANG_SUFFIX:
                 category.bank_id, category.multilang = bank_id, True
-            elif re.fullmatch(r"[a-z]{2,3}(_[A-Za-z0-9]{2,8})*", suffix) and _known_locale(suffix):
+            elif from_language_tag(suffix) == suffix:  # (a locale tag Babel knows, as moe-lms writes it)
                 category.bank_id, category.locale = bank_id, suffix
         return category
 

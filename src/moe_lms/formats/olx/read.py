@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
 from ...problems import Problem, ProblemsFound, Severity
@@ -45,7 +45,6 @@ from ...zipsafe import (
 )
 from .. import Imported
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti12 import locale_of
 from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
 
 COURSE_FILE = "course.xml"
@@ -276,7 +275,7 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
             [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
         )
     language = course.get("language") or "en"
-    locale = locale_of(language)
+    locale = from_language_tag(language)
     if locale is None:
         problems.append(
             Problem(
