@@ -27,6 +27,8 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
+from .errors import MoeLmsError
+
 ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 ID_MAX_LENGTH = 48
 
@@ -500,7 +502,7 @@ def section_pool(bank: Bank, section: Section) -> tuple[tuple[Question, ...], li
     return pool, [t for t in section.pool.tags if t not in carried]
 
 
-class QuizError(ValueError):
+class QuizError(MoeLmsError, ValueError):
     """A quiz the bank cannot fill: ``loc`` is where in bank.yaml (from ``quizzes``), ``quiz`` its id."""
 
     def __init__(self, quiz: str, loc: tuple[str | int, ...], message: str) -> None:

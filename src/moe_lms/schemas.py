@@ -16,6 +16,8 @@ from typing import Any
 
 from lxml import etree
 
+from .problems import MoeLmsError
+
 ENV_VAR = "MOE_LMS_SCHEMAS"
 # Where ``schemas fetch`` downloads from: the IMS and W3C schemas as oat-sa/qti-sdk publishes them, with their
 # imports made relative so the folder validates offline (shared/schemas/README.md), at a pinned commit.
@@ -146,8 +148,11 @@ NS_LOM = "http://ltsc.ieee.org/xsd/LOM"
 NS_QTI_METADATA = "http://www.imsglobal.org/xsd/imsqti_metadata_v2p1"
 
 
-class SchemaError(ValueError):
-    """A schema folder was named but is unusable (missing files, or an XSD that does not compile)."""
+class SchemaError(MoeLmsError, ValueError):
+    """A schema folder was named but is unusable (missing files, or an XSD that does not compile): the folder
+    the user gave is wrong, a usage error."""
+
+    exit_code = 2
 
 
 def _missing(directory: Path) -> list[str]:

@@ -13,7 +13,7 @@ import click
 from .. import formats
 from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import locale_info, resolve
-from ..problems import Problem, ProblemsFound, Severity
+from ..problems import OptionError, Problem, ProblemsFound, Severity
 from .common import (
     EXIT_PROBLEMS,
     bank_argument,
@@ -127,7 +127,7 @@ def export(
         options = formats.ExportOptions.for_bank(
             bank, locales, quiz=quiz, include_drafts=include_drafts, multilang=multilang, drop_images=drop_images
         )
-    except ValueError as exc:
+    except OptionError as exc:
         raise click.UsageError(str(exc)) from None
     _report_warnings(fmt, bank, options, strict=strict)
     stem = bank.id if quiz is None else f"{bank.id}.{quiz}"

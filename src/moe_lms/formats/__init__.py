@@ -20,6 +20,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from ..model import Bank
+from ..problems import OptionError
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -40,7 +41,7 @@ class ExportOptions:
     ) -> ExportOptions:
         unknown = [loc for loc in locales if loc not in bank.locales]
         if unknown:
-            raise ValueError(
+            raise OptionError(
                 f"bank {bank.id!r} has no locale {', '.join(unknown)} (it has {', '.join(bank.locales)}); to add one, "
                 "put it in target_locales: in bank.yaml and run `moe-lms translations update`"
             )
@@ -48,7 +49,7 @@ class ExportOptions:
             try:
                 bank.quiz(quiz)
             except KeyError as exc:
-                raise ValueError(exc.args[0]) from None
+                raise OptionError(exc.args[0]) from None
         return cls(locales=locales or bank.locales, quiz=quiz, **kwargs)
 
 

@@ -22,7 +22,7 @@ from typing import BinaryIO
 from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question, resolve_quiz
-from ..problems import Problem, ProblemsFound, Severity
+from ..problems import MoeLmsError, Problem, ProblemsFound, Severity
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format, Guide, Held, ShelfEntry
 
@@ -312,7 +312,7 @@ class GiftQuestion:
     tags: tuple[str, ...] = ()  # from "[tag:…]" there
 
 
-class GiftSyntaxError(ValueError):
+class GiftSyntaxError(MoeLmsError, ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
