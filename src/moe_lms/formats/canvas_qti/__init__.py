@@ -4,8 +4,7 @@ package (ours, Canvas's, text2qti's) back into a bank; ``push canvas --via qti``
 
 from __future__ import annotations
 
-from .. import Format, Guide, Held, Offer, ShelfEntry, one_package
-from .write import write
+from .. import Format, Guide, Held, Offer, ShelfEntry, lazy, one_package
 
 
 def _guide(held: Held, first: bool) -> list[str]:
@@ -23,7 +22,7 @@ FORMAT = Format(
     name="canvas-qti",
     description="Canvas QTI 1.2 quiz package (a quiz per language, with answer comments)",
     suffix=".canvas-qti.zip",
-    write=write,
+    write=lazy(".canvas_qti.write:write"),  # (imported when used: check lists the registry without it)
     quizzes=True,
     label="Canvas QTI",
     read=one_package(".canvas_qti.read:read_package"),

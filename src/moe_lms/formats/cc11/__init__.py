@@ -5,7 +5,6 @@ into a bank, ``validate`` checks one against the official CC 1.1 schemas and wha
 from __future__ import annotations
 
 from .. import NO, YES, Format, Guide, Held, Offer, ShelfEntry, checker, lazy, one_package
-from .write import write
 
 
 def _sniff(data: bytes, name: str) -> int:
@@ -40,7 +39,7 @@ FORMAT = Format(
     name="cc11",
     description="IMS Common Cartridge 1.1 (question bank and a quiz per language, QTI 1.2.1)",
     suffix=".imscc",
-    write=write,
+    write=lazy(".cc11.write:write"),  # (imported when used: check lists the registry without it)
     # ccv1p1_qtiasiv1p2p1_v1p0.xsd: assessmentType holds exactly one section, sectionType only items (no section,
     # no selection_ordering); and a cartridge holds at most one question bank. (Canvas's own CC export keeps the
     # first pick_count questions of a group and drops the draw: lib/cc/qti/qti_generator.rb add_cc_group.)

@@ -5,7 +5,6 @@ read it: the course tree resolves, every problem is a choice problem with a key 
 from __future__ import annotations
 
 from .. import NO, YES, Format, Guide, Held, Offer, ShelfEntry, checker, lazy
-from .write import write
 
 
 def _sniff(data: bytes, name: str) -> int:
@@ -42,7 +41,7 @@ FORMAT = Format(
     name="olx",
     description="Open edX course (OLX .tar.gz for Studio's Import: a quiz of capa choice problems, one language)",
     suffix=".olx.tar.gz",
-    write=write,
+    write=lazy(".olx.write:write"),  # (imported when used: check lists the registry without it)
     one_locale_per_file=True,
     quizzes=True,
     label="Open edX course",

@@ -4,7 +4,6 @@ bank, ``validate`` checks one against the QTI 3 schemas and what they cannot say
 from __future__ import annotations
 
 from .. import NO, YES, Format, Guide, Held, Offer, ShelfEntry, checker, lazy, one_package
-from .write import write
 
 
 def _sniff(data: bytes, name: str) -> int:
@@ -30,7 +29,7 @@ FORMAT = Format(
     name="qti3",
     description="QTI 3.0 content package (zip: items, a test per language, manifest)",
     suffix=".qti3.zip",
-    write=write,
+    write=lazy(".qti3.write:write"),  # (imported when used: check lists the registry without it)
     quizzes=True,
     label="QTI 3.0 package",
     read=one_package(".qti3.read:read_package"),
