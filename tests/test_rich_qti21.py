@@ -23,7 +23,7 @@ CP = "{http://www.imsglobal.org/xsd/imscp_v1p1}"
 def export(directory: Path) -> bytes:
     bank = load_bank(directory)
     out = io.BytesIO()
-    qti21.FORMAT.write(bank, ExportOptions(locales=bank.locales), out)
+    qti21.write(bank, ExportOptions(locales=bank.locales), out)
     return out.getvalue()
 
 

@@ -20,24 +20,18 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .. import FALLBACK, NO, Format, Guide, Held, Offer, ShelfEntry, checker, lazy, one_package
+from .. import FALLBACK, NO, Format, Guide, Held, Offer, ShelfEntry, checker, one_package
 from ..qti_item import GENERAL_FEEDBACK, item_identifier
 from .names import ITEM_TYPE, MANIFEST, MAX_ITEM_ELEMENTS, QTI, STYLE_ID, STYLESHEET, TEST_TYPE, item_path, test_path
+from .write import build_item, build_test, package_profile, write
 
 if TYPE_CHECKING:
     from .read import load, read_package
     from .validate import check_package
-    from .write import build_item, build_test, package_profile
 
-# Reading, checking and writing are imported on first use: listing the registry (check does) needs none of them.
-_LAZY = {
-    "load": ".read",
-    "read_package": ".read",
-    "check_package": ".validate",
-    "build_item": ".write",
-    "build_test": ".write",
-    "package_profile": ".write",
-}
+# Reading and checking are imported on first use: listing the registry (check does) needs neither. (The writer
+# stays a name of the package: ``qti21.write`` is the function, as callers have it.)
+_LAZY = {"load": ".read", "read_package": ".read", "check_package": ".validate"}
 
 
 def __getattr__(name: str) -> Any:
@@ -65,6 +59,7 @@ __all__ = [
     "package_profile",
     "read_package",
     "test_path",
+    "write",
 ]
 
 
@@ -98,7 +93,7 @@ FORMAT = Format(
     name="qti21",
     description="QTI 2.1 content package (IMS CP zip: items, tests, manifest)",
     suffix=".qti21.zip",
-    write=lazy(".qti21.write:write"),
+    write=write,
     quizzes=True,
     label="QTI 2.1 package",
     read=one_package(".qti21.read:read_package"),
