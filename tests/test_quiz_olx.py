@@ -1,6 +1,6 @@
 """A quiz as an Open edX course: one timed subsection of a unit per section; a section that draws (or any, when the
 quiz shuffles) a problem bank (itembank, edx-platform xmodule/item_bank_block.py) of its problems inline in the
-course, showing max_count of them; each problem at its quiz points with the quiz's attempts."""
+course, showing max_count of them; each problem at its quiz points, answered once."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from moe_lms.formats import ExportOptions, get
 from moe_lms.formats.olx import read
 from moe_lms.formats.olx.validate import check_course
 
+from .capa_block import Submit
 from .quiz_bank import FIXED, MIDTERM, PER_POOL, quiz_bank
 
 
@@ -47,12 +48,21 @@ def test_a_drawing_section_is_a_problem_bank_of_its_pool_showing_its_draw() -> N
     }
 
 
-def test_each_problem_is_worth_its_quiz_points_with_the_quizs_attempts() -> None:
+def test_each_problem_is_worth_its_quiz_points_and_answered_once() -> None:
     files = course()
     problems = {n: p for n, p in files.items() if n.startswith("problem/")}
     assert len(problems) == 2 * PER_POOL + len(FIXED)
     assert (files["problem/memory-01.xml"].get("weight"), files["problem/routing-01.xml"].get("weight")) == ("2", "1")
-    assert {p.get("max_attempts") for p in problems.values()} == {"2"}
+    assert {p.get("max_attempts") for p in problems.values()} == {"1"}
+
+
+def test_open_edx_closes_a_quiz_problem_after_one_submission(submit: Submit) -> None:
+    """attempts: 2 is two attempts at the quiz, not two submissions of each problem: after a wrong answer (whose
+    hint says what is right) Open edX's ProblemBlock refuses a second submission, so it cannot be scored right."""
+    data = get("olx").dump(quiz_bank(), ExportOptions.for_bank(quiz_bank(), ("en",), quiz="midterm"))
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        problem = archive.extractfile("course/problem/routing-01.xml").read()  # type: ignore[union-attr]
+    assert submit(problem, ["b", "a"]) == ["incorrect", "closed: Problem is closed."]
 
 
 def test_a_section_that_neither_draws_nor_shuffles_is_its_problems_in_the_unit() -> None:
@@ -61,7 +71,7 @@ def test_a_section_that_neither_draws_nor_shuffles_is_its_problems_in_the_unit()
     fixed = files["vertical/midterm-fixed-unit.xml"]
     assert [(c.tag, c.get("url_name")) for c in fixed] == [("problem", q) for q in FIXED]
     assert "is_time_limited" not in files["sequential/pools-midterm-quiz.xml"].attrib
-    assert files["problem/network-01.xml"].get("max_attempts") is None
+    assert files["problem/network-01.xml"].get("max_attempts") == "1"  # (the quiz's attempts are no problem's)
 
 
 def test_import_olx_reads_the_quiz_back_with_its_sections_draws_and_settings() -> None:
@@ -76,7 +86,7 @@ def test_import_olx_reads_the_quiz_back_with_its_sections_draws_and_settings() -
         "Midterm: expert parallelism",
         "Twenty minutes, two attempts.",
         20,
-        2,
+        None,  # (Open edX has no attempts at a subsection: max_attempts is each problem's submissions)
         True,
     )
     assert [(s.id, s.title, s.draw, len(s.questions or ())) for s in quiz.sections] == [

@@ -101,6 +101,9 @@ def export(
         from ..formats.gift import image_problems
 
         print_problems(image_problems(bank, options))
+    from ..formats import caveats  # what the file cannot carry, or what to do after importing it
+
+    print_problems(caveats.of(fmt.name, bank, options))
     stem = bank.id if quiz is None else f"{bank.id}.{quiz}"
     target = output or Path(default_filename(stem, locales, fmt.suffix))
     try:

@@ -226,14 +226,16 @@ def quiz_part(
     reference: Callable[[Question], dict[str, str]],
     rubric: Callable[[etree._Element, Resolved], None],
 ) -> None:
-    """A quiz's one ``testPart`` (in QTI 2.1's names, ``sub`` spells them): its attempts (``itemSessionControl
-    maxAttempts``, 0 unlimited), then one ``assessmentSection`` per section, each with its draw (``selection
-    select``), its ``ordering shuffle`` when the quiz shuffles, the quiz's intro (``rubric``) in the first, and its
-    pool's ``assessmentItemRef`` (``reference``'s attributes). The same quiz in QTI 2.1 and QTI 3."""
+    """A quiz's one ``testPart`` (in QTI 2.1's names, ``sub`` spells them): one answer per question
+    (``itemSessionControl maxAttempts="1"``), then one ``assessmentSection`` per section, each with its draw
+    (``selection select``), its ``ordering shuffle`` when the quiz shuffles, the quiz's intro (``rubric``) in the
+    first, and its pool's ``assessmentItemRef`` (``reference``'s attributes). The same quiz in QTI 2.1 and QTI 3.
+
+    QTI's ``maxAttempts`` counts the tries at each item within one attempt at the test, after its feedback has said
+    what is right: the quiz's attempts are attempts at the whole test, which QTI leaves to the delivery system
+    (:data:`ATTEMPTS_NOT_CARRIED` says so in the export's warnings)."""
     part = sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
-    control = {"showFeedback": "true"} if quiz.attempts is None else {"maxAttempts": str(quiz.attempts)}
-    control["showFeedback"] = "true"
-    sub(part, "itemSessionControl", control)
+    sub(part, "itemSessionControl", {"maxAttempts": "1", "showFeedback": "true"})
     intro = view.quiz_intro(quiz)
     for number, drawn in enumerate(resolve_quiz(bank, quiz)):
         title = view.section_title(quiz, drawn.section)

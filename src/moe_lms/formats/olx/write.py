@@ -269,7 +269,9 @@ def _quiz(bank: Bank, view: LocalizedView, quiz: Quiz, put: Put) -> None:
     that draws, or every section when the quiz shuffles, is a problem bank (``itembank``, Open edX's
     ``ItemBankBlock``, edx-platform ``xmodule/item_bank_block.py``: ``max_count`` of its children, picked and
     ordered at random for each learner, -1 for all), its problems inline in the course (no content library). The
-    quiz's intro opens the first unit; each problem carries the quiz's attempts (``max_attempts``) and its points."""
+    quiz's intro opens the first unit; each problem carries its points and one submission (``max_attempts="1"``:
+    capa's ``max_attempts`` counts the submissions of a problem, after each of which it shows what is right; Open edX
+    has no attempts at a whole subsection, :func:`warnings` says so)."""
     title = title_of(view.quiz_title(quiz).text, 1000)
     sequential = {"display_name": title}
     if quiz.time_limit_minutes is not None:
@@ -304,8 +306,7 @@ def _quiz(bank: Bank, view: LocalizedView, quiz: Quiz, put: Put) -> None:
         )
         for question in drawn.scored():
             problem = build_problem(question, view)
-            if quiz.attempts:
-                problem.set("max_attempts", str(quiz.attempts))
+            problem.set("max_attempts", "1")
             put(f"problem/{question.id}.xml", problem)
 
 

@@ -322,8 +322,9 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
 
 def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
-    limit (``qti-time-limits max-time``) and attempts (the first part's ``qti-item-session-control max-attempts``):
-    QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes the quizzes)."""
+    limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
+    max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes
+    the quizzes)."""
     sections = []
     for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
