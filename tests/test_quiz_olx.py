@@ -5,7 +5,9 @@ course, showing max_count of them; each problem at its quiz points, answered onc
 from __future__ import annotations
 
 import io
+import json
 import tarfile
+from typing import Any
 
 from lxml import etree
 
@@ -25,8 +27,42 @@ def course(quiz: dict[str, object] = MIDTERM) -> dict[str, etree._Element]:
         return {
             m.name.removeprefix("course/"): etree.fromstring(archive.extractfile(m).read())  # type: ignore[union-attr]
             for m in archive.getmembers()
-            if m.isfile()
+            if m.isfile() and m.name.endswith(".xml")
         }
+
+
+def policies(quiz: dict[str, object] = MIDTERM) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The course's run (course.xml's url_name) and the two policies Studio reads for it, found as Studio finds
+    them (edx-platform xmodule/modulestore/xml.py load_course: policies/<url_name>/policy.json;
+    xmodule/course_block.py CourseBlock.parse_xml: policies/<url_name>/grading_policy.json)."""
+    bank = quiz_bank([quiz])
+    data = get("olx").dump(bank, ExportOptions.for_bank(bank, ("en",), quiz=str(quiz["id"])))
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        run = etree.fromstring(archive.extractfile("course/course.xml").read()).get("url_name")  # type: ignore[union-attr]
+        folder = f"course/policies/{run}"
+        policy = json.loads(archive.extractfile(f"{folder}/policy.json").read())  # type: ignore[union-attr]
+        grading = json.loads(archive.extractfile(f"{folder}/grading_policy.json").read())  # type: ignore[union-attr]
+    return run, policy, grading
+
+
+def test_the_quiz_counts_a_graded_subsection_of_the_one_grader_as_studio_reads_the_policies() -> None:
+    run, policy, grading = policies()
+    # policy.json maps "<category>/<url_name>" to fields (xml.py get_policy: policy.get(policy_key(usage_id)))
+    assert policy["sequential/pools-midterm-quiz"] == {"graded": True, "format": "Quiz"}
+    assert policy[f"course/{run}"] == {"enable_timed_exams": True}  # the quiz is timed: 20 minutes
+    files = course()
+    blocks = {name.removesuffix(".xml") for name in files}  # "<category>/<url_name>", as the archive holds them
+    assert {key for key in policy if not key.startswith("course/")} <= blocks
+    (grader,) = grading["GRADER"]
+    assert grader == {"type": "Quiz", "short_label": "Quiz", "min_count": 1, "drop_count": 0, "weight": 1.0}
+    assert grading["GRADE_CUTOFFS"] == {"Pass": 0.5}
+    sequential = files["sequential/pools-midterm-quiz.xml"]
+    assert (sequential.get("graded"), sequential.get("format")) == ("true", grader["type"])
+
+
+def test_an_untimed_quiz_leaves_timed_exams_as_the_platform_has_them() -> None:
+    run, policy, _ = policies({**MIDTERM, "time_limit_minutes": None})
+    assert policy[f"course/{run}"] == {}
 
 
 def test_the_quiz_is_a_timed_subsection_of_a_unit_per_section() -> None:
