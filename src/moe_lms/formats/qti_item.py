@@ -29,7 +29,7 @@ from lxml import etree
 
 from ..locales import LocalizedView, Resolved
 from ..model import Bank, Kind, Question, Quiz, resolve_quiz
-from ..richtext import plain_text, render_block, render_inline
+from ..richtext import readable_text, render_block, render_inline
 from ..text import visible_text
 
 # FEEDBACK value that shows the general explanation. Choice ids cannot hold "_", so it never names a choice, and
@@ -57,15 +57,16 @@ def shorten(text: str, limit: int) -> str:
 
 
 def plain_title(markdown: str, limit: int = 256) -> str:
-    """A one-line plain-text title from inline Markdown (QTI ``title`` attributes are plain text)."""
-    return shorten(plain_text(markdown), limit)
+    """A one-line plain-text title from inline Markdown (QTI ``title`` attributes are plain text; a formula reads
+    as its symbols, never as raw TeX)."""
+    return shorten(readable_text(markdown), limit)
 
 
 def stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title. (With math
-    or an image: the text with its formulas' LaTeX and images' alt text.)"""
+    or an image: the text with its formulas as the symbols they render to and images' alt text.)"""
     if "$" in markdown or "![" in markdown:
-        return shorten(plain_text(markdown), limit)
+        return shorten(readable_text(markdown), limit)
     return rendered_title(render_block(markdown), limit)
 
 

@@ -55,7 +55,7 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import shown_media
 from ...model import Bank, Kind, MediaItem, Question, Quiz, resolve_quiz
 from ...problems import Problem, ProblemsFound
-from ...richtext import Profile, plain_text, render_block, render_inline, rendering
+from ...richtext import Profile, readable_text, render_block, render_inline, rendering
 from .. import ExportOptions
 from ..qti21.write import quiz_bank
 
@@ -93,7 +93,8 @@ def shorten(text: str, limit: int = TITLE_LIMIT) -> str:
 
 
 def title_of(markdown: str, limit: int = TITLE_LIMIT) -> str:
-    return shorten(plain_text(markdown), limit)
+    """A display name: plain text, a formula as the symbols it renders to (Studio shows no math in names)."""
+    return shorten(readable_text(markdown), limit)
 
 
 # --- names ------------------------------------------------------------------------------------------------------
