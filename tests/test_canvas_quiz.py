@@ -102,6 +102,18 @@ def test_question_groups_are_named_by_their_section_titles_with_no_marker_a_teac
     assert push(app, quiz_bank())[0].writes == 0  # found again through their questions
 
 
+def test_groups_an_older_push_named_with_markers_are_renamed_once(app: Canvas) -> None:
+    push(app, quiz_bank())
+    quiz_id = the_quiz(app)["id"]
+    for key, group in groups_by_section(app, quiz_id).items():
+        group["name"] = f"{key} [moe:pools/midterm/{key}:0123456789ab]"  # as moe-lms once named them
+    the_plan, _ = push(app, quiz_bank())
+    (step,) = the_plan.quizzes
+    assert sorted(g.key for g in step.groups if g.action is Action.UPDATE) == ["fixed", "memory", "routing"]
+    assert {g["name"] for g in groups_by_section(app, quiz_id).values()} == {"Routing", "Memory", "Always asked"}
+    assert push(app, quiz_bank())[0].writes == 0
+
+
 def test_the_quiz_intro_shows_learners_no_marker(app: Canvas) -> None:
     push(app, quiz_bank())
     description = the_quiz(app)["description"]  # as Canvas stores it (its sanitizer rewrites style attributes)
