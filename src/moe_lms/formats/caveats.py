@@ -1,9 +1,10 @@
 """What an export cannot carry, or what the teacher must do after importing it: the export's warnings.
 
 Each function takes the bank and the export's options and returns warnings (``Severity.WARNING``) that name the
-quiz or file they are about; the CLI prints them (``export``), and a format's registry entry points at its
-function. The texts say what the platform does, from its own code, and what to do about it; the docs
-(how-to/import-into-lms.md, how-to/quizzes.md, reference/quiz-capabilities.md) say the same at more length.
+quiz or file they are about: a format's ``Format.warnings`` (the registry's warnings channel, which ``export``
+prints and ``export --strict`` refuses). The texts say what the platform does, from its own code, and what to do
+about it; the docs (how-to/import-into-lms.md, how-to/quizzes.md, reference/quiz-capabilities.md) say the same at
+more length.
 """
 
 from __future__ import annotations
@@ -155,13 +156,3 @@ def moodle(bank: Bank, options: ExportOptions) -> list[Problem]:
             )
         )
     return found
-
-
-# format name -> its warnings, until the registry carries them (Format.warnings)
-BY_FORMAT = {"qti21": qti21, "qti3": qti3, "olx": olx, "cc11": cc11, "moodle": moodle, "gift": moodle}
-
-
-def of(format_name: str, bank: Bank, options: ExportOptions) -> list[Problem]:
-    """The warnings of an export in ``format_name`` with ``options``."""
-    found = BY_FORMAT.get(format_name)
-    return found(bank, options) if found else []

@@ -234,7 +234,7 @@ def quiz_part(
 
     QTI's ``maxAttempts`` counts the tries at each item within one attempt at the test, after its feedback has said
     what is right: the quiz's attempts are attempts at the whole test, which QTI leaves to the delivery system
-    (:data:`ATTEMPTS_NOT_CARRIED` says so in the export's warnings)."""
+    (:func:`..caveats.qti` says so in the export's warnings)."""
     part = sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
     sub(part, "itemSessionControl", {"maxAttempts": "1", "showFeedback": "true"})
     intro = view.quiz_intro(quiz)
