@@ -26,8 +26,8 @@ def _quiz(bank: Bank, options: ExportOptions) -> Quiz | None:
     return None if options.quiz is None else bank.quiz(options.quiz)
 
 
-def _warning(quiz: Quiz | None, message: str) -> Problem:
-    return Problem("bank.yaml", None, message, f"quiz {quiz.id!r}" if quiz else None, severity=Severity.WARNING)
+def _warning(quiz: Quiz | None, message: str, severity: Severity = Severity.WARNING) -> Problem:
+    return Problem("bank.yaml", None, message, f"quiz {quiz.id!r}" if quiz else None, severity=severity)
 
 
 def _attempts(quiz: Quiz) -> str:
@@ -127,6 +127,9 @@ def cc11(bank: Bank, options: ExportOptions) -> list[Problem]:
             "'Deferred feedback' (it restores as adaptive mode without penalties); a multiple-answer question's "
             "choice feedback shows appended to its general feedback. Canvas drops the bank's overall correct and "
             "incorrect messages from a cartridge: for Canvas, import the .canvas-qti.zip",
+            # A note, not a warning: the cartridge drops nothing; the platforms' import does, and this says what to
+            # do, so `export --strict` (which refuses what a format drops) still writes a cartridge.
+            Severity.NOTE,
         )
     ]
 
