@@ -110,7 +110,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     problems = [p for p in problems if not p.message.startswith(f"{quality.Check.REVIEW}: {Status.STALE}:")]
     problems += translator.stale_problems(directory, bank, locales, strict=strict)
     problems += translator.missing_catalogs(directory, locales)
-    problems = translator.of_other_locales(problems, directory, locales)
+    problems = translator.of_other_locales(problems, directory, locales, bank.target_locales)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
