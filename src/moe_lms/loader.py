@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from . import messages
 from .bulk import gc_paused, settled
+from .escapes import find_trap, po_message
 from .files import write_atomic
 from .model import (
     TRUE_FALSE_SHORTHAND,
@@ -558,8 +559,32 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     if bank is None:
         bank, problems = _read_whole_document(path)
     if bank is not None:
-        problems = _unknown_locales(path, bank) + _quiz_problems(path, bank)
+        problems = _escape_problems(path, bank) + _unknown_locales(path, bank) + _quiz_problems(path, bank)
     return (None if problems else bank), problems
+
+
+def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
+    """Each text where a YAML escape ate a LaTeX backslash (moe_lms.escapes), at its line. Only the tab, line break
+    and carriage return: the escapes that make characters XML cannot carry are refused by the model already (with
+    the same explanation)."""
+    from .escapes import yaml_message
+
+    problems = []
+    lines: _YamlLines | None = None
+    numbers: dict[str, int] = {}
+    for string_path, text in strings(bank):
+        trap = find_trap(text)
+        if trap is None or trap.character not in "\t\n\r":
+            continue
+        if lines is None:
+            lines, numbers = _YamlLines(path), {q.id: n for n, q in enumerate(bank.questions)}
+        try:
+            line, column = lines.locate(_yaml_path(bank, numbers, string_path))
+        except (KeyError, StopIteration):
+            line, column = None, None
+        message = f"{_describe(string_path)}: {yaml_message(trap)}"
+        problems.append(Problem(_display(path), line, message, _path_where(string_path), column))
+    return problems
 
 
 def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -603,6 +628,18 @@ def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_sa
             if tab >= 0:
                 message = "a tab character: YAML indents with spaces only; replace the tab with spaces"
                 return Problem(file, number, f"YAML syntax error: {message} (YAML: {parser_says})", column=tab + 1)
+    if "unknown escape" in parser_says:
+        from .escapes import unknown_escape_column
+
+        lines = text.splitlines()
+        at = unknown_escape_column(lines[line - 1], column) if 0 < line <= len(lines) else None
+        message = (
+            'a backslash inside "double quotes" starts a YAML escape, and YAML knows no escape '
+            f"{lines[line - 1][at - 1 : at + 1] if at else 'here'}: LaTeX (\\frac, \\pi …) needs the text in "
+            "'single quotes' (a ' inside is written '') or as a block (>- or |-, the text on the lines below, "
+            "indented), where a backslash is just a backslash"
+        )
+        return Problem(file, line, f"YAML syntax error: {message} (YAML: {parser_says})", column=at or column)
     worded = messages.yaml_syntax_message(text, line, column, parser_says)
     if worded is not None:
         return Problem(file, line, f"YAML syntax error: {worded} (YAML: {parser_says})", column=column)
@@ -684,6 +721,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         texts = [as_written.get(n, q) for n, q in enumerate(questions)]
         partial = Bank.model_construct(id="-", title="-", questions=tuple(texts), translations={}, media={})
         collector.problems += rich_content_problems(path.parent, partial)[1]
+        collector.problems += _escape_problems(path, partial)
         return None, collector.problems
     return bank, []
 
@@ -791,6 +829,10 @@ class _CatalogReader:
             return
         self.next = ordinal + 1
         if msgstr:
+            trap = find_trap(msgstr)
+            if trap is not None:  # (an error: the entry is not used, so it counts as missing, not reviewed)
+                self.problem(line, po_message(trap), _path_where(context))
+                return
             try:
                 msgstr = clean_text(msgstr)
             except ValueError as exc:
@@ -851,7 +893,9 @@ def _clean_already(text: str) -> bool:
     Printable text (str.isprintable: no control, surrogate, unassigned or format character) has nothing
     XML_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
     character (a zero-width joiner, a direction mark), and the test stops at the first one."""
-    return (text.isprintable() or XML_ILLEGAL.search(text) is None) and unicodedata.is_normalized("NFC", text)
+    if not text.isprintable() and (XML_ILLEGAL.search(text) is not None or find_trap(text) is not None):
+        return False
+    return unicodedata.is_normalized("NFC", text)
 
 
 def _path_where(path: str) -> str | None:

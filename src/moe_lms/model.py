@@ -48,7 +48,13 @@ def clean_text(value: str) -> str:
                 f"contains U+{code:04X} at character {bad.start() + 1}, a control character that HTML pages cannot "
                 "show (often a Windows-1252 character read as Latin-1: U+0092 was meant as ’); remove or replace it"
             )
-        raise ValueError(f"contains U+{code:04X} at character {bad.start() + 1}, which XML 1.0 cannot carry")
+        from .escapes import find_trap, illegal_character_hint, yaml_message
+
+        trap = find_trap(value, bad.start())
+        said = f"contains U+{code:04X} at character {bad.start() + 1}, which XML 1.0 cannot carry"
+        if trap is not None and trap.position == bad.start():
+            raise ValueError(f"{said}: {yaml_message(trap)}")
+        raise ValueError(f"{said}{illegal_character_hint(bad.group())}")
     if not value or value.isspace():
         raise ValueError("text is empty")
     return unicodedata.normalize("NFC", value)
