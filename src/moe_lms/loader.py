@@ -420,16 +420,24 @@ def _part_of(loc: Sequence[str | int]) -> str:
     return "the bank"
 
 
-def _stand_in(question_id: str | None, index: int) -> Question:
+def _stand_in(question_id: str | None, index: int, raw: Any = None) -> tuple[Question, bool]:
+    """A valid question in place of one with errors, with its id and, when they are valid, its tags and points (what
+    the quiz checks look at); the flag says whether those were carried."""
     choices = [
         {"id": "a", "text": "-", "explanation": "-", "correct": True},
         {"id": "b", "text": "-", "explanation": "-"},
     ]
+    raw = raw if isinstance(raw, dict) else {}
+    drawn_by = {key: raw[key] for key in ("tags", "points") if key in raw}
     for qid in (question_id, f"invalid-question-{index}"):
-        try:
-            return Question.model_validate({"id": qid, "stem": "-", "explanation": "-", "choices": choices})
-        except ValidationError:
-            continue
+        for extra, carried in ((drawn_by, True), ({}, not drawn_by)):
+            try:
+                question = Question.model_validate(
+                    {"id": qid, "stem": "-", "explanation": "-", "choices": choices, **extra}
+                )
+            except ValidationError:
+                continue
+            return question, carried
     raise AssertionError("unreachable: the second id is always valid")
 
 
@@ -554,13 +562,22 @@ def _read_in_runs(path: Path) -> Bank | None:
 
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
+    bank, problems, _locales_known = _read_bank_yaml(path)
+    return (None if problems else bank), problems
+
+
+def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], bool]:
+    """bank.yaml read as far as it can be: the bank is there, with its problems, when every question is valid
+    and only bank-wide checks failed (a quiz's draw, an escape in a text, an unknown locale), so the checks that
+    follow (images, PO files) still run; the flag says whether every locale tag is known."""
     bank = _read_question_by_question(path)
     problems: list[Problem] = []
     if bank is None:
         bank, problems = _read_whole_document(path)
-    if bank is not None:
-        problems = _escape_problems(path, bank) + _unknown_locales(path, bank) + _quiz_problems(path, bank)
-    return (None if problems else bank), problems
+    if bank is None:
+        return None, problems, False
+    locales = _unknown_locales(path, bank)
+    return bank, _escape_problems(path, bank) + locales + _quiz_problems(path, bank), not locales
 
 
 def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -645,8 +662,9 @@ def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_sa
         return Problem(file, line, f"YAML syntax error: {worded} (YAML: {parser_says})", column=column)
     if "mapping values are not allowed" in parser_says:
         message = (
-            "a colon followed by a space inside a text makes YAML read a new key: put the text in quotes "
-            '(stem: "Note: …")'
+            "a colon followed by a space inside a text makes YAML read a new key: put the text in single quotes "
+            "(stem: 'Note: …'; a ' inside is written '') or write it as a block (stem: >- and the text on the next "
+            "lines, indented)"
         )
     elif parser_says.startswith("unexpected character") or "cannot start any token" in parser_says:
         message = "a text may not begin with this character (` @ % and others): put the text in quotes"
@@ -697,6 +715,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         raw_questions = []
     questions: list[Question] = []
     as_written: dict[int, Question] = {}  # the questions with errors, their texts as written (for the image check)
+    uncertain: list[str] = []  # questions with errors whose tags or points are wrong too: the quizzes cannot know them
     valid = True
     for index, rq in enumerate(raw_questions):
         try:
@@ -707,22 +726,45 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
             valid = False
             # A stand-in keeps the bank-wide checks (duplicate ids) running over every question.
             rid = rq.get("id") if isinstance(rq, dict) else None
-            questions.append(_stand_in(rid if isinstance(rid, str) else None, index))
+            stand_in, carried = _stand_in(rid if isinstance(rid, str) else None, index, rq)
+            questions.append(stand_in)
+            if not carried:
+                uncertain.append(stand_in.id)
             as_written[index] = _as_written(rq, index)
     header = {k: v for k, v in raw.items() if k not in ("questions", "translations")}
     if "translations" in raw:
         collector.add(("translations",), "unknown key 'translations' (translations live in locales/*.po)", None)
+    bank: Bank | None = None
+    quizzes_unchecked = False  # the bank's own keys (not its quizzes) have errors: the quizzes cannot be checked
     try:
         bank = Bank.model_validate({**header, "questions": questions})
     except ValidationError as exc:
         _report(collector, exc, (), raw_questions, raw.get("quizzes"))
+        quizzes_unchecked = any(error["loc"][:1] != ("quizzes",) for error in exc.errors())
     if not valid or collector.problems:
-        # Every problem in one run: the images and formulas of the texts are checked too, not after a fix.
+        # Every problem in one run: the images and formulas of the texts are checked too, not after a fix, and so
+        # are the quizzes and locales when the bank's own keys are right (the questions with errors stand in with
+        # their ids, tags and points).
         texts = [as_written.get(n, q) for n, q in enumerate(questions)]
         partial = Bank.model_construct(id="-", title="-", questions=tuple(texts), translations={}, media={})
         collector.problems += rich_content_problems(path.parent, partial)[1]
         collector.problems += _escape_problems(path, partial)
+        if bank is not None:
+            collector.problems += _unknown_locales(path, bank)
+            if bank.quizzes and uncertain:
+                named = ", ".join(repr(qid) for qid in uncertain[:3]) + (" …" if len(uncertain) > 3 else "")
+                message = (
+                    f"the quizzes were not checked: question(s) {named} have errors in their tags or points, which "
+                    "the quizzes draw by; fix them and run check again"
+                )
+                collector.problems.append(Problem(file, None, message, severity=Severity.NOTE))
+            elif bank.quizzes:
+                collector.problems += _quiz_problems(path, bank)
+        elif raw.get("quizzes") and quizzes_unchecked:
+            message = "the quizzes were not checked against the questions: the bank's own keys above have errors"
+            collector.problems.append(Problem(file, None, message, severity=Severity.NOTE))
         return None, collector.problems
+    assert bank is not None
     return bank, []
 
 
@@ -919,13 +961,24 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems = read_bank_yaml(bank_yaml_path(directory))
-    if bank is None:
+    """The bank with every problem of its files. The bank is None when bank.yaml could not be read as a bank; with
+    errors in bank.yaml that leave its questions whole (a quiz, an unknown locale), the PO files and the images are
+    checked all the same, and the bank is returned (its errors say it is not to be exported)."""
+    bank, problems, locales_known = _read_bank_yaml(bank_yaml_path(directory))
+    catalogs = sorted((directory / LOCALES_DIR).glob("*.po")) if (directory / LOCALES_DIR).is_dir() else []
+    if bank is None or not locales_known:
+        if catalogs:
+            message = (
+                f"{len(catalogs)} PO file(s) not checked: the translations are read against a bank.yaml without "
+                "errors; fix the errors above and run check again"
+            )
+            problems.append(Problem(_display(directory / LOCALES_DIR), None, message, severity=Severity.NOTE))
+        if bank is not None:  # (its images: an unknown locale tag changes nothing in them)
+            problems += rich_content_problems(directory, bank)[1]
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
     index = StringIndex(bank)
-    locales_dir = directory / LOCALES_DIR
-    for path in sorted(locales_dir.glob("*.po")) if locales_dir.is_dir() else []:
+    for path in catalogs:
         locale = path.stem
         if locale not in bank.target_locales:
             problems.append(

@@ -88,7 +88,11 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     directory = bank_dir_or_default(bank_dir)
     bank, problems = read_with_progress(directory)
     if bank is None:
-        fail(problems)
+        unchecked = (
+            "not checked while bank.yaml has the errors above: that every text renders, the translations' "
+            "parity, glossary and script, and what an export would refuse; run check again once they are fixed"
+        )
+        fail([*problems, Problem(shown(loader.bank_yaml_path(directory)), None, unchecked, severity=Severity.NOTE)])
     if only_locale is not None and only_locale.replace("-", "_") not in bank.target_locales:
         raise click.UsageError(
             f"--locale {only_locale}: {bank.id} does not translate into it (target_locales: "
