@@ -133,11 +133,7 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         except schemas.SchemaError as exc:
             raise click.UsageError(str(exc)) from None
         if validators is None:
-            out.print(
-                f"XSD validation: NOT DONE (no schema folder found; run `moe-lms schemas fetch` once, or pass "
-                f"--schemas DIR or set {schemas.ENV_VAR})",
-                markup=False,
-            )
+            out.print(_NO_SCHEMA_FOLDER, markup=False)
         else:
             out.print(f"XSD validation: done, against {validators.directory}", markup=False)
         try:
@@ -149,8 +145,9 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
         unchecked = _not_xml(data, file)
         if unchecked:
             raise click.UsageError(
-                f"{file} looks like {unchecked}: validate checks QTI 2.1 packages (.zip), Common Cartridges (.imscc), "
-                "Canvas QTI packages (.zip) and Moodle XML files (.xml)"
+                f"{file} looks like {unchecked}: validate checks QTI 2.1 and QTI 3.0 packages (.zip), Common "
+                "Cartridges (.imscc), Canvas QTI packages (.zip), Open edX courses (.tar.gz) and Moodle XML files "
+                "(.xml)"
             )
         out.print("XSD validation: not applicable (Moodle XML has no official schema)", markup=False)
         problems = moodle.check_moodle_xml(data, file=str(file))
@@ -161,6 +158,13 @@ def validate(file: Path, schemas_dir: Path | None) -> None:
     out.print(f"{file}: ok ({what})", markup=False)
 
 
+# Said for every format validated against XSDs, with the command that fetches them (issue 34).
+_NO_SCHEMA_FOLDER = (
+    "XSD validation: NOT DONE (no schema folder found; run `moe-lms schemas fetch` once, or pass --schemas DIR or "
+    f"set {schemas.ENV_VAR})"
+)
+
+
 def _validators(schemas_dir: Path | None, folder: str) -> schemas.Schemas | None:
     """The schemas of ``folder`` (qti3, cc11) for validate, saying whether XSD validation is done; None when not."""
     try:
@@ -169,13 +173,15 @@ def _validators(schemas_dir: Path | None, folder: str) -> schemas.Schemas | None
     except schemas.SchemaError as exc:
         raise click.UsageError(str(exc)) from None
     if validators is not None and not (validators.has_qti3 if folder == "qti3" else validators.has_cc):
-        out.print(f"XSD validation: NOT DONE ({validators.directory} has no {folder}/ schemas)", markup=False)
-        return None
-    if validators is None:
         out.print(
-            f"XSD validation: NOT DONE (no schema folder found; pass --schemas DIR or set {schemas.ENV_VAR})",
+            f"XSD validation: NOT DONE ({validators.directory} has no {folder}/ schemas; `moe-lms schemas fetch` puts "
+            "every schema in the user cache, which validate reads when no --schemas or "
+            f"{schemas.ENV_VAR} names another folder)",
             markup=False,
         )
+        return None
+    if validators is None:
+        out.print(_NO_SCHEMA_FOLDER, markup=False)
         return None
     out.print(f"XSD validation: done, against {validators.directory / folder}", markup=False)
     return validators
