@@ -994,10 +994,34 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         problems.extend(found)
         if catalog:
             translations[locale] = catalog
-    bank = bank.model_copy(update={"translations": translations})
+    page_words, found = _page_words(directory, bank)
+    problems.extend(found)
+    bank = bank.model_copy(update={"translations": translations, "page_words": page_words})
     media, found = rich_content_problems(directory, bank)
     problems.extend(found)
     return bank.model_copy(update={"media": media}) if media else bank, problems
+
+
+def _page_words(directory: Path, bank: Bank) -> tuple[dict[str, Any], list[Problem]]:
+    """The bank's own page words (locales/page/<locale>.po), each file of a locale the bank has."""
+    from . import pagewords
+
+    folder = directory / LOCALES_DIR / pagewords.BANK_DIR
+    if not folder.is_dir():
+        return {}, []
+    catalogs, problems = pagewords.read_bank_catalogs(directory, _display(folder))
+    for locale in list(catalogs):
+        if locale not in bank.locales:
+            problems.append(
+                Problem(
+                    f"{_display(folder)}/{locale}.po",
+                    None,
+                    f"page words for {locale!r}, which is neither the bank's source_locale nor in its target_locales: "
+                    f"add {locale} to target_locales: in bank.yaml, or delete this file",
+                )
+            )
+            del catalogs[locale]
+    return dict(catalogs), problems
 
 
 def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:

@@ -335,6 +335,9 @@ class Bank(Shared):
     translations: SkipJsonSchema[dict[LocaleTag, Mapping[str, Translation]]] = Field(default_factory=dict, exclude=True)
     # Images the bank's text (source and translations) refers to, by bank-relative path; filled by the loader.
     media: SkipJsonSchema[dict[str, MediaItem]] = Field(default_factory=dict, exclude=True)
+    # The bank's own words for the take-the-quiz page (locales/page/<locale>.po), pagewords.Catalog by locale; filled
+    # by the loader, over moe-lms's shipped ones.
+    page_words: SkipJsonSchema[dict[str, Any]] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="after")
     def _ids_and_locales(self) -> Bank:

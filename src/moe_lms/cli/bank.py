@@ -114,6 +114,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     problems = [p for p in problems if not p.message.startswith(f"{quality.Check.REVIEW}: {Status.STALE}:")]
     problems += translator.stale_problems(directory, bank, locales, strict=strict)
     problems += translator.missing_catalogs(directory, locales)
+    problems += translator.page_word_problems(directory, bank, locales)
     problems = translator.of_other_locales(problems, directory, locales, bank.target_locales)
     out.print(
         f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
@@ -228,3 +229,25 @@ def translations_update(bank_dir: Path | None) -> None:
             f"{counts['obsolete']} made obsolete",
             markup=False,
         )
+
+
+@translations.command("page-words")
+@click.argument("locale", metavar="TAG")
+@bank_argument
+def translations_page_words(locale: str, bank_dir: Path | None) -> None:
+    """Write locales/page/TAG.po: the take-the-quiz page's own words (buttons, labels, choice letters) to translate.
+
+    It starts from the words moe-lms ships for TAG (drafts and all), or from the English with every msgstr empty.
+    The bank's file extends or overrides the shipped words; an existing file is never overwritten.
+    """
+    from .. import pagewords
+    from ..files import write_atomic
+
+    directory = bank_dir_or_default(bank_dir)
+    tag = locale.replace("-", "_")
+    target = directory / loader.LOCALES_DIR / pagewords.BANK_DIR / f"{tag}.po"
+    if target.exists():
+        fail([Problem(shown(target), None, "exists already: edit it (it is never overwritten)")])
+    write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), parents=True)
+    shipped = "moe-lms's shipped words" if pagewords.shipped(tag) else "the English, every msgstr empty"
+    out.print(f"wrote {shown(target)} (from {shipped}): translate it, then run `moe-lms check`", markup=False)

@@ -68,6 +68,20 @@ def missing_catalogs(directory: Path, locales: Sequence[str]) -> list[Problem]:
     return problems
 
 
+def page_word_problems(directory: Path, bank: Bank, locales: Sequence[str]) -> list[Problem]:
+    """A warning for each target locale whose take-the-quiz page would keep English words: none shipped or given by
+    the bank, or some only as drafts (moe_lms.pagewords)."""
+    from .. import pagewords
+
+    problems = []
+    for locale in locales:
+        file = shown(directory / loader.LOCALES_DIR / pagewords.BANK_DIR / f"{locale}.po")
+        problem = pagewords.coverage_problem(locale, bank.page_words, file)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
 def of_other_locales(
     problems: Sequence[Problem], directory: Path, locales: Sequence[str], targets: Sequence[str]
 ) -> list[Problem]:
