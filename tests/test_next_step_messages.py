@@ -90,3 +90,77 @@ def test_an_unreachable_published_schema_does_not_blame_a_base_url_nobody_gave(
     assert "--base-url" in result.output  # offered as a way out ...
     assert "check --base-url" not in result.output  # ... but not blamed
     assert "check this machine's internet connection" in result.output
+
+
+# --- the review's cosmetic findings (C3-C8, C19) -------------------------------------------------------------------
+
+
+def test_a_format_is_read_whatever_its_case_and_a_typo_gets_the_nearest(tmp_path: Path) -> None:
+    upper = invoke("export", "--format", "Moodle", "-o", str(tmp_path / "x.xml"), str(SHIPPED_BANK_DIR))
+    assert upper.exit_code == 0, upper.output
+    typo = invoke("export", "--format", "moodel", str(SHIPPED_BANK_DIR))
+    assert typo.exit_code == 2
+    assert "'moodel' is not a format: did you mean 'moodle'?" in typo.output
+
+
+def one_question_bank(directory: Path, stem: str = "'What is 6?'") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "bank.yaml").write_text(
+        "id: one\ntitle: One\nsource_locale: en\ntarget_locales: []\nquestions:\n"
+        f"  - id: q1\n    stem: {stem}\n    explanation: Because.\n    choices:\n"
+        "      - {id: a, text: '6', correct: true, explanation: Right.}\n"
+        "      - {id: b, text: '5', explanation: Wrong.}\n",
+        encoding="utf-8",
+    )
+    return directory
+
+
+def test_check_of_a_one_question_bank_says_one_question(tmp_path: Path) -> None:
+    result = invoke("check", str(one_question_bank(tmp_path / "bank")))
+    assert result.exit_code == 0, result.output
+    assert "one: 1 question, source en" in result.stdout
+
+
+def test_a_missing_image_gets_the_nearest_file_of_its_folder(tmp_path: Path) -> None:
+    bank = one_question_bank(tmp_path / "bank", "'A cell: ![a cell](media/cell.png)'")
+    (bank / "media").mkdir()
+    (bank / "media" / "cell-diagram.png").write_bytes(
+        bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                      "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082")
+    )  # fmt: skip
+    result = invoke("check", str(bank))
+    assert result.exit_code == 1
+    assert "image file 'media/cell.png' does not exist in the bank folder (did you mean 'media/cell-diagram.png'?)" in (
+        result.stderr
+    )
+
+
+def test_a_mistyped_msgctxt_gets_the_nearest_path(tmp_path: Path) -> None:
+    bank = one_question_bank(tmp_path / "bank")
+    path = bank / "bank.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("target_locales: []", "target_locales: [fr]"))
+    assert invoke("translations", "update", str(bank)).exit_code == 0
+    po_file = bank / "locales" / "fr.po"
+    po_file.write_text(
+        po_file.read_text(encoding="utf-8").replace('msgctxt "q1/choices/a/text"', 'msgctxt "q1/choice/a/text"')
+    )
+    result = invoke("check", str(bank))
+    assert "1 msgctxt names no string a bank can have: 'q1/choice/a/text' (line" in result.stderr
+    assert "did you mean 'q1/choices/a/text'?" in result.stderr
+
+
+def test_translations_update_without_target_locales_says_there_is_nothing_to_update(tmp_path: Path) -> None:
+    result = invoke("translations", "update", str(one_question_bank(tmp_path / "bank")))
+    assert result.exit_code == 0
+    assert "one has no target locales, so there is no PO file to update" in result.stdout
+    assert "target_locales: [fr]" in result.stdout
+
+
+def test_an_html_export_without_locale_names_the_other_languages(tmp_path: Path) -> None:
+    result = invoke("export", "--format", "html", "-o", str(tmp_path / "p.html"), str(SHIPPED_BANK_DIR))
+    assert result.exit_code == 0, result.output
+    assert "note: --format html writes one language per file; the bank's other languages: --locale ur, --locale vi" \
+        in result.stderr
+    chosen = invoke("export", "--format", "html", "--locale", "ur", "-o", str(tmp_path / "u.html"),
+                    str(SHIPPED_BANK_DIR))  # fmt: skip
+    assert "other languages" not in chosen.stderr

@@ -39,6 +39,7 @@ target_locales: {target_locales}  # the languages it is translated into: one loc
 questions:
   # One answer is right (kind: single, the default): exactly one choice says correct: true.
   - id: boiling-point  # a question's stable id: the LMS knows the question by it, so never reuse or rename it
+    tags: [water]  # optional: what a quiz draws by (see quizzes: at the end)
     stem: At sea level, at what temperature does pure water boil?
     # The general explanation: shown after answering, whatever was chosen. Teach the idea behind the answer.
     explanation: >-
@@ -86,6 +87,17 @@ questions:
     explanation: A light-year is the distance light travels in one year, about 9.46 trillion km.
     true_explanation: It sounds like one, but a light-year measures distance, not time.
     false_explanation: Right, it is a distance, the one light covers in a year.
+
+# Quizzes drawn from the questions (optional; docs/how-to/quizzes.md). For example:
+# quizzes:
+#   - id: weekly
+#     title: Weekly check
+#     sections:
+#       - id: main
+#         draw: 1                      # 1 question per attempt ...
+#         from: {{tags: [water]}}        # ... from those tagged water
+#       - id: always
+#         questions: [light-year]      # always these
 """
 
 GLOSSARY_TEMPLATE = """\

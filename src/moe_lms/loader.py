@@ -892,14 +892,17 @@ class _CatalogReader:
         malformed = [(line, context) for line, context in self.orphans if not _STRING_PATH.match(context)]
         problems = []
         if malformed:
-            named = ", ".join(f"{context[:60]!r} (line {line})" for line, context in malformed[:shown])
+            named = []
+            for line, context in malformed[:shown]:
+                hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
+                named.append(f"{context[:60]!r} (line {line}{f', did you mean {hint[0]!r}?' if hint else ''})")
             more = f" and {len(malformed) - shown} more" if len(malformed) > shown else ""
             problems.append(
                 Problem(
                     self.file,
                     malformed[0][0],
-                    f"{len(malformed)} msgctxt {'is' if len(malformed) == 1 else 'are'} no path of a string of a "
-                    f"bank: {named}{more}. A msgctxt is the string's path (title, q1/stem, "
+                    f"{len(malformed)} msgctxt {'names' if len(malformed) == 1 else 'name'} no string a bank can "
+                    f"have: {', '.join(named)}{more}. A msgctxt is the string's path (title, q1/stem, "
                     "q1/choices/a/text …): correct it or delete the entry",
                     severity=Severity.ERROR,
                 )
@@ -1004,11 +1007,11 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 def _page_words(directory: Path, bank: Bank) -> tuple[dict[str, Any], list[Problem]]:
     """The bank's own page words (locales/page/<locale>.po), each file of a locale the bank has."""
-    from . import pagewords
-
-    folder = directory / LOCALES_DIR / pagewords.BANK_DIR
+    folder = directory / LOCALES_DIR / "page"  # (pagewords.BANK_DIR: imported only for a bank that has one)
     if not folder.is_dir():
         return {}, []
+    from . import pagewords
+
     catalogs, problems = pagewords.read_bank_catalogs(directory, _display(folder))
     for locale in list(catalogs):
         if locale not in bank.locales:

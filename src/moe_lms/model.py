@@ -7,6 +7,7 @@ translations live in ``Bank.translations`` keyed by locale and by each string's 
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -537,16 +538,22 @@ def _section_problems(
     pool, missing = section_pool(bank, section)
     if section.questions is not None:
         for qid in missing:
-            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank"
+            near = difflib.get_close_matches(qid, [q.id for q in bank.questions], n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank{hint}"
         for position, qid in enumerate(section.questions):
             if section.questions.index(qid) != position:
                 yield ("questions", position), f"{name} lists question {qid!r} twice"
     else:
         assert section.pool is not None
+        tags = sorted({t for q in bank.questions for t in q.tags})
         for tag in missing:
-            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}"
+            near = difflib.get_close_matches(tag, tags, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}{hint}"
     if not pool:
-        yield (), f"{name} has no questions: its pool is empty"
+        if not missing:  # (an unknown id or tag is the reason, said above)
+            yield (), f"{name} has no questions: its pool is empty"
         return
     if section.draw is not None and section.draw > len(pool):
         yield ("draw",), f"{name} draws {section.draw} of a pool of {len(pool)} question(s)"

@@ -19,7 +19,6 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from . import po
 from .problems import Problem, Severity
 
 # Each word of the page: its key (the msgctxt), its English (the msgid) and where it shows (the catalogs' "#."
@@ -89,6 +88,8 @@ class PageWords:
 def _parse(text: str, locale: str, file: str) -> tuple[Catalog, list[Problem]]:
     """A catalog from PO text, with a problem for each entry that cannot be used (unknown key, placeholders that
     differ from the English, letters that repeat)."""
+    from . import po  # (the PO reader: only when a page needs words other than the English)
+
     problems: list[Problem] = []
     try:
         parsed = po.read_po(text)
@@ -187,6 +188,9 @@ def page_words(locale: str, bank: Mapping[str, Catalog] | None = None, *, includ
     none gives (each is listed in ``missing``), and English throughout (``locale`` "en") for a language with none."""
     words: dict[str, str] = {}
     lowercase = False
+    if locale == "en" and not bank:  # (English is the msgids: no catalog to read)
+        return PageWords("en", {key: text for key, (text, _where) in WORDS.items()}, tuple(ENGLISH_LETTERS.split()),
+                         False, ())  # fmt: skip
     for catalog in _layers(locale, bank or {}):
         words.update(catalog.words(include_drafts))
         lowercase = lowercase or catalog.lowercase_language_names

@@ -118,7 +118,8 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     problems += translator.page_word_problems(directory, bank, locales)
     problems = translator.of_other_locales(problems, directory, locales, bank.target_locales)
     out.print(
-        f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
+        f"{bank.id}: {len(bank.questions)} question{'' if len(bank.questions) == 1 else 's'}, "
+        f"source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
         markup=False,
     )
@@ -233,6 +234,12 @@ def translations_update(bank_dir: Path | None) -> None:
         report = loader.update_catalogs(directory, bank, glossary.comments if glossary else None)
     except ProblemsFound as exc:
         fail(exc.problems)
+    if not bank.target_locales:
+        out.print(
+            f"{bank.id} has no target locales, so there is no PO file to update: to translate it, put a locale in "
+            "target_locales: in bank.yaml (target_locales: [fr]) and run this again",
+            markup=False,
+        )
     for locale, counts in report.items():
         out.print(
             f"{locale}: {counts['added']} added, {counts['fuzzy']} marked fuzzy (source changed), "

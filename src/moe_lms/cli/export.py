@@ -15,6 +15,7 @@ from ..locales import locale_info, resolve
 from ..problems import Problem, ProblemsFound
 from .common import (
     EXIT_PROBLEMS,
+    NearChoice,
     bank_argument,
     bank_dir_or_default,
     counting,
@@ -43,7 +44,7 @@ def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str
 
 
 @click.command()
-@click.option("--format", "format_name", required=True, type=click.Choice(formats.names()), help="Output format.")
+@click.option("--format", "format_name", required=True, type=NearChoice(formats.names()), help="Output format.")
 @bank_argument
 @click.option(
     "--locale", "locales", multiple=True,
@@ -89,7 +90,8 @@ def export(
     if quiz is not None and not fmt.quizzes:
         raise click.UsageError(f"--quiz: --format {fmt.name} is refused: {fmt.quiz_refusal}")
     bank = load_or_exit(bank_dir_or_default(bank_dir))
-    if fmt.one_locale_per_file and not locales:
+    defaulted = fmt.one_locale_per_file and not locales  # (one file, of the source language only)
+    if defaulted:
         locales = (bank.source_locale,)
     try:
         options = formats.ExportOptions.for_bank(
@@ -117,6 +119,14 @@ def export(
         err.print(f"wrote {target} ({fmt.description}, {len(bank.questions)} questions)", markup=False)
     for locale in options.locales:
         err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+    others = [loc for loc in bank.locales if loc not in options.locales]
+    if defaulted and others and str(target) != "-":
+        err.print(
+            f"note: --format {fmt.name} writes one language per file; the bank's other languages: "
+            + ", ".join(f"--locale {loc}" for loc in others)
+            + " (moe-lms build writes them all)",
+            markup=False,
+        )
     if quiz is not None and fmt.name == "moodle":
         _moodle_quiz_note(bank, options.locales, quiz, include_drafts)
 
