@@ -589,7 +589,7 @@ def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
     problems = []
     lines: _YamlLines | None = None
     numbers: dict[str, int] = {}
-    for string_path, text in strings(bank):
+    for string_path, text in _unprintable_strings(bank):
         trap = find_trap(text)
         if trap is None or trap.character not in "\t\n\r":
             continue
@@ -602,6 +602,17 @@ def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
         message = f"{_describe(string_path)}: {yaml_message(trap)}"
         problems.append(Problem(_display(path), line, message, _path_where(string_path), column))
     return problems
+
+
+def _unprintable_strings(bank: Bank) -> Iterator[tuple[str, str]]:
+    """The strings of :func:`strings` that hold a control character (a tab, a line break …), the only ones an escape
+    can have spoiled; the paths of the others are never built (most texts of a bank are one printable line)."""
+    for path, text in bank_strings(bank):
+        if not text.isprintable():
+            yield path, text
+    for q in bank.questions:
+        if not all(text.isprintable() for text in question_sources(q)):
+            yield from ((path, text) for path, text in question_strings(q) if not text.isprintable())
 
 
 def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
