@@ -283,3 +283,29 @@ def test_the_your_choice_line_isolates_the_choice_so_mixed_urdu_and_english_read
     assert line.locator("> bdi").count() == 1
     assert line.locator("> bdi .choice-text").get_attribute("lang") == "en"
     assert line.evaluate("p => getComputedStyle(p.querySelector('bdi')).unicodeBidi") == "isolate"
+
+
+def test_an_arabic_page_has_its_own_words_and_letters_and_works_at_phone_width(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 34 (M4): the page's words come from the page-word catalogs (here the shipped Arabic ones, taken as
+    reviewed by the bank's own catalog), its choice letters too; the page works and fits at 390 px."""
+    from moe_lms import pagewords
+
+    shipped = pagewords.shipped("ar")
+    assert shipped is not None
+    reviewed = pagewords.Catalog("ar", reviewed={**shipped.reviewed, **shipped.drafts})
+    bank = sample_bank(target_locales=("ar",), translations={}, page_words={"ar": reviewed})
+    page = browse("ar", bank, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    question = page.locator("#q-ep-distributes")
+    letters = question.locator(".choice .letter").all_inner_texts()
+    assert letters[:3] == ["أ", "ب", "ج"]
+    assert "اختر إجابة واحدة." in question.inner_text()
+    question.get_by_role("button", name="تحقّق").click()  # nothing chosen yet
+    assert "اختر إجابة أولًا." in question.locator(".nudge").inner_text()
+    question.get_by_label("Full copies of the model").check()
+    question.get_by_role("button", name="تحقّق").click()
+    answer = question.locator(".result .answer")
+    assert answer.inner_text().startswith("إجابة صحيحة")
+    assert "English" not in page.locator(".choices").first.inner_text()
+    page.screenshot(path=ARTIFACTS / "html-ar-390-page-words.png", full_page=True)
