@@ -55,8 +55,8 @@ def test_validate_on_a_file_it_does_not_check_lists_every_format_it_does(tmp_pat
     path.write_bytes(b"::q1:: What? {=yes ~no}\n")
     result = invoke("validate", str(path))
     assert result.exit_code == 2
-    assert "QTI 2.1 and QTI 3.0 packages (.zip)" in result.output
-    assert "Open edX courses (.tar.gz)" in result.output
+    said = " ".join(result.output.split())
+    assert "QTI 3.0 package" in said and "Open edX course" in said
 
 
 def test_a_quiz_exported_to_moodle_says_the_draw_is_made_in_moodle_with_random_questions(tmp_path: Path) -> None:
