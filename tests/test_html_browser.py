@@ -309,3 +309,27 @@ def test_an_arabic_page_has_its_own_words_and_letters_and_works_at_phone_width(b
     assert answer.inner_text().startswith("إجابة صحيحة")
     assert "English" not in page.locator(".choices").first.inner_text()
     page.screenshot(path=ARTIFACTS / "html-ar-390-page-words.png", full_page=True)
+
+
+def test_a_display_formula_that_scrolls_shows_an_edge_shadow_and_urdu_lines_have_the_fonts_height(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 34 (C1, C2): at 390 px a display formula wider than its box is cut with a shadow at the edge it
+    continues past (gone once scrolled to that end); an Urdu line is 2.5 em high, Noto Nastaliq Urdu's own line
+    metrics (ascender 1.904 + descender 0.596), so that long connected words do not rise into the line above."""
+    from moe_lms.loader import load_bank
+
+    bank = load_bank(ROOT / "question_bank" / "moe-serving-arithmetic")
+    page = browse("ur", bank, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    page.evaluate(  # every answer key shown and open, as after a check
+        "document.querySelectorAll('details').forEach(d => { d.open = true; d.hidden = false })"
+    )
+    wide = page.evaluate(
+        "[...document.querySelectorAll('math[display=block]')]"
+        ".filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 5)"
+        ".map(e => getComputedStyle(e).backgroundImage)"
+    )
+    assert wide, "no display formula wider than its box at 390 px"
+    assert all(image.count("radial-gradient") == 2 and "local" not in image for image in wide)
+    stem = page.locator(".stem p").first
+    height, size = stem.evaluate("e => [getComputedStyle(e).lineHeight, getComputedStyle(e).fontSize].map(parseFloat)")
+    assert height / size >= 2.5 - 1e-6
+    page.screenshot(path=ARTIFACTS / "html-ur-390-formula-shadow.png", full_page=True)
