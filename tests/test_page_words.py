@@ -149,6 +149,17 @@ def test_draft_page_words_are_used_only_with_include_drafts_as_for_the_banks_tex
     assert "Chagua jibu moja." in page(bank, "sw", "--include-drafts")
 
 
+def test_the_reviewed_shipped_words_are_used_without_include_drafts(tmp_path: Path) -> None:
+    """The shipped fr, es, de, pt, ar, zh, hi and id catalogs passed the independent back-translation review."""
+    bank = make_bank(tmp_path / "bank", "fr")
+    html = page(bank, "fr")
+    assert "Choisissez une réponse." in html and ">Vérifier<" in html
+    assert "Choose one answer." not in html
+    for locale in ("fr", "es", "de", "pt", "ar", "zh", "hi", "id"):
+        catalog = pagewords.shipped(locale)
+        assert catalog is not None and not catalog.drafts, locale
+
+
 def test_a_banks_own_po_overrides_some_words_and_keeps_the_others(tmp_path: Path) -> None:
     bank = make_bank(tmp_path / "bank", "fr")
     (bank / "locales" / "page").mkdir()
@@ -199,7 +210,7 @@ def test_check_says_when_a_target_locale_has_no_page_words_or_only_drafts(tmp_pa
     assert "locales/page/sw.po: warning: locale 'sw' has no page words: its take-the-quiz page (export --format " \
         "html) shows its buttons, labels and choice letters in English" in result.stderr
     assert "0 of the 23 page words of 'ja' are reviewed, 1 draft(s) and 22 missing" in result.stderr
-    assert "of 'ur'" not in result.stderr  # (reviewed)
+    assert "of 'ur'" not in result.stderr and "of 'fr'" not in result.stderr  # (reviewed)
 
 
 def test_a_wrong_entry_of_a_banks_page_words_is_an_error_at_its_line(tmp_path: Path) -> None:
