@@ -4,6 +4,7 @@ unreachable published schema does not blame a --base-url nobody gave."""
 
 from __future__ import annotations
 
+import shutil
 import socket
 from pathlib import Path
 
@@ -164,3 +165,14 @@ def test_an_html_export_without_locale_names_the_other_languages(tmp_path: Path)
     chosen = invoke("export", "--format", "html", "--locale", "ur", "-o", str(tmp_path / "u.html"),
                     str(SHIPPED_BANK_DIR))  # fmt: skip
     assert "other languages" not in chosen.stderr
+
+
+def test_the_gift_refusal_of_an_image_names_the_questions_line(tmp_path: Path) -> None:
+    """Issue 34 (C16): every other error has file:line; the GIFT refusal had neither line nor folder."""
+    bank = tmp_path / "bank"
+    shutil.copytree(SHIPPED_BANK_DIR.parent / "moe-serving-arithmetic", bank)
+    result = invoke("export", "--format", "gift", "-o", str(tmp_path / "g.txt"), str(bank))
+    assert result.exit_code == 1
+    lines = (bank / "bank.yaml").read_text(encoding="utf-8").splitlines()
+    line = lines.index("  - id: local-and-remote") + 1
+    assert f"bank.yaml:{line}:5: error: question 'local-and-remote': shows image" in result.stderr

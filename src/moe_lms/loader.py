@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -602,6 +602,33 @@ def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
         message = f"{_describe(string_path)}: {yaml_message(trap)}"
         problems.append(Problem(_display(path), line, message, _path_where(string_path), column))
     return problems
+
+
+_QUESTION_WHERE = re.compile(r"question '([a-z][a-z0-9-]*)'")
+
+
+def placed(directory: Path, bank: Bank, problems: Sequence[Problem]) -> list[Problem]:
+    """``problems`` an export found (the formats name ``bank.yaml`` or ``locales/<tag>.po`` and the question, not
+    the line), each at the line where its question starts in that file (its stem's entry in a PO file)."""
+    lines: _YamlLines | None = None
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    found = []
+    for problem in problems:
+        match = _QUESTION_WHERE.match(problem.where or "")
+        if problem.line is not None or match is None or match[1] not in numbers:
+            found.append(problem)
+            continue
+        if problem.file == BANK_FILE:
+            path = bank_yaml_path(directory)
+            lines = lines or _YamlLines(path)
+            line, column = lines.locate(("questions", numbers[match[1]]))
+            found.append(replace(problem, file=_display(path), line=line, column=column))
+        elif problem.file.startswith(f"{LOCALES_DIR}/") and (directory / problem.file).is_file():
+            po_file = directory / problem.file
+            found.append(replace(problem, file=_display(po_file), line=_po_line(po_file, f"{match[1]}/stem")))
+        else:
+            found.append(problem)
+    return found
 
 
 def _unprintable_strings(bank: Bank) -> Iterator[tuple[str, str]]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from .. import formats
+from .. import formats, loader
 from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import locale_info, resolve
 from ..problems import OptionError, Problem, ProblemsFound, Severity
@@ -122,7 +122,8 @@ def export(
         )
     if quiz is not None and not fmt.quizzes:
         raise click.UsageError(f"--quiz: --format {fmt.name} is refused: {fmt.quiz_refusal}")
-    bank = load_or_exit(bank_dir_or_default(bank_dir))
+    directory = bank_dir_or_default(bank_dir)
+    bank = load_or_exit(directory)
     defaulted = fmt.one_locale_per_file and not locales  # (one file, of the source language only)
     if defaulted:
         locales = (bank.source_locale,)
@@ -132,7 +133,7 @@ def export(
         )
     except OptionError as exc:
         raise click.UsageError(str(exc)) from None
-    _report_warnings(fmt, bank, options, strict=strict)
+    _report_warnings(fmt, bank, options, strict=strict, directory=directory)
     stem = bank.id if quiz is None else f"{bank.id}.{quiz}"
     target = output or Path(default_filename(stem, locales, fmt.suffix))
     try:
@@ -144,7 +145,7 @@ def export(
                     target, lambda stream: fmt.write(bank, options, counting(stream, advance)), parents=parents
                 )
     except ProblemsFound as exc:
-        fail(exc.problems)
+        fail(loader.placed(directory, bank, exc.problems))
     if str(target) != "-":
         err.print(f"wrote {target} ({fmt.description}, {len(bank.questions)} questions)", markup=False)
     for locale in options.locales:
@@ -177,12 +178,15 @@ def _moodle_quiz_note(bank: Bank, locales: Sequence[str], quiz: str, include_dra
             err.print(f"  - {step}", markup=False)
 
 
-def _report_warnings(fmt: formats.Format, bank: Bank, options: formats.ExportOptions, *, strict: bool) -> None:
-    """What the export drops or degrades, said before writing (the format's warnings channel); with ``strict``,
-    or when the format refuses something outright, nothing is written."""
-    found = fmt.warnings(bank, options) if fmt.warnings else []
-    if strict and found:
-        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in found])
+def _report_warnings(
+    fmt: formats.Format, bank: Bank, options: formats.ExportOptions, *, strict: bool, directory: Path
+) -> None:
+    """What the export drops or degrades, said before writing (the format's warnings channel), each at its line;
+    with ``strict``, or when the format refuses something outright, nothing is written."""
+    found = loader.placed(directory, bank, fmt.warnings(bank, options)) if fmt.warnings else []
+    dropped = [p for p in found if p.severity is Severity.WARNING]  # notes say what to do; nothing is lost
+    if strict and dropped:
+        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in dropped])
     if any(p.severity is Severity.ERROR for p in found):
         fail(found)
     print_problems(found)
