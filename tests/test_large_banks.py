@@ -294,7 +294,8 @@ def test_a_translation_that_cannot_be_text_is_reported_with_its_line(tmp_path: P
     text = text.replace(old, f'msgstr "{msgstr}"')
     (directory / "locales" / "vi.po").write_text(text, encoding="utf-8")
     _, found = check_bank(directory)
-    assert [(p.line, p.message, p.where) for p in found] == [
+    # (the message may go on to say where such a character usually comes from: a backslash escape, issue 34)
+    assert [(p.line, p.message[: len(message)], p.where) for p in found] == [
         (line_of(text, f'msgstr "{msgstr}"') - 2, message, "question 'q64'")
     ]
 

@@ -204,7 +204,8 @@ def test_an_unquoted_colon_says_to_put_the_text_in_quotes(tmp_path: Path) -> Non
     found = problems(write(tmp_path, GOOD.replace("stem: What is 2 + 2?", "stem: Sum: what is 2 + 2?")))
     assert found == [
         f"{tmp_path / 'bank.yaml'}:6:14: error: YAML syntax error: a colon followed by a space inside a text makes "
-        'YAML read a new key: put the text in quotes (stem: "Note: …") (YAML: mapping values are not allowed in this '
+        "YAML read a new key: put the text in single quotes (stem: 'Note: …'; a ' inside is written '') or write it "
+        "as a block (stem: >- and the text on the next lines, indented) (YAML: mapping values are not allowed in this "
         "context)"
     ]
 
