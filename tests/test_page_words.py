@@ -138,9 +138,26 @@ def test_an_arabic_page_has_arabic_buttons_labels_and_letters_with_the_drafts(tm
 
 
 def test_draft_page_words_are_used_only_with_include_drafts_as_for_the_banks_texts(tmp_path: Path) -> None:
+    bank = make_bank(tmp_path / "bank", "sw")
+    (bank / "locales" / "page").mkdir()
+    (bank / "locales" / "page" / "sw.po").write_text(
+        'msgid ""\nmsgstr ""\n"Language: sw\\n"\n\n'
+        '#, fuzzy\nmsgctxt "choose_one"\nmsgid "Choose one answer."\nmsgstr "Chagua jibu moja."\n',
+        encoding="utf-8",
+    )
+    assert "Choose one answer." in page(bank, "sw")
+    assert "Chagua jibu moja." in page(bank, "sw", "--include-drafts")
+
+
+def test_the_reviewed_shipped_words_are_used_without_include_drafts(tmp_path: Path) -> None:
+    """The shipped fr, es, de, pt, ar, zh, hi and id catalogs passed the independent back-translation review."""
     bank = make_bank(tmp_path / "bank", "fr")
-    assert "Choose one answer." in page(bank, "fr")
-    assert "Choisissez une réponse." in page(bank, "fr", "--include-drafts")
+    html = page(bank, "fr")
+    assert "Choisissez une réponse." in html and ">Vérifier<" in html
+    assert "Choose one answer." not in html
+    for locale in ("fr", "es", "de", "pt", "ar", "zh", "hi", "id"):
+        catalog = pagewords.shipped(locale)
+        assert catalog is not None and not catalog.drafts, locale
 
 
 def test_a_banks_own_po_overrides_some_words_and_keeps_the_others(tmp_path: Path) -> None:
@@ -181,13 +198,19 @@ def test_a_banks_own_po_extends_the_page_to_a_language_moe_lms_does_not_ship(tmp
 
 
 def test_check_says_when_a_target_locale_has_no_page_words_or_only_drafts(tmp_path: Path) -> None:
-    bank = make_bank(tmp_path / "bank", "sw,fr,ur")
+    bank = make_bank(tmp_path / "bank", "sw,fr,ur,ja")
+    (bank / "locales" / "page").mkdir()
+    (bank / "locales" / "page" / "ja.po").write_text(
+        'msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n'
+        '#, fuzzy\nmsgctxt "check"\nmsgid "Check"\nmsgstr "確認"\n',
+        encoding="utf-8",
+    )
     result = invoke("check", str(bank))
     assert result.exit_code == 0, result.output
     assert "locales/page/sw.po: warning: locale 'sw' has no page words: its take-the-quiz page (export --format " \
         "html) shows its buttons, labels and choice letters in English" in result.stderr
-    assert "0 of the 23 page words of 'fr' are reviewed, 23 draft(s)" in result.stderr
-    assert "of 'ur'" not in result.stderr  # (reviewed)
+    assert "0 of the 23 page words of 'ja' are reviewed, 1 draft(s) and 22 missing" in result.stderr
+    assert "of 'ur'" not in result.stderr and "of 'fr'" not in result.stderr  # (reviewed)
 
 
 def test_a_wrong_entry_of_a_banks_page_words_is_an_error_at_its_line(tmp_path: Path) -> None:
