@@ -286,3 +286,31 @@ def test_only_text_with_a_list_number_or_an_ol_tag_is_rendered_again_for_the_lis
 
     if _LIST_START.search(render_block(s)):
         assert _MAYBE_ORDERED_LIST.search(s)
+
+
+@pytest.mark.parametrize("text", ["0_", "1_000", "0o7", "_1", "1__2", "0b1_", "+1_0"])
+def test_a_saved_bank_reads_back_a_text_that_looks_like_a_number_as_that_text(tmp_path: Path, text: str) -> None:
+    """yaml_rs writes these plain and reads them back as numbers; a saved bank must read back as itself."""
+    from moe_lms.loader import load_bank, save_bank
+    from moe_lms.model import Bank
+
+    bank = Bank.model_validate(
+        {
+            "id": "numbers",
+            "title": "Numbers",
+            "questions": [
+                {
+                    "id": "q",
+                    "kind": "single",
+                    "stem": "Which?",
+                    "explanation": "Because.",
+                    "choices": [
+                        {"id": "a", "text": text, "correct": True, "explanation": "It is."},
+                        {"id": "b", "text": "other", "explanation": "It is not."},
+                    ],
+                }
+            ],
+        }
+    )
+    save_bank(bank, tmp_path)
+    assert load_bank(tmp_path).questions[0].choices[0].text == text

@@ -1274,10 +1274,46 @@ def load_bank(directory: Path) -> Bank:
 
 
 def bank_yaml(bank: Bank) -> str:
-    """bank.yaml text for a bank (defaults left out, so hand edits stay small)."""
+    """bank.yaml text for a bank (defaults left out, so hand edits stay small).
+
+    yaml_rs (0.1.6) writes some strings plain that its own reader takes for numbers (``0_``, ``1_000``, ``0o7``,
+    ``_1``): a bank holding such a string, which would not read back as itself, is written by PyYAML instead, told
+    to quote them. Only a string that looks like a number is a reason to compare, so most banks are dumped once."""
     data = bank.model_dump(mode="json", exclude_defaults=True, exclude={"translations"}, by_alias=True)
     data = {"id": bank.id, **data}
-    return str(yaml_rs.dumps(data))
+    text = str(yaml_rs.dumps(data))
+    if any(_NUMBER_LIKE.fullmatch(value) for value in _strings_in(data)) and yaml_rs.loads(text) != data:
+        text = _quoting_dump(data)
+    return text
+
+
+def _quoting_dump(data: object) -> str:
+    """YAML whose number-like strings are quoted (and multi-line ones literal blocks), by PyYAML."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = '"' if _NUMBER_LIKE.fullmatch(value) else "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, string)
+    return str(yaml.dump(data, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=120))
+
+
+_NUMBER_LIKE = re.compile(r"[-+]?[0-9_.][0-9a-fA-FxXoObB_.:]*")
+
+
+def _strings_in(data: object) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _strings_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _strings_in(value)
 
 
 def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:
