@@ -223,3 +223,19 @@ def test_a_set_kept_apart_names_questions_the_quiz_does_not_ask(tmp_path: Path) 
     found = problems(tmp_path)
     assert any("apart: question 'network-99' is in none of the quiz's sections" in p for p in found)
     assert any("a set to keep apart needs two or more" in p for p in found)
+
+
+def test_the_shipped_check_quiz_never_shows_a_cue_beside_its_target() -> None:
+    # The lecturer's review: ep-communication's key gives away top2-dispatch-combine's, and
+    # routing-load-imbalance and straggler-expert cue each other; every topic stays in every attempt.
+    from .conftest import SHIPPED_BANK_DIR
+
+    bank = load_bank(SHIPPED_BANK_DIR)
+    quiz = bank.quiz("check")
+    cued = [{"ep-communication", "top2-dispatch-combine"}, {"routing-load-imbalance", "straggler-expert"}]
+    assert [set(s) for s in quiz.apart] == cued
+    every = attempts(bank, "check")
+    assert every and all(not pair <= a for a in every for pair in cued)
+    assert {len(a) for a in every} == {6}
+    assert all({"ep-distributes", "capacity-padding", "moe-sparse-compute", "hide-all-to-all"} <= a for a in every)
+    assert all(a & pair for a in every for pair in cued)  # (each topic of a cued pair is asked once)
