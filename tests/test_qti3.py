@@ -129,7 +129,8 @@ def test_the_package_reads_back_into_the_shipped_bank(bank: Bank) -> None:
     for locale in bank.target_locales:
         # QTI has no place for the bank's overall feedback messages (players say correct / incorrect themselves)
         kept = bank.translations[locale].items()
-        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/"))}
+        # (a draft, PO fuzzy, is not exported: learners read the source until it is reviewed)
+        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/")) and not t.draft}
         assert {p: (t.text, t.source) for p, t in back.translations[locale].items()} == want
 
 
