@@ -90,8 +90,8 @@ PROBE = r"""
     if (el.scrollWidth <= el.clientWidth + 1) continue;
     const style = getComputedStyle(el);
     const mask = style.maskImage || style.webkitMaskImage || '';  // (a fade, or the HTML page's edge shadows)
-    if (!/gradient/.test(mask) && !/gradient/.test(style.backgroundImage)) out.push(`a display formula ${el.scrollWidth} px wide in ${el.clientWidth} px `
-      + 'is cut with no sign that it scrolls');
+    if (!/gradient/.test(mask) && !/gradient/.test(style.backgroundImage))
+      out.push(`a display formula ${el.scrollWidth} px wide in ${el.clientWidth} px is cut with no sign it scrolls`);
   }
   return out;
 }
