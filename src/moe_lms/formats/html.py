@@ -35,6 +35,7 @@ from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, 
 from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, quiz_strings, resolve_quiz, whole_bank_quiz
 from ..numeric import number_text
 from ..richtext import (
+    NOWRAP_CLASS,
     Profile,
     code_style,
     latin_isolated,
@@ -618,7 +619,8 @@ class _Page:
                 count=self.number(fell_back), language=self.language_name(self.view.bank.source_locale)
             )
             footer.append(self.ui("p", note))
-        footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))
+        bank_id = E.span(self.view.bank.id, {"dir": "ltr", "class": NOWRAP_CLASS})
+        footer.append(E.p(bank_id, " · moe-lms", {"class": "generator"}))
         return footer
 
     def _fallbacks_on_page(self) -> int:
