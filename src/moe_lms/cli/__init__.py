@@ -37,6 +37,11 @@ _COMMANDS = {
     ),
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),
+    "stats": (
+        "stats:stats",
+        "Item analysis from learners' results (Moodle, Canvas, QTI, CSV): facility, discrimination, choices, "
+        "reliability and differential item functioning between locales, with flags.",
+    ),
     "schemas": ("schemas:schemas_group", "The official XML Schemas validate checks QTI packages against."),
     "completion": ("completion:completion", "Print the shell code for tab completion of moe-lms: bash, zsh or fish."),
 }
