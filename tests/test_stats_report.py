@@ -46,9 +46,7 @@ def test_stats_json_goes_to_stdout_or_a_file(bank_dir: Path, tmp_path: Path) -> 
     assert code == 0
     doc = json.loads(stdout)
     assert doc["format"] == "moe-lms-stats" and len(doc["questions"]) == 8
-    code, _, _ = run(
-        "stats", str(bank_dir / "results.csv"), "--bank", str(bank_dir), "-o", str(tmp_path / "s.json")
-    )
+    code, _, _ = run("stats", str(bank_dir / "results.csv"), "--bank", str(bank_dir), "-o", str(tmp_path / "s.json"))
     assert code == 0 and json.loads((tmp_path / "s.json").read_text()) == doc
 
 

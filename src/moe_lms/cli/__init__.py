@@ -39,8 +39,8 @@ _COMMANDS = {
     "push": ("canvas:push", "Send a bank straight into an LMS."),
     "stats": (
         "stats:stats",
-        "Item analysis from learners' results (Moodle, Canvas, QTI, CSV): facility, discrimination, choices, "
-        "reliability and differential item functioning between locales, with flags.",
+        "Item analysis of a bank from what learners did: facility, discrimination, each choice's share, Cronbach's "
+        "α, and differential item functioning between locales (Mantel-Haenszel, ETS classes A/B/C), with flags.",
     ),
     "schemas": ("schemas:schemas_group", "The official XML Schemas validate checks QTI packages against."),
     "completion": ("completion:completion", "Print the shell code for tab completion of moe-lms: bash, zsh or fish."),
