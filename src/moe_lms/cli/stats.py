@@ -78,9 +78,18 @@ def sniff(data: bytes, path: Path) -> str:
 )
 @click.option(
     "--canvas-quiz",
+    "canvas_quizzes",
     metavar="COURSE/QUIZ",
-    help="Read a Canvas classic quiz's student analysis through the "
-    "API (with --base-url; CANVAS_TOKEN), as the push's client does.",
+    multiple=True,
+    help="Read a Canvas classic quiz's results through the API (with --base-url; the token from CANVAS_TOKEN), as "
+    "push's client does; repeat it for each locale's quiz.",
+)
+@click.option(
+    "--canvas-from",
+    type=click.Choice(("statistics", "student-analysis")),
+    default="statistics",
+    show_default=True,
+    help="From the quiz statistics (answers by id) or the student analysis report's CSV (answers by text).",
 )
 @click.option("--base-url", metavar="URL", help="Canvas's address, for --canvas-quiz.")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON (docs/reference/stats.md).")
@@ -115,7 +124,8 @@ def stats(
     bank_dir: Path | None,
     kind: str,
     locale: str | None,
-    canvas_quiz: str | None,
+    canvas_quizzes: tuple[str, ...],
+    canvas_from: str,
     base_url: str | None,
     as_json: bool,
     html_file: Path | None,
@@ -134,9 +144,9 @@ def stats(
     from ..stats.compute import Thresholds, analyse
     from ..stats.json_out import document
 
-    if not results and canvas_quiz is None:
+    if not results and not canvas_quizzes:
         raise click.UsageError("give a results file (or --canvas-quiz COURSE/QUIZ with --base-url)")
-    if (canvas_quiz is None) != (base_url is None):
+    if bool(canvas_quizzes) != (base_url is not None):
         raise click.UsageError("--canvas-quiz and --base-url go together")
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     if locale is not None:
@@ -150,11 +160,13 @@ def stats(
             batches.append(read_results(path, kind, bank, locale))
         except ProblemsFound as exc:
             problems += exc.problems
-    if canvas_quiz is not None and base_url is not None:
-        try:
-            batches.append(_canvas(canvas_quiz, base_url, bank, locale))
-        except ProblemsFound as exc:
-            problems += exc.problems
+    if canvas_quizzes and base_url is not None:
+        token = _token()
+        for quiz in canvas_quizzes:
+            try:
+                batches.append(_canvas(quiz, base_url, token, bank, locale, canvas_from == "student-analysis"))
+            except ProblemsFound as exc:
+                problems += exc.problems
     if problems:
         fail(problems)
     try:
@@ -162,7 +174,7 @@ def stats(
     except ProblemsFound as exc:
         fail(exc.problems)
     if not attempts:
-        fail([Problem(", ".join(map(shown, results)) or "canvas", None, "holds no attempt")])
+        fail([Problem(", ".join([*map(shown, results), *canvas_quizzes]), None, "holds no attempt")])
     analysis = analyse(bank, attempts, Thresholds(min_n=min_n, dif_min_n=dif_min_n))
     data = document(analysis)
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
@@ -183,11 +195,19 @@ def stats(
         err.print(f"wrote {shown(html_file)}", markup=False)
 
 
-def _canvas(quiz: str, base_url: str, bank: Bank, locale: str | None) -> list:  # type: ignore[type-arg]
-    from ..lms import canvas_results
+def _token() -> str:
     from .canvas import _canvas_token
+
+    return _canvas_token()
+
+
+def _canvas(quiz: str, base_url: str, token: str, bank: Bank, locale: str | None, report: bool) -> list:  # type: ignore[type-arg]
+    from ..lms import canvas_results
 
     course, _, quiz_id = quiz.partition("/")
     if not course.isdigit() or not quiz_id.isdigit():
         raise click.UsageError(f"--canvas-quiz {quiz}: COURSE/QUIZ, two numbers (as in the quiz's address)")
-    return canvas_results.read(base_url, _canvas_token(), int(course), int(quiz_id), bank, locale)
+    try:
+        return canvas_results.read(base_url, token, int(course), int(quiz_id), bank, locale, report=report)
+    except ValueError as exc:  # a --base-url or token the client refuses
+        raise click.UsageError(str(exc)) from None

@@ -63,17 +63,34 @@ class _Statistics(Shape):
     quiz_statistics: list[_QuizStatistics]
 
 
-def read(base_url: str, token: str, course: int, quiz: int, bank: Bank, locale: str | None) -> list[Attempt]:
-    """Every learner's latest attempt at the quiz; ProblemsFound (naming the request) for what cannot be mapped."""
+class _File(Shape):
+    url: str
+
+
+class _Report(Shape):
+    id: CanvasId
+    file: _File | None = None
+
+
+REPORT_POLLS = 60  # a student analysis not ready after this many looks (with the client's backoff) is an error
+
+
+def read(
+    base_url: str, token: str, course: int, quiz: int, bank: Bank, locale: str | None, *, report: bool = False
+) -> list[Attempt]:
+    """Every learner's latest attempt at the quiz; ProblemsFound (naming the request) for what cannot be mapped.
+    ``report``: from the student analysis report's CSV (answers by text) instead of the statistics (by id)."""
     client = CanvasClient(base_url, token)
     where = f"{client.base_url}/courses/{course}/quizzes/{quiz}"
     try:
-        return _read(client, course, quiz, bank, locale, where)
+        return _read(client, course, quiz, bank, locale, where, report)
     except CanvasError as exc:
         raise ProblemsFound([Problem(where, None, client.redact(str(exc)))]) from None
 
 
-def _read(client: CanvasClient, course: int, quiz: int, bank: Bank, locale: str | None, where: str) -> list[Attempt]:
+def _read(
+    client: CanvasClient, course: int, quiz: int, bank: Bank, locale: str | None, where: str, report: bool
+) -> list[Attempt]:
     path = f"/api/v1/courses/{course}/quizzes/{quiz}"
     found = client.get(path, ClassicQuiz)
     marker = read_quiz_marker(found.description)
@@ -103,6 +120,8 @@ def _read(client: CanvasClient, course: int, quiz: int, bank: Bank, locale: str 
         mapped[q.id] = (qm.key, answers)
     if problems:
         raise ProblemsFound(problems)
+    if report:
+        return _student_analysis(client, path, {k: v[0] for k, v in mapped.items()}, index, quiz_locale, where)
     statistics = client.get(f"{path}/statistics", _Statistics, all_versions="false")
     chosen: dict[str, dict[str, set[str]]] = defaultdict(dict)
     for block in statistics.quiz_statistics[:1]:
@@ -164,3 +183,79 @@ def _answer_map(q: _Question, choices: Any, index: TextIndex, locale: str) -> di
     if len(q.answers) != len(choices):
         return f"has {len(q.answers)} answers, the bank's question {len(choices)} choices"
     return {a.id: c.id for a, c in zip(q.answers, choices, strict=True)}
+
+
+def _student_analysis(
+    client: CanvasClient, path: str, mapped: dict[str, str], index: TextIndex, locale: str, where: str
+) -> list[Attempt]:
+    """The quiz report ``student_analysis`` (POST, then looked at until its file is there), its CSV read as
+    StudentAnalysis#to_csv writes it: ``name, id, …, submitted``, then per question ``<id>: <text>`` and its points,
+    each row's answer the chosen answer's text (multiple answers: joined by ``,``, a comma in a text as ``\\,``)."""
+    body = {"quiz_report": {"report_type": "student_analysis", "includes_all_versions": False}}
+    found = client.request("POST", f"{path}/reports", _Report, json=body)
+    assert found is not None
+    for attempt in range(REPORT_POLLS):
+        if found.file is not None:
+            break
+        client.pause(attempt)
+        found = client.get(f"{path}/reports/{found.id}", _Report)
+    if found.file is None:
+        raise CanvasError(f"the student analysis report was not ready after {REPORT_POLLS} looks")
+    url = client.url(found.file.url)
+    response = client.send_once("GET", url, authorised=client.same_origin(url))
+    if response.status_code != 200:
+        raise CanvasError(f"GET the student analysis file: {response.status_code}")
+    file = f"{where}/reports/{found.id} (student_analysis.csv)"
+    return read_student_analysis(response.content, file, mapped, index, locale)
+
+
+def read_student_analysis(
+    data: bytes, file: str, mapped: dict[str, str], index: TextIndex, locale: str
+) -> list[Attempt]:
+    """Attempts from a student analysis CSV; ``mapped``: Canvas question id -> bank question id."""
+    import csv
+    import io
+    import re
+
+    from ..stats.results import MAX_ROWS, Collector, check_size
+
+    check_size(file, len(data))
+    problems = Collector(file)
+    reader = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace"), newline=""))
+    header = next(reader, [])
+    columns = {i: m[1] for i, h in enumerate(header) if (m := re.match(r"(\d+): ", h))}
+    if "id" not in header or not columns:
+        problems.add(1, "not a student analysis report: no id column or no '<question id>: <text>' columns")
+        problems.done()
+    unknown = sorted({q for q in columns.values() if q not in mapped})
+    if unknown:
+        problems.add(1, f"question(s) {', '.join(unknown)} are not among the quiz's questions")
+        problems.done()
+    user_at = header.index("id")
+    attempts = []
+    for row in reader:
+        line = reader.line_num
+        if line > MAX_ROWS:
+            problems.add(line, f"more than {MAX_ROWS:,} rows: a results file is read up to that")
+            break
+        if len(row) < len(header):
+            problems.add(line, f"has {len(row)} column(s), the header {len(header)}")
+            continue
+        attempt = Attempt(f"canvas user {row[user_at].strip()}", "latest", locale, f"{file}:{line}")
+        for i, canvas_id in columns.items():
+            answer, points = row[i].strip(), row[i + 1].strip() if i + 1 < len(row) else ""
+            if not answer and not points:
+                continue  # not in this learner's quiz
+            question = mapped[canvas_id]
+            if not answer:
+                attempt.responses[question] = Response(question, frozenset())
+                continue
+            entry = index.by_question[(locale, question)]
+            chosen = index.choices(entry, answer, ",")
+            if isinstance(chosen, str):
+                problems.add(line, chosen, f"question {canvas_id}")
+                continue
+            attempt.responses[question] = Response(question, chosen)
+        attempts.append(attempt)
+    problems.done()
+    return attempts
