@@ -96,3 +96,23 @@ def test_the_report_reads_on_a_phone(chromium, bank_dir: Path, tmp_path: Path) -
         assert errors == []
     finally:
         context.close()
+
+
+def test_check_warns_on_each_flagged_question_of_a_stats_file(bank_dir: Path, tmp_path: Path) -> None:
+    stats = tmp_path / "stats.json"
+    assert run("stats", str(bank_dir / "results.csv"), "--bank", str(bank_dir), "-o", str(stats))[0] == 0
+    code, stdout, stderr = run("check", str(bank_dir), "--stats", str(stats))
+    assert code == 0 and stdout.rstrip().endswith("ok")
+    warnings = [line for line in stderr.splitlines() if "stats:" in line]
+    assert len(warnings) == 3
+    assert "question 'dif-item': stats: DIF class C in ur against en (MH D-DIF -3." in warnings[0]
+    assert any("question 'dead-distractor': stats: distractor d is chosen by 0.0 of learners" in w for w in warnings)
+
+
+def test_check_refuses_a_stats_file_of_another_bank(bank_dir: Path, tmp_path: Path) -> None:
+    stats = tmp_path / "stats.json"
+    stats.write_text(json.dumps({"format": "moe-lms-stats", "bank": "other", "questions": []}))
+    code, _, stderr = run("check", str(bank_dir), "--stats", str(stats))
+    assert code == 1 and "the stats are of bank 'other', not 'stats-bank'" in stderr
+    stats.write_text("[1, 2")
+    assert run("check", str(bank_dir), "--stats", str(stats))[0] == 1

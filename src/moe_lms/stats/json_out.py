@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ..problems import Problem, Severity
 from .compute import Analysis, ChoiceStats, Dif, Flag, GroupStats
 
 FORMAT = "moe-lms-stats"
@@ -95,3 +96,42 @@ def document(analysis: Analysis) -> dict[str, Any]:
         "thresholds": asdict(analysis.thresholds),
         "questions": questions,
     }
+
+
+MAX_STATS_BYTES = 64 * 1024 * 1024
+
+_FLAG_WORDS = {
+    "too-easy": "too easy: facility {value} above {threshold}",
+    "too-hard": "too hard: facility {value} below {threshold}",
+    "low-discrimination": "discriminates little: r {value} below {threshold}",
+    "negative-discrimination": "negative discrimination: r {value} (strong learners did worse): check the key",
+    "non-functioning-distractor": "distractor {choice} is chosen by {value} of learners, below {threshold}",
+    "distractor-attracts-strong": "distractor {choice} draws the strong learners more than the weak ({value})",
+    "key-less-chosen": "the key is chosen by {value}, less than distractor {choice} ({threshold}): check the key",
+    "dif": "DIF class {class} in {locale} against {reference} (MH D-DIF {value}): check the {locale} translation",
+}
+
+
+def flag_problems(data: object, file: str, bank_id: str, question_ids: set[str]) -> list[Problem]:
+    """Warnings for ``check --stats``: one per flag of a stats document, naming the question; a document that is
+    not one, or is of another bank, is one error."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("questions"), list):
+        return [Problem(file, None, f"not a moe-lms stats document (format {FORMAT!r}, from `moe-lms stats -o`)")]
+    if data.get("bank") != bank_id:
+        return [Problem(file, None, f"the stats are of bank {data.get('bank')!r}, not {bank_id!r}")]
+    found = []
+    for q in data["questions"]:
+        if not isinstance(q, dict) or not isinstance(q.get("id"), str):
+            return [Problem(file, None, "a question entry without an id")]
+        where = f"question {q['id']!r}"
+        if q["id"] not in question_ids:
+            found.append(Problem(file, None, "is not in the bank any more", where, severity=Severity.WARNING))
+            continue
+        for flag in q.get("flags") or []:
+            if not isinstance(flag, dict):
+                continue
+            template = _FLAG_WORDS.get(str(flag.get("kind")), "{kind} ({value}; threshold {threshold})")
+            values = {k: flag.get(k) for k in ("kind", "value", "threshold", "choice", "locale", "reference", "class")}
+            message = f"stats: {template.format(**values)} (n = {q.get('n')})"
+            found.append(Problem(file, None, message, where, severity=Severity.WARNING))
+    return found
