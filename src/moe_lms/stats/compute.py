@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..model import Bank, Kind, Question
-from .results import Attempt, score_of
+from .results import Attempt, Response, score_of
 
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
@@ -152,16 +152,23 @@ def _matrix(bank: Bank, attempts: list[Attempt]) -> _Matrix:
     known = np.zeros((n, m), dtype=bool)
     chosen = [np.zeros((n, len(q.choices)), dtype=bool) for q in questions]
     locale = np.zeros(n, dtype=np.int64)
+    # Per distinct response (readers share equal ones): its question's index, score and choices' indexes.
+    seen_responses: dict[Response, tuple[int, float, tuple[int, ...] | None]] = {}
     for a, attempt in enumerate(attempts):
         locale[a] = locale_index[attempt.locale]
-        for qid, response in attempt.responses.items():
-            i = index[qid]
+        for response in attempt.responses.values():
+            known_response = seen_responses.get(response)
+            if known_response is None:
+                i = index[response.question]
+                picked = None if response.choices is None else tuple(choice_index[i][c] for c in response.choices)
+                known_response = seen_responses[response] = (i, score_of(questions[i], response), picked)
+            i, value, picked = known_response
             presented[a, i] = True
-            score[a, i] = score_of(questions[i], response)
-            if response.choices is not None:
+            score[a, i] = value
+            if picked is not None:
                 known[a, i] = True
-                for cid in response.choices:
-                    chosen[i][a, choice_index[i][cid]] = True
+                for j in picked:
+                    chosen[i][a, j] = True
     count = presented.sum(axis=1).astype(np.int64)
     prop = score.sum(axis=1) / np.maximum(count, 1)
     return _Matrix(questions, locales, locale, presented, score, known, chosen, prop, count)

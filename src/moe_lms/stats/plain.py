@@ -44,10 +44,13 @@ def read_plain(data: bytes, file: str, bank: Bank) -> list[Attempt]:
         problems.add(1, f"the header has no {', '.join(missing)} column (it needs {','.join(COLUMNS)})")
         problems.done()
     at = [header.index(c) for c in COLUMNS]
+    i_learner, i_attempt, i_locale, i_question, i_answer = at
     width = max(at) + 1
-    questions = {q.id: q for q in bank.questions}
-    locales = set(bank.locales)
+    choices = {q.id: {c.id for c in q.choices} for q in bank.questions}
+    locales = {loc: loc for loc in bank.locales} | {loc.replace("_", "-"): loc for loc in bank.locales}
     attempts: dict[tuple[str, str], Attempt] = {}
+    # The same answer to the same question is one Response (frozen): 100,000 rows make a few hundred of them.
+    responses: dict[tuple[str, str], Response | str] = {}
     row_number = 1
     try:
         for row in reader:
@@ -55,24 +58,28 @@ def read_plain(data: bytes, file: str, bank: Bank) -> list[Attempt]:
             if row_number - 1 > MAX_ROWS:
                 problems.add(row_number, f"more than {MAX_ROWS:,} rows: a results file is read up to that")
                 break
-            if not row or all(not cell.strip() for cell in row):
-                continue
             if len(row) < width:
-                problems.add(row_number, f"has {len(row)} column(s), the header {len(header)}")
+                if any(cell.strip() for cell in row):
+                    problems.add(row_number, f"has {len(row)} column(s), the header {len(header)}")
                 continue
-            learner, attempt_id, locale, question_id, answer = (row[i].strip() for i in at)
+            learner, attempt_id = row[i_learner].strip(), row[i_attempt].strip()
+            question_id, answer = row[i_question].strip(), row[i_answer].strip()
             if not learner or not attempt_id:
                 problems.add(row_number, "learner and attempt must not be empty")
                 continue
-            locale = locale.replace("-", "_")
-            if locale not in locales:
-                problems.add(row_number, f"locale {locale!r} is not one of the bank's ({', '.join(bank.locales)})")
+            locale = locales.get(row[i_locale].strip())
+            if locale is None:
+                problems.add(
+                    row_number,
+                    f"locale {row[i_locale].strip()!r} is not one of the bank's ({', '.join(bank.locales)})",
+                )
                 continue
-            question = questions.get(question_id)
-            if question is None:
-                problems.add(row_number, f"question {question_id!r} is not in bank {bank.id}")
-                continue
-            response = _response(question_id, answer, {c.id for c in question.choices})
+            response = responses.get((question_id, answer))
+            if response is None:
+                if question_id not in choices:
+                    problems.add(row_number, f"question {question_id!r} is not in bank {bank.id}")
+                    continue
+                response = responses[(question_id, answer)] = _response(question_id, answer, choices[question_id])
             if isinstance(response, str):
                 problems.add(row_number, response, f"question {question_id!r}")
                 continue
