@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..locales import resolve
-from ..model import Bank
+from ..model import Bank, Kind
 from ..richtext import plain_text
 
 
@@ -29,6 +29,7 @@ class Entry:
     question: str
     stem: str  # fingerprint
     choices: dict[str, str]  # fingerprint -> choice id
+    multiple: bool  # takes several answers (a reported answer may join several choices)
 
 
 class TextIndex:
@@ -48,7 +49,8 @@ class TextIndex:
                     if key in choices:
                         self.ambiguous[(locale, q.id)] = f"choices {choices[key]} and {c.id} read the same"
                     choices[key] = c.id
-                entry = Entry(locale, q.id, fingerprint(plain_text(view.stem(q).text)), choices)
+                stem = fingerprint(plain_text(view.stem(q).text))
+                entry = Entry(locale, q.id, stem, choices, q.kind is Kind.MULTIPLE)
                 self.entries.append(entry)
                 self.by_question[(locale, q.id)] = entry
         self.entries.sort(key=lambda e: -len(e.stem))
@@ -74,7 +76,7 @@ class TextIndex:
         whole = entry.choices.get(fingerprint(text))
         if whole is not None:
             return frozenset((whole,))
-        if separator is None:
+        if separator is None or not entry.multiple:
             return f"answer {text[:80]!r} is none of question {entry.question!r}'s choices in {entry.locale}"
         parts = text.split(separator)
         picked = _split(parts, entry.choices)

@@ -11,7 +11,7 @@ import csv
 import io
 import math
 
-from ..model import Bank
+from ..model import Bank, Kind
 from .results import MAX_ROWS, Attempt, Collector, Response, check_size
 
 COLUMNS = ("learner", "attempt", "locale", "question", "answer")
@@ -47,6 +47,7 @@ def read_plain(data: bytes, file: str, bank: Bank) -> list[Attempt]:
     i_learner, i_attempt, i_locale, i_question, i_answer = at
     width = max(at) + 1
     choices = {q.id: {c.id for c in q.choices} for q in bank.questions}
+    single = {q.id for q in bank.questions if q.kind is not Kind.MULTIPLE}
     locales = {loc: loc for loc in bank.locales} | {loc.replace("_", "-"): loc for loc in bank.locales}
     attempts: dict[tuple[str, str], Attempt] = {}
     # The same answer to the same question is one Response (frozen): 100,000 rows make a few hundred of them.
@@ -79,7 +80,12 @@ def read_plain(data: bytes, file: str, bank: Bank) -> list[Attempt]:
                 if question_id not in choices:
                     problems.add(row_number, f"question {question_id!r} is not in bank {bank.id}")
                     continue
-                response = responses[(question_id, answer)] = _response(question_id, answer, choices[question_id])
+                response = _response(question_id, answer, choices[question_id])
+                if question_id in single and isinstance(response, Response) and len(response.choices or ()) > 1:
+                    response = (
+                        f"answer {answer[:40]!r} picks {len(response.choices or ())} choices of a one-answer question"
+                    )
+                responses[(question_id, answer)] = response
             if isinstance(response, str):
                 problems.add(row_number, response, f"question {question_id!r}")
                 continue
