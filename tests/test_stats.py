@@ -5,6 +5,7 @@ facilities, the Urdu-only DIF and the dead distractor come out; the numbers agre
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,25 +16,34 @@ from moe_lms.stats.json_out import document
 from moe_lms.stats.plain import read_plain
 from moe_lms.stats.results import Attempt, Response
 
-from .stats_support import ITEMS, attempts_of, expected_facility, observed_facility, plain_csv, simulate, stats_bank
+from .stats_support import (
+    ITEMS,
+    Learner,
+    attempts_of,
+    expected_facility,
+    observed_facility,
+    plain_csv,
+    simulate,
+    stats_bank,
+)
 
 
 @pytest.fixture(scope="module")
-def learners() -> list:  # type: ignore[type-arg]
+def learners() -> list[Learner]:
     return simulate(200)
 
 
 @pytest.fixture(scope="module")
-def doc(learners: list) -> dict:  # type: ignore[type-arg]
+def doc(learners: list[Learner]) -> dict[str, Any]:
     bank = stats_bank()
     return document(analyse(bank, read_plain(plain_csv(learners), "results.csv", bank)))
 
 
-def by_id(doc: dict, qid: str) -> dict:  # type: ignore[type-arg]
+def by_id(doc: dict[str, Any], qid: str) -> dict[str, Any]:
     return next(q for q in doc["questions"] if q["id"] == qid)
 
 
-def test_facilities_are_recovered_within_005_of_the_model(doc: dict, learners: list) -> None:  # type: ignore[type-arg]
+def test_facilities_are_recovered_within_005_of_the_model(doc: dict[str, Any], learners: list[Learner]) -> None:
     for qid in ITEMS:
         q = by_id(doc, qid)
         assert q["n"] == 600
@@ -41,7 +51,7 @@ def test_facilities_are_recovered_within_005_of_the_model(doc: dict, learners: l
         assert abs(q["facility"] - expected_facility(qid)) < 0.05, qid
 
 
-def test_the_urdu_item_is_dif_class_c_in_urdu_and_nothing_else_is_class_c(doc: dict) -> None:  # type: ignore[type-arg]
+def test_the_urdu_item_is_dif_class_c_in_urdu_and_nothing_else_is_class_c(doc: dict[str, Any]) -> None:
     dif = [
         (q["id"], f["locale"], f["reference"], f["class"])
         for q in doc["questions"]
@@ -54,7 +64,7 @@ def test_the_urdu_item_is_dif_class_c_in_urdu_and_nothing_else_is_class_c(doc: d
     assert vs_en["reference"] == "en" and vs_en["delta"] < -1.5 and vs_en["p"] < 0.05
 
 
-def test_the_dead_distractor_is_flagged_and_only_it(doc: dict) -> None:  # type: ignore[type-arg]
+def test_the_dead_distractor_is_flagged_and_only_it(doc: dict[str, Any]) -> None:
     found = [
         (q["id"], f["choice"], f["value"])
         for q in doc["questions"]
@@ -64,12 +74,12 @@ def test_the_dead_distractor_is_flagged_and_only_it(doc: dict) -> None:  # type:
     assert found == [("dead-distractor", "d", 0.0)]
 
 
-def test_no_other_flag_on_well_behaved_questions(doc: dict) -> None:  # type: ignore[type-arg]
+def test_no_other_flag_on_well_behaved_questions(doc: dict[str, Any]) -> None:
     kinds = {(q["id"], f["kind"]) for q in doc["questions"] for f in q["flags"]}
     assert kinds == {("dif-item", "dif"), ("dead-distractor", "non-functioning-distractor")}
 
 
-def test_the_json_shape_is_the_interface(doc: dict) -> None:  # type: ignore[type-arg]
+def test_the_json_shape_is_the_interface(doc: dict[str, Any]) -> None:
     q = by_id(doc, "dead-distractor")
     assert {"id", "n", "facility", "discrimination", "choices", "locales", "flags"} <= q.keys()
     assert {"id", "share", "mean_score"} <= q["choices"][0].keys()
@@ -79,7 +89,7 @@ def test_the_json_shape_is_the_interface(doc: dict) -> None:  # type: ignore[typ
     assert json.loads(json.dumps(doc)) == doc
 
 
-def test_discrimination_is_the_corrected_point_biserial(learners: list) -> None:  # type: ignore[type-arg]
+def test_discrimination_is_the_corrected_point_biserial(learners: list[Learner]) -> None:
     bank = stats_bank()
     attempts = attempts_of(learners)
     doc = document(analyse(bank, attempts))
@@ -93,7 +103,7 @@ def test_discrimination_is_the_corrected_point_biserial(learners: list) -> None:
     assert doc["alpha"] == pytest.approx(alpha, abs=1e-4)
 
 
-def test_mantel_haenszel_agrees_with_statsmodels(learners: list) -> None:  # type: ignore[type-arg]
+def test_mantel_haenszel_agrees_with_statsmodels(learners: list[Learner]) -> None:
     """The first stage (matching on the whole number-correct score) is statsmodels' StratifiedTable exactly."""
     from statsmodels.stats.contingency_tables import StratifiedTable
 
