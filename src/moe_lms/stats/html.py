@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lxml import etree
 from lxml.html import builder as E
 
-from ..locales import locale_info
+from ..locales import locale_info, resolve
 from ..model import Bank
 from ..richtext import plain_text
 from .compute import Analysis, GroupStats, QuestionStats
@@ -125,6 +125,7 @@ def report(bank: Bank, analysis: Analysis) -> bytes:
     matplotlib.rcParams["svg.hashsalt"] = "moe-lms-stats"  # the same ids in the SVG every run
     matplotlib.rcParams["svg.fonttype"] = "none"
     questions = {q.id: q for q in bank.questions}
+    views = {locale: resolve(bank, locale) for locale in analysis.locales}
     body = [
         E.H1(f"Item analysis: {analysis.bank}"),
         E.P(
@@ -148,10 +149,16 @@ def report(bank: Bank, analysis: Analysis) -> bytes:
                 continue
             name = locale_info(locale).english_name
             alt = f"Option curve of {q.id} in {name}: share choosing each choice by score group"
+            info = locale_info(locale)
+            stem = plain_text(views[locale].stem(questions[q.id]).text)
             figures.append(
                 E.FIGURE(
                     E.IMG(src=_svg(_curve_figure(q, g, f"{q.id} — {locale}")), alt=alt, width="420", height="280"),
-                    E.FIGCAPTION(f"{name} ({locale}), n = {g.n}; dashed: distractors"),
+                    E.FIGCAPTION(
+                        f"{name} ({locale}), n = {g.n}; dashed: distractors",
+                        E.BR(),
+                        E.SPAN(E.CLASS("stem"), stem, lang=info.lang, dir=info.direction),
+                    ),
                 )
             )
         if figures:
