@@ -31,7 +31,7 @@ h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem;overflow-wrap:anywhere}
 .scroll{overflow-x:auto}table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 td,th{padding:.2rem .5rem;white-space:nowrap;border-bottom:1px solid #ddd;text-align:end}
 th:first-child,td:first-child{text-align:start}
-.flag{color:#9a1c00}.stem{color:#333;overflow-wrap:anywhere}
+.flag{color:#9a1c00}caption{text-align:start;font-size:.85rem;caption-side:bottom}.stem{color:#333;overflow-wrap:anywhere}
 .curves{display:flex;flex-wrap:wrap;gap:.5rem}.curves figure{margin:0;flex:1 1 18rem;max-width:26rem}
 .curves img{width:100%;height:auto}figcaption{font-size:.85rem}
 """
@@ -97,7 +97,8 @@ def _numbers(q: QuestionStats) -> Any:
         E.TH("D27"),
         *(E.TH(c.id + (" (key)" if c.correct else "")) for c in q.overall.choices),
     )
-    return E.DIV(E.CLASS("scroll"), E.TABLE(E.THEAD(head), E.TBODY(*rows)))
+    caption = E.CAPTION("per choice: share choosing it / mean score of those who did")
+    return E.DIV(E.CLASS("scroll"), E.TABLE(caption, E.THEAD(head), E.TBODY(*rows)))
 
 
 def _dif_table(q: QuestionStats) -> Any | None:
