@@ -50,3 +50,19 @@ def test_an_answer_that_is_no_choice_names_the_row_and_slot() -> None:
 def test_the_plain_csv_refuses_two_answers_to_a_one_answer_question() -> None:
     with pytest.raises(ProblemsFound, match="picks 2 choices of a one-answer question"):
         read_plain(b"learner,attempt,locale,question,answer\nl,1,en,warm-up,a|b\n", "r.csv", stats_bank())
+
+
+def test_the_command_knows_a_moodle_download_when_it_sees_one(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from moe_lms.cli import main
+    from moe_lms.loader import save_bank
+
+    save_bank(stats_bank(), tmp_path / "bank")
+    done = CliRunner().invoke(main, ["stats", str(DOWNLOAD), "--bank", str(tmp_path / "bank"), "--json"])
+    assert done.exit_code == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["attempts"] == 5 and set(doc["locales"]) == {"ur"}
+    assert all(q["status"] == "too few" for q in doc["questions"])
