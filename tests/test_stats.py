@@ -177,3 +177,20 @@ def test_the_plain_csv_needs_its_five_columns_and_bounds_what_it_reads(monkeypat
         read_plain(
             b"learner,attempt,locale,question,answer\nl,1,en,warm-up,a\nl,2,en,warm-up,a\n", "r.csv", stats_bank()
         )
+
+
+@pytest.mark.parametrize(
+    ("delta", "se", "p", "wanted"),
+    [
+        (-0.9, 0.1, 0.0001, "A"),  # |D| under 1
+        (-2.0, 0.3, 0.06, "A"),  # not significant
+        (-1.2, 0.1, 0.001, "B"),  # 1 <= |D| < 1.5
+        (-1.6, 0.5, 0.001, "B"),  # |D| >= 1.5 but not significantly above 1: 0.6 / 0.5 < 1.645
+        (-1.6, 0.2, 0.0001, "C"),  # 0.6 / 0.2 = 3 > 1.645
+        (1.6, 0.2, 0.0001, "C"),  # either direction
+    ],
+)
+def test_ets_classes(delta: float, se: float, p: float, wanted: str) -> None:
+    from moe_lms.stats.compute import ets_class
+
+    assert ets_class(delta, se, p, Thresholds()) == wanted
