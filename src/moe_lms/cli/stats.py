@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,10 +14,13 @@ from ..model import Bank
 from ..problems import Problem, ProblemsFound
 from .common import bank_dir_or_default, err, fail, load_or_exit, out, shown
 
+if TYPE_CHECKING:
+    from ..stats.results import Attempt
+
 READERS = ("plain", "moodle", "qti")
 
 
-def read_results(path: Path, kind: str, bank: Bank, locale: str | None) -> list:  # type: ignore[type-arg]
+def read_results(path: Path, kind: str, bank: Bank, locale: str | None) -> list[Attempt]:
     """The attempts in one results file (read at most results.MAX_BYTES); ProblemsFound names its rows."""
     from ..stats import results
 
@@ -201,7 +205,7 @@ def _token() -> str:
     return _canvas_token()
 
 
-def _canvas(quiz: str, base_url: str, token: str, bank: Bank, locale: str | None, report: bool) -> list:  # type: ignore[type-arg]
+def _canvas(quiz: str, base_url: str, token: str, bank: Bank, locale: str | None, report: bool) -> list[Attempt]:
     from ..lms import canvas_results
 
     course, _, quiz_id = quiz.partition("/")

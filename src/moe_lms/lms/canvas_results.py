@@ -14,12 +14,11 @@ multiple_answers.rb count the same way): that is each learner's latest attempt, 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 from pydantic import Field
 
 from ..formats.canvas import read_question_marker, read_quiz_marker
-from ..model import Bank
+from ..model import Bank, Choice
 from ..problems import Problem, ProblemsFound
 from ..richtext import plain_text
 from ..stats.mapping import TextIndex, fingerprint
@@ -113,7 +112,7 @@ def _read(
             what = "" if qm is None else f" ({qm.bank_id}/{qm.key})"
             problems.append(Problem(where, None, f"question {q.id}: not a question of bank {bank.id}{what}"))
             continue
-        answers = _answer_map(q, questions[qm.key].choices, index, quiz_locale)
+        answers = _answer_map(q, qm.key, questions[qm.key].choices, index, quiz_locale)
         if isinstance(answers, str):
             problems.append(Problem(where, None, f"question {q.id} ({qm.key}): {answers}"))
             continue
@@ -169,9 +168,11 @@ def _sort_key(user: str) -> tuple[int, str]:
     return (int(user), "") if user.isdigit() else (1 << 62, user)
 
 
-def _answer_map(q: _Question, choices: Any, index: TextIndex, locale: str) -> dict[str, str] | str:
+def _answer_map(
+    q: _Question, question_id: str, choices: tuple[Choice, ...], index: TextIndex, locale: str
+) -> dict[str, str] | str:
     """Canvas answer id -> choice id: by text in the quiz's locale, else by position (same count, none by text)."""
-    entry = index.by_question.get((locale, read_question_marker(q.question_name).key))  # type: ignore[union-attr]
+    entry = index.by_question.get((locale, question_id))
     by_text: dict[str, str] = {}
     if entry is not None:
         for a in q.answers:
