@@ -15,6 +15,8 @@ from moe_lms.stats.plain import read_plain
 from .stats_support import simulate, stats_bank
 
 DOWNLOAD = Path(__file__).parent / "stats_data" / "moodle-4.5.6-responses-ur.csv"
+# The JSON download of the same run's Urdu quiz (dataformat_json), cut to its first five records.
+JSON_DOWNLOAD = DOWNLOAD.with_suffix(".json")
 
 
 def test_a_real_download_maps_every_response_to_the_bank_s_ids_and_the_locale() -> None:
@@ -66,3 +68,18 @@ def test_the_command_knows_a_moodle_download_when_it_sees_one(tmp_path: Path) ->
     doc = json.loads(done.stdout)
     assert doc["attempts"] == 5 and set(doc["locales"]) == {"ur"}
     assert all(q["status"] == "too few" for q in doc["questions"])
+
+
+def test_the_json_download_reads_as_the_csv_does() -> None:
+    attempts = read_moodle(JSON_DOWNLOAD.read_bytes(), JSON_DOWNLOAD.name, stats_bank(), None)
+    learners = {lr.name: lr for lr in simulate(120) if lr.locale == "ur"}
+    assert len(attempts) == 5
+    for a in attempts:
+        simulated = learners[a.learner.split("@")[0].split("-", 1)[1]]
+        assert a.locale == "ur"
+        assert {q: r.choices for q, r in a.responses.items()} == {q: frozenset(c) for q, c in simulated.answers.items()}
+    data = JSON_DOWNLOAD.read_bytes().replace('جواب D1 — warm-up"'.encode(), 'جواب E1 — warm-up"'.encode(), 1)
+    with pytest.raises(ProblemsFound) as caught:
+        read_moodle(data, "r.json", stats_bank(), None)
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.where) == (None, "record 1")

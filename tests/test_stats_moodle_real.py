@@ -80,6 +80,10 @@ def downloads(moodle: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[l
         path = ARTIFACTS / f"stats-responses-{locale}.csv"
         path.write_bytes(done.stdout)
         csvs.append(path)
+    quiz = str(setup["quizzes"]["ur"]["quiz"])  # and one JSON download (dataformat_json), beside the CSVs
+    done = subprocess.run(["php", str(SCRIPT), str(moodle), "report", quiz, "json"], capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()[-4000:]
+    (ARTIFACTS / "stats-responses-ur.json").write_bytes(done.stdout)
     return csvs, learners
 
 
@@ -124,3 +128,12 @@ def test_a_download_of_another_bank_names_the_row(downloads: tuple[list[Path], l
     assert first.file == "r.csv" and first.line == 2
     assert first.message.startswith("question 1: 'Question 1: which claim about WARM-UP is right?")
     assert "is no question of bank stats-bank" in first.message
+
+
+def test_moodle_s_json_download_reads_as_its_csv(downloads: tuple[list[Path], list[Any]]) -> None:
+    bank = stats_bank()
+    from_csv = read_moodle((ARTIFACTS / "stats-responses-ur.csv").read_bytes(), "ur.csv", bank, None)
+    from_json = read_moodle((ARTIFACTS / "stats-responses-ur.json").read_bytes(), "ur.json", bank, None)
+    assert [(a.learner, a.locale, a.responses) for a in from_json] == [
+        (a.learner, a.locale, a.responses) for a in from_csv
+    ]

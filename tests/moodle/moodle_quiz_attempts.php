@@ -4,7 +4,7 @@
 //
 //   php moodle_quiz_attempts.php MOODLE_DIR setup LOCALE=FILE.xml ...     (stdout: JSON)
 //   php moodle_quiz_attempts.php MOODLE_DIR attempts QUIZID < learners.json   (stdout: JSON)
-//   php moodle_quiz_attempts.php MOODLE_DIR report QUIZID                   (stdout: the CSV download, exactly)
+//   php moodle_quiz_attempts.php MOODLE_DIR report QUIZID [csv|json]        (stdout: the download, exactly)
 //
 // setup: a new course; each locale's Moodle XML through qformat_xml into its own category of the course's
 // question bank; a quiz per locale (mod_quiz's generator, deferred feedback, answers shuffled) holding that
@@ -31,7 +31,7 @@ foreach ($rest as $arg) {
 }
 if ($action === 'report') {
     // What the download link of the report's page carries (mod/quiz/report/responses/responses_options.php).
-    $_GET = ['id' => 0, 'mode' => 'responses', 'download' => 'csv', 'qtext' => 1, 'resp' => 1, 'right' => 0,
+    $_GET = ['id' => 0, 'mode' => 'responses', 'download' => $rest[1] ?? 'csv', 'qtext' => 1, 'resp' => 1, 'right' => 0,
         'attempts' => 'enrolled_with', 'whichtries' => 'lasttry'];
 }
 require($moodledir . '/config.php');

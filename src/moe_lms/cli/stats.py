@@ -72,7 +72,7 @@ def sniff(data: bytes, path: Path) -> str:
     default="auto",
     show_default=True,
     help="What the results files are: plain (learner,attempt,locale,question,answer), moodle (the quiz "
-    "Responses report's CSV download), qti (QTI 2.1 assessmentResult XML).",
+    "Responses report's CSV or JSON download), qti (QTI 2.1 assessmentResult XML).",
 )
 @click.option(
     "--locale",
@@ -140,9 +140,9 @@ def stats(
     """Item analysis of a bank from what learners did: facility, discrimination, each choice's share, Cronbach's α,
     and differential item functioning between locales (Mantel-Haenszel, ETS classes A/B/C), with flags.
 
-    RESULTS: Moodle's quiz Responses report (CSV download, with the question text shown), QTI 2.1 results XML, or
-    the plain CSV learner,attempt,locale,question,answer; several files are one analysis. Exit 0 with the
-    analysis (flags are findings, not errors), 1 when a results file cannot be used, 2 on a usage error.
+    RESULTS: Moodle's quiz Responses report (CSV or JSON download, with the question text shown), QTI 2.1
+    results XML, or the plain CSV learner,attempt,locale,question,answer; several files are one analysis. Exit 0
+    with the analysis (flags are findings, not errors), 1 when a results file cannot be used, 2 on a usage error.
     """
     from ..stats import results as results_module
     from ..stats.compute import Thresholds, analyse

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..model import Bank
 from .mapping import TextIndex
@@ -27,6 +30,8 @@ MAX_FIELD = 1 << 20  # characters in one cell (a long question summary)
 
 
 def read_moodle(data: bytes, file: str, bank: Bank, locale: str | None) -> list[Attempt]:
+    """The finished attempts of a Responses report download: CSV, or the JSON download (``download=json``,
+    dataformat/json: a list of sheets, each a list of records keyed by the lower-cased, alphanumeric headers)."""
     check_size(file, len(data))
     problems = Collector(file)
     try:
@@ -34,14 +39,77 @@ def read_moodle(data: bytes, file: str, bank: Bank, locale: str | None) -> list[
     except UnicodeDecodeError as exc:
         problems.add(None, f"is not UTF-8 (byte {exc.start:,})")
         problems.done()
-    csv.field_size_limit(MAX_FIELD)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [h.strip() for h in next(reader)]
-    except (StopIteration, csv.Error):
-        problems.add(1, "is empty or not CSV: the Responses report's download begins with a header row")
-        problems.done()
         return []
+    if text.lstrip().startswith("["):
+        header, rows = _json_table(text, problems)
+    else:
+        csv.field_size_limit(MAX_FIELD)
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
+            header = [h.strip() for h in next(reader)]
+        except (StopIteration, csv.Error):
+            problems.add(1, "is empty or not CSV: the Responses report's download begins with a header row")
+            problems.done()
+            return []
+        rows = _csv_rows(reader, problems)
+    return _read_table(header, rows, file, bank, locale, problems)
+
+
+Row = tuple[int | None, str | None, list[str]]  # (line, or None; where, for a JSON record; the cells)
+
+
+def _csv_rows(reader: Any, problems: Collector) -> Iterator[Row]:
+    try:
+        for row in reader:
+            yield reader.line_num, None, row
+    except csv.Error as exc:
+        problems.add(reader.line_num, f"unreadable CSV: {exc}")
+
+
+# The JSON download's keys (clean_param(header, PARAM_ALPHANUMEXT), lower-cased) back to the CSV's headers.
+_JSON_KEYS = {
+    "lastname": "Last name",
+    "firstname": "First name",
+    "emailaddress": "Email address",
+    "username": "Username",
+    "idnumber": "ID number",
+    "status": "Status",
+    "state": "State",
+    "started": "Started",
+    "startedon": "Started on",
+}
+_JSON_SLOT = re.compile(r"^(question|response|rightanswer)(\S+)$")
+_JSON_NAMES = {"question": "Question", "response": "Response", "rightanswer": "Right answer"}
+
+
+def _json_table(text: str, problems: Collector) -> tuple[list[str], Iterator[Row]]:
+    try:
+        sheets = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        problems.add(None, f"not JSON: {exc}")
+        problems.done()
+        return [], iter(())
+    records = sheets[0] if isinstance(sheets, list) and sheets and isinstance(sheets[0], list) else None
+    if records is None or not all(isinstance(r, dict) for r in records):
+        problems.add(None, "not Moodle's JSON download: a list of sheets, each a list of records")
+        problems.done()
+        return [], iter(())
+    keys = list(records[0]) if records else []
+    header = []
+    for key in keys:
+        slot = _JSON_SLOT.match(key)
+        header.append(f"{_JSON_NAMES[slot[1]]} {slot[2]}" if slot else _JSON_KEYS.get(key, key))
+
+    def rows() -> Iterator[Row]:
+        for n, record in enumerate(records, 1):
+            yield None, f"record {n}", ["" if record.get(k) is None else str(record.get(k)) for k in keys]
+
+    return header, rows()
+
+
+def _read_table(
+    header: list[str], rows: Iterable[Row], file: str, bank: Bank, locale: str | None, problems: Collector
+) -> list[Attempt]:
     slots: dict[str, dict[str, int]] = {}
     for i, name in enumerate(header):
         match = _COLUMN.match(name)
@@ -63,34 +131,32 @@ def read_moodle(data: bytes, file: str, bank: Bank, locale: str | None) -> list[
     status_at = next((header.index(h) for h in ("Status", "State") if h in header), None)
     started_at = next((header.index(h) for h in ("Started", "Started on") if h in header), None)
     attempts: list[Attempt] = []
-    try:
-        for row in reader:
-            line = reader.line_num
-            if line > MAX_ROWS:
-                problems.add(line, f"more than {MAX_ROWS:,} rows: a results file is read up to that")
-                break
-            if not row or len(row) < len(header):
-                if any(cell.strip() for cell in row):
-                    problems.add(line, f"has {len(row)} column(s), the header {len(header)}")
-                continue
-            if status_at is not None and row[status_at].strip() in NOT_FINISHED:
-                continue
-            attempt = _attempt(row, line, file, slots, index, locale, problems)
-            if attempt is None:
-                continue
-            learner = row[learner_at].strip() if learner_at is not None else " ".join(row[i].strip() for i in names)
-            attempt.learner = learner or f"row {line}"
-            attempt.attempt = f"{row[started_at].strip() if started_at is not None else ''} (row {line})"
-            attempts.append(attempt)
-    except csv.Error as exc:
-        problems.add(reader.line_num, f"unreadable CSV: {exc}")
+    for count, (line, where, row) in enumerate(rows, 1):
+        if count > MAX_ROWS:
+            problems.add(line, f"more than {MAX_ROWS:,} rows: a results file is read up to that")
+            break
+        if not row or len(row) < len(header):
+            if any(cell.strip() for cell in row):
+                problems.add(line, f"has {len(row)} column(s), the header {len(header)}", where)
+            continue
+        if status_at is not None and row[status_at].strip() in NOT_FINISHED:
+            continue
+        attempt = _attempt(row, line, where, file, slots, index, locale, problems)
+        if attempt is None:
+            continue
+        place = f"row {line}" if line is not None else where
+        learner = row[learner_at].strip() if learner_at is not None else " ".join(row[i].strip() for i in names)
+        attempt.learner = learner or str(place)
+        attempt.attempt = f"{row[started_at].strip() if started_at is not None else ''} ({place})"
+        attempts.append(attempt)
     problems.done()
     return attempts
 
 
 def _attempt(
     row: list[str],
-    line: int,
+    line: int | None,
+    where: str | None,
     file: str,
     slots: dict[str, dict[str, int]],
     index: TextIndex,
@@ -108,8 +174,10 @@ def _attempt(
         if locale is not None:
             candidates = [e for e in candidates if e.locale == locale]
         if not candidates:
-            where = f" in {locale}" if locale else ""
-            problems.add(line, f"question {slot}: {summary[:80]!r} is no question of bank {index.bank}{where}")
+            in_locale = f" in {locale}" if locale else ""
+            problems.add(
+                line, f"question {slot}: {summary[:80]!r} is no question of bank {index.bank}{in_locale}", where
+            )
             return None
         entries[slot] = {e.locale: e for e in candidates}
         found.append((slot, [e.locale for e in candidates], summary))
@@ -117,22 +185,22 @@ def _attempt(
         return None
     common = set(found[0][1]).intersection(*(set(f[1]) for f in found[1:]))
     if not common:
-        problems.add(
-            line, "its questions are in different locales: " + ", ".join(f"{s} in {'/'.join(c)}" for s, c, _ in found)
-        )
+        locales = ", ".join(f"{s} in {'/'.join(c)}" for s, c, _ in found)
+        problems.add(line, f"its questions are in different locales: {locales}", where)
         return None
     if len(common) > 1:
         problems.add(
             line,
             f"cannot tell its locale: its texts read the same in {', '.join(sorted(common))} (give --locale)",
+            where,
         )
         return None
     (attempt_locale,) = common
-    attempt = Attempt("", "", attempt_locale, f"{file}:{line}")
+    attempt = Attempt("", "", attempt_locale, f"{file}:{line}" if line is not None else f"{file} {where}")
     for slot, _, _ in found:
         entry = entries[slot][attempt_locale]
         if entry.question in attempt.responses:
-            problems.add(line, f"question {slot} is question {entry.question!r} again")
+            problems.add(line, f"question {slot} is question {entry.question!r} again", where)
             return None
         answer = row[slots[slot]["Response"]].strip() if "Response" in slots[slot] else None
         if answer is None:
@@ -143,7 +211,7 @@ def _attempt(
             continue
         chosen = index.choices(entry, answer, "; ")
         if isinstance(chosen, str):
-            problems.add(line, f"response {slot}: {chosen}")
+            problems.add(line, f"response {slot}: {chosen}", where)
             return None
         attempt.responses[entry.question] = Response(entry.question, chosen)
     return attempt
