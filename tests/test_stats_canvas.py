@@ -22,7 +22,7 @@ from moe_lms.problems import ProblemsFound
 from moe_lms.stats.compute import analyse
 from moe_lms.stats.json_out import document
 from moe_lms.stats.results import merge
-from tests.canvas_server import TOKEN, Canvas, CanvasServer
+from tests.canvas_server import TOKEN, Canvas, CanvasServer, Faults
 
 from .stats_support import LOCALES, expected_facility, observed_facility, simulate, stats_bank
 
@@ -112,3 +112,22 @@ def test_a_quiz_of_another_bank_is_refused(course: tuple[Canvas, dict[str, int],
     other = stats_bank().model_copy(update={"id": "other-bank"})
     with pytest.raises(ProblemsFound, match="the quiz was pushed from bank stats-bank, not other-bank"):
         read(app.base_url, TOKEN, 1, quizzes["en"], other, None)
+
+
+def test_throttling_failures_and_pages_do_not_change_what_is_read(
+    course: tuple[Canvas, dict[str, int], list[Any]],
+) -> None:
+    """The push's client policy holds for results too: 403 throttles and 500s are retried, and the same attempts
+    come back."""
+    from moe_lms.lms.canvas_results import read_with
+
+    app, quizzes, _ = course
+    quiet = read_with(CanvasClient(app.base_url, TOKEN, retry=FAST), 1, quizzes["vi"], stats_bank(), None)
+    start = len(app.log)
+    app.faults = Faults(fail_rate=0.4, throttle_rate=0.3, seed=2, only=lambda req: req.method == "GET")
+    try:
+        noisy = read_with(CanvasClient(app.base_url, TOKEN, retry=FAST, seed=1), 1, quizzes["vi"], stats_bank(), None)
+    finally:
+        app.faults = Faults()
+    assert [(a.learner, a.responses) for a in noisy] == [(a.learner, a.responses) for a in quiet]
+    assert {403, 500} <= {entry.status for entry in app.log[start:]}

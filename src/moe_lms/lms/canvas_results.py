@@ -79,7 +79,13 @@ def read(
 ) -> list[Attempt]:
     """Every learner's latest attempt at the quiz; ProblemsFound (naming the request) for what cannot be mapped.
     ``report``: from the student analysis report's CSV (answers by text) instead of the statistics (by id)."""
-    client = CanvasClient(base_url, token)
+    return read_with(CanvasClient(base_url, token), course, quiz, bank, locale, report=report)
+
+
+def read_with(
+    client: CanvasClient, course: int, quiz: int, bank: Bank, locale: str | None, *, report: bool = False
+) -> list[Attempt]:
+    """:func:`read` through a client of the caller's (its retry policy, limits and rate budget)."""
     where = f"{client.base_url}/courses/{course}/quizzes/{quiz}"
     try:
         return _read(client, course, quiz, bank, locale, where, report)
