@@ -123,8 +123,13 @@ def report(bank: Bank, analysis: Analysis) -> bytes:
     """The whole page, as bytes (UTF-8)."""
     import matplotlib
 
-    matplotlib.rcParams["svg.hashsalt"] = "moe-lms-stats"  # the same ids in the SVG every run
-    matplotlib.rcParams["svg.fonttype"] = "none"
+    # The same ids in every SVG on every run; text kept as text. Only while the report is drawn: a library user's
+    # own matplotlib settings are left as they were.
+    with matplotlib.rc_context({"svg.hashsalt": "moe-lms-stats", "svg.fonttype": "none"}):
+        return _page(bank, analysis)
+
+
+def _page(bank: Bank, analysis: Analysis) -> bytes:
     questions = {q.id: q for q in bank.questions}
     views = {locale: resolve(bank, locale) for locale in analysis.locales}
     body = [
