@@ -194,3 +194,31 @@ def test_ets_classes(delta: float, se: float, p: float, wanted: str) -> None:
     from moe_lms.stats.compute import ets_class
 
     assert ets_class(delta, se, p, Thresholds()) == wanted
+
+
+def test_purification_takes_the_dif_items_out_of_the_matching_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three questions harder in Urdu: matched on the whole score, Urdu learners of a given total are stronger than
+    their English peers, so every clean question looks easier in Urdu (spurious DIF). ETS's second stage matches
+    without the flagged questions, and the clean questions come back near zero and never class C."""
+    import tests.stats_support as support
+
+    harder = {"dif-item", "capacity", "balance"}
+
+    def difficulty(qid: str, locale: str) -> float:
+        return ITEMS[qid][1] + (1.5 if qid in harder and locale == "ur" else 0.0)
+
+    monkeypatch.setattr(support, "difficulty", difficulty)
+    learners = [lr for lr in simulate(400) if lr.locale in ("en", "ur")]
+    bank = stats_bank()
+    one_stage = document(analyse(bank, attempts_of(learners), Thresholds(dif_b=99, dif_c=99)))  # nothing purified
+    two_stages = document(analyse(bank, attempts_of(learners)))
+    clean = [qid for qid in ITEMS if qid not in harder]
+
+    def delta(doc: dict[str, Any], qid: str) -> float:
+        return float(by_id(doc, qid)["locales"]["ur"]["dif"][0]["delta"])
+
+    before = sum(abs(delta(one_stage, q)) for q in clean) / len(clean)
+    after = sum(abs(delta(two_stages, q)) for q in clean) / len(clean)
+    assert before > 1.0 and after < 0.6 * before
+    assert all(by_id(two_stages, q)["locales"]["ur"]["dif"][0]["class"] != "C" for q in clean)
+    assert all(delta(two_stages, q) < -1.5 for q in harder)
