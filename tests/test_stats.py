@@ -222,3 +222,22 @@ def test_purification_takes_the_dif_items_out_of_the_matching_score(monkeypatch:
     assert before > 1.0 and after < 0.6 * before
     assert all(by_id(two_stages, q)["locales"]["ur"]["dif"][0]["class"] != "C" for q in clean)
     assert all(delta(two_stages, q) < -1.5 for q in harder)
+
+
+def test_a_quiz_that_draws_questions_counts_each_question_where_it_was_presented() -> None:
+    """Each learner saw 6 of the 8 questions (a quiz section drawing): n is per question, totals are means over
+    what each attempt presented, and alpha, which needs every question, has no complete attempt to use."""
+    learners = simulate(200)
+    attempts = attempts_of(learners)
+    qids = list(ITEMS)
+    for k, a in enumerate(attempts):
+        for qid in (qids[k % 8], qids[(k + 3) % 8]):
+            del a.responses[qid]
+    doc = document(analyse(stats_bank(), attempts))
+    assert doc["alpha"] is None
+    assert sum(q["n"] for q in doc["questions"]) == 6 * len(attempts)
+    for q in doc["questions"]:
+        assert q["n"] == 450
+        shown = [lr for k, lr in enumerate(learners) if q["id"] not in (qids[k % 8], qids[(k + 3) % 8])]
+        assert q["facility"] == pytest.approx(observed_facility(shown, q["id"]), abs=1e-4)
+        assert q["discrimination"] > 0.2
