@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,3 +132,26 @@ def test_throttling_failures_and_pages_do_not_change_what_is_read(
         app.faults = Faults()
     assert [(a.learner, a.responses) for a in noisy] == [(a.learner, a.responses) for a in quiet]
     assert {403, 500} <= {entry.status for entry in app.log[start:]}
+
+
+def test_a_downloaded_student_analysis_maps_its_questions_by_text(
+    course: tuple[Canvas, dict[str, int], list[Any]], tmp_path: Any
+) -> None:
+    """The report a teacher downloads from the quiz's statistics page, given as a file: no API, no markers; each
+    question found by its text, which says the quiz's locale too."""
+    app, quizzes, learners = course
+    save_bank(stats_bank(), tmp_path / "bank")
+    files = []
+    for loc in LOCALES:
+        path = tmp_path / f"student-analysis-{loc}.csv"
+        path.write_bytes(app._student_analysis_csv("1", quizzes[loc]))
+        files.append(str(path))
+    done = CliRunner().invoke(main, ["stats", *files, "--bank", str(tmp_path / "bank"), "-o", str(tmp_path / "s.json")])
+    assert done.exit_code == 0, done.stderr
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["attempts"] == len(learners) and {
+        loc: v["attempts"] for loc, v in doc["locales"].items()
+    } == dict.fromkeys(LOCALES, PER_LOCALE)
+    from moe_lms.stats.canvas import read_student_analysis_file
+
+    check_truth(merge(read_student_analysis_file(Path(f).read_bytes(), f, stats_bank(), None) for f in files), learners)

@@ -17,7 +17,7 @@ from .common import bank_dir_or_default, err, fail, load_or_exit, out, shown
 if TYPE_CHECKING:
     from ..stats.results import Attempt
 
-READERS = ("plain", "moodle", "qti")
+READERS = ("plain", "moodle", "canvas", "qti")
 
 
 def read_results(path: Path, kind: str, bank: Bank, locale: str | None) -> list[Attempt]:
@@ -41,6 +41,10 @@ def read_results(path: Path, kind: str, bank: Bank, locale: str | None) -> list[
         from ..stats.moodle import read_moodle
 
         return read_moodle(data, name, bank, locale)
+    if kind == "canvas":
+        from ..stats.canvas import read_student_analysis_file
+
+        return read_student_analysis_file(data, name, bank, locale)
     from ..stats.qti import read_qti_results
 
     return read_qti_results(data, name, bank, locale)
@@ -54,7 +58,9 @@ def sniff(data: bytes, path: Path) -> str:
         return "qti"
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace").lower()
     columns = {c.strip().strip('"') for c in first.split(",")}
-    return "plain" if {"learner", "question", "answer"} <= columns else "moodle"
+    if {"learner", "question", "answer"} <= columns:
+        return "plain"
+    return "canvas" if {"id", "submitted", "n correct", "n incorrect", "score"} <= columns else "moodle"
 
 
 @click.command()
@@ -72,7 +78,8 @@ def sniff(data: bytes, path: Path) -> str:
     default="auto",
     show_default=True,
     help="What the results files are: plain (learner,attempt,locale,question,answer), moodle (the quiz "
-    "Responses report's CSV or JSON download), qti (QTI 2.1 assessmentResult XML).",
+    "Responses report's CSV or JSON download), canvas (a classic quiz's Student Analysis report, downloaded), qti "
+    "(QTI 2.1 assessmentResult XML).",
 )
 @click.option(
     "--locale",

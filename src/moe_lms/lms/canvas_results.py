@@ -21,6 +21,7 @@ from ..formats.canvas import read_question_marker, read_quiz_marker
 from ..model import Bank, Choice
 from ..problems import Problem, ProblemsFound
 from ..richtext import plain_text
+from ..stats.canvas import read_student_analysis
 from ..stats.mapping import TextIndex, fingerprint
 from ..stats.results import Attempt, Response
 from .canvas_client import CanvasClient, CanvasError
@@ -214,55 +215,3 @@ def _student_analysis(
         raise CanvasError(f"GET the student analysis file: {response.status_code}")
     file = f"{where}/reports/{found.id} (student_analysis.csv)"
     return read_student_analysis(response.content, file, mapped, index, locale)
-
-
-def read_student_analysis(
-    data: bytes, file: str, mapped: dict[str, str], index: TextIndex, locale: str
-) -> list[Attempt]:
-    """Attempts from a student analysis CSV; ``mapped``: Canvas question id -> bank question id."""
-    import csv
-    import io
-    import re
-
-    from ..stats.results import MAX_ROWS, Collector, check_size
-
-    check_size(file, len(data))
-    problems = Collector(file)
-    reader = csv.reader(io.StringIO(data.decode("utf-8-sig", errors="replace"), newline=""))
-    header = next(reader, [])
-    columns = {i: m[1] for i, h in enumerate(header) if (m := re.match(r"(\d+): ", h))}
-    if "id" not in header or not columns:
-        problems.add(1, "not a student analysis report: no id column or no '<question id>: <text>' columns")
-        problems.done()
-    unknown = sorted({q for q in columns.values() if q not in mapped})
-    if unknown:
-        problems.add(1, f"question(s) {', '.join(unknown)} are not among the quiz's questions")
-        problems.done()
-    user_at = header.index("id")
-    attempts = []
-    for row in reader:
-        line = reader.line_num
-        if line > MAX_ROWS:
-            problems.add(line, f"more than {MAX_ROWS:,} rows: a results file is read up to that")
-            break
-        if len(row) < len(header):
-            problems.add(line, f"has {len(row)} column(s), the header {len(header)}")
-            continue
-        attempt = Attempt(f"canvas user {row[user_at].strip()}", "latest", locale, f"{file}:{line}")
-        for i, canvas_id in columns.items():
-            answer, points = row[i].strip(), row[i + 1].strip() if i + 1 < len(row) else ""
-            if not answer and not points:
-                continue  # not in this learner's quiz
-            question = mapped[canvas_id]
-            if not answer:
-                attempt.responses[question] = Response(question, frozenset())
-                continue
-            entry = index.by_question[(locale, question)]
-            chosen = index.choices(entry, answer, ",")
-            if isinstance(chosen, str):
-                problems.add(line, chosen, f"question {canvas_id}")
-                continue
-            attempt.responses[question] = Response(question, chosen)
-        attempts.append(attempt)
-    problems.done()
-    return attempts
