@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from . import messages
 from .bulk import gc_paused, settled
-from .files import write_atomic
+from .files import inside, write_atomic
 from .model import (
     TRUE_FALSE_SHORTHAND,
     XML_ILLEGAL,
@@ -1141,22 +1141,29 @@ def save_bank(
     ``bank_file=False`` leaves bank.yaml as it is, and ``locales`` names the only catalogs to write (for a merge
     that changed only some of them)."""
     from . import po  # Babel's catalog classes: imported when a PO file is read or written
+    from .media import bank_relative
 
+    catalogs = [
+        directory / LOCALES_DIR / f"{locale}.po" for locale in (bank.target_locales if locales is None else locales)
+    ]
+    images = [(directory / bank_relative(item.path), item.data) for item in bank.media.values()]
+    for path in [bank_yaml_path(directory), *catalogs, *(path for path, _ in images)]:
+        inside(path, directory)  # (every path checked before the first is written: a refusal changes nothing)
     written = []
     if bank_file:
         written.append(bank_yaml_path(directory))
-        write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
-    for locale in bank.target_locales if locales is None else locales:
-        path = directory / LOCALES_DIR / f"{locale}.po"
+        write_atomic(written[0], bank_yaml(bank).encode("utf-8"), within=directory, parents=True)
+    for path in catalogs:
+        locale = path.stem
         write_atomic(
-            path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True
+            path,
+            po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id),
+            within=directory,
+            parents=True,
         )
         written.append(path)
-    for item in bank.media.values():  # images (an imported file's embedded ones), each where its text says
-        from .media import bank_relative
-
-        path = directory / bank_relative(item.path)
-        write_atomic(path, item.data, parents=True)
+    for path, data in images:  # images (an imported file's embedded ones), each where its text says
+        write_atomic(path, data, within=directory, parents=True)
         written.append(path)
     return written
 
@@ -1187,6 +1194,8 @@ def update_catalogs(
             problems.append(Problem(_display(path), None, f"cannot read: {exc}"))
     if problems:
         raise ProblemsFound(problems)
+    for locale in catalogs:  # (every path checked before the first is written: a refusal changes nothing)
+        inside(directory / LOCALES_DIR / f"{locale}.po", directory)
     for locale, existing in catalogs.items():
         path = directory / LOCALES_DIR / f"{locale}.po"
         old = existing.entries
@@ -1202,5 +1211,5 @@ def update_catalogs(
         }
         header_comment = "\n".join(existing.header_comments) or None  # (the owner's words about the file stay)
         catalog = po.write_catalog(merged, locale=locale, project=bank.id, header_comment=header_comment)
-        write_atomic(path, catalog, parents=True)
+        write_atomic(path, catalog, within=directory, parents=True)
     return report

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from .files import OutputError, replace_if_changed
+from .files import OutputError, remove_file, replace_if_changed
 from .problems import Problem, ProblemsFound
 
 Writer = tuple[str, Callable[[BinaryIO], object]]
@@ -80,7 +80,7 @@ def usable_cpus() -> int:
 
 def _one(folder: Path, name: str, write: Callable[[BinaryIO], object], replace: bool) -> Outcome:
     try:
-        return Outcome(name, replace_if_changed(folder / name, write, replace=replace), ())
+        return Outcome(name, replace_if_changed(folder / name, write, within=folder, replace=replace), ())
     except ProblemsFound as exc:
         return Outcome(name, False, tuple(exc.problems))
 
@@ -96,7 +96,7 @@ def _remove_temporary_files(folder: Path, names: Sequence[str]) -> None:
     """The temporary files (``files.py``'s ``.<name>.*.tmp``) of workers ended mid-write."""
     for name in names:
         for leftover in folder.glob(f".{glob.escape(name)}.*.tmp"):
-            leftover.unlink(missing_ok=True)
+            remove_file(leftover, within=folder)
 
 
 class WorkerTraceback(Exception):

@@ -109,7 +109,10 @@ def export(
         else:
             with progress(f"writing {target}", unit="bytes") as advance:
                 write_atomic_stream(
-                    target, lambda stream: fmt.write(bank, options, counting(stream, advance)), parents=parents
+                    target,
+                    lambda stream: fmt.write(bank, options, counting(stream, advance)),
+                    within=target.parent,
+                    parents=parents,
                 )
     except ProblemsFound as exc:
         fail(exc.problems)
@@ -246,7 +249,9 @@ def _build(
             make_folder(folder)
             # Claim the files before writing them, so an interrupted build still knows them as its own.
             claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
-            replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
+            replace_if_changed(
+                folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")), within=folder
+            )
         with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned), unit="files") as advance:
             writers = list(shelf.writers(plan, others))
             for locale in bank.locales:  # Babel's data read once here, not once in each forked worker
@@ -271,7 +276,7 @@ def _build(
             target.unlink()
             err.print(f"removed {shown(target)} (a fresh build does not make it)", markup=False)
     if check:
-        if not replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), replace=False):
+        if not replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), within=folder, replace=False):
             unchanged += 1
         else:
             what = "differs from a fresh build" if (folder / shelf.MANIFEST).exists() else "is missing"
@@ -282,7 +287,7 @@ def _build(
             sys.exit(EXIT_PROBLEMS)
         out.print(f"{shown(folder)}: all {unchanged} files are up to date", markup=False)
         return
-    replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest))
+    replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), within=folder)
     for name in sorted(present - owned - planned):
         err.print(f"left {shown(folder / name)} alone: moe-lms did not write it", markup=False)
     out.print(f"{shown(folder)}: {written} written, {unchanged} unchanged", markup=False)

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from .. import loader
-from ..init import in_the_way, planned_files, write_new
+from ..files import inside, write_new
+from ..init import in_the_way, planned_files
 from ..locales import check_locale
 from .common import EXIT_PROBLEMS, err, fail, shown
 
@@ -68,8 +69,10 @@ def init(directory: Path | None, locales_text: str | None, title: str | None, so
             markup=False,
         )
         raise SystemExit(EXIT_PROBLEMS)
+    for locale in target_locales:  # (a locales/ that links out is refused before anything is written)
+        inside(folder / loader.LOCALES_DIR / f"{locale}.po", folder)
     for path, data in files.items():
-        write_new(path, data)
+        write_new(path, data, within=folder)
     bank, problems = loader.read_bank_yaml(folder / loader.BANK_FILE)
     if bank is None:  # (a title the template cannot carry, say: the files stay for the author to fix)
         fail(problems)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from .. import loader, schemas, zipsafe
+from ..files import remove_file
 from ..formats import moodle, qti21
 from ..formats.cc11 import validate as cc11_validate
 from ..formats.olx import validate as olx_validate
@@ -59,7 +60,7 @@ def _write_imported(bank: Bank, bank_dir: Path, replace: bool) -> tuple[Bank, li
         if replace:  # catalogs of locales the new bank does not have would no longer load
             for stale in sorted((bank_dir / loader.LOCALES_DIR).glob("*.po")):
                 if stale.stem not in bank.target_locales:
-                    stale.unlink()
+                    remove_file(stale, within=bank_dir)
                     err.print(
                         f"removed {stale} (--replace: the imported bank has no locale {stale.stem})", markup=False
                     )
