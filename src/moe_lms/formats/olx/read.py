@@ -27,6 +27,7 @@ from lxml import etree
 from ...locales import locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, MAX_MINUTES, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html
 from ...text import plain_text
@@ -89,9 +90,12 @@ class SafeTar:
         self.files[name] = extracted.read() if extracted is not None else b""
 
     def xml(self, name: str) -> etree._Element:
+        """A member parsed within what is left of the archive's element budget; its tree knows its file name
+        (``docinfo.URL``), so an error about one of its elements can name it."""
         budget = Budget(min(MAX_MEMBER_ELEMENTS, self.elements_left), MAX_XML_DEPTH)
         root = parse_untrusted(self.files[name], max_bytes=MAX_ENTRY_BYTES, budget=budget)
         self.elements_left -= sum(1 for _ in root.iter())
+        root.getroottree().docinfo.URL = name
         return root
 
 
@@ -200,41 +204,79 @@ class Course:
     quiz: dict[str, object] | None = None  # a quiz's course (one with problem banks): its quizzes: entry
 
 
+_CONTAINERS = ("chapter", "sequential", "vertical", "section", "subsection", "unit", "itembank")
+
+
 class Tree:
+    """The course tree, its pointers followed as Open edX follows them. A block is in a course once: the walk
+    visits each file once, and a file named a second time (a vertical that contains itself, a sequential naming
+    its own chapter, or one file named by thousands of pointers) is refused, so the work is bounded by the
+    archive's element budget however the pointers fan out."""
+
     def __init__(self, tar: SafeTar, root: str, name: str, problems: list[Problem]) -> None:
         self.tar, self.root, self.name, self.problems = tar, root, name, problems
+        self.loaded: dict[str, etree._Element] = {}  # file → its root, parsed once
+        self.walked: set[str] = set()
 
     def path(self, relative: str) -> str:
         return posixpath.join(self.root, relative) if self.root else relative
 
-    def load(self, element: etree._Element) -> etree._Element:
-        """The element a pointer (``<tag url_name=…/>`` and nothing else) names, or the element itself."""
+    def place(self, element: etree._Element) -> str:
+        """``archive!/file`` of an element, for an error about it."""
+        return f"{self.name}!/{element.getroottree().docinfo.URL or self.path(COURSE_FILE)}"
+
+    def file_of(self, element: etree._Element) -> str | None:
+        """The file a pointer (``<tag url_name=…/>`` and nothing else) names; None for an inline block."""
         url_name = element.get("url_name")
         pointer = url_name is not None and not len(element) and set(element.attrib) <= {"url_name"}
         if not pointer or url_name is None:
+            return None
+        return self.path(f"{tag_of(element)}/{url_name.replace(':', '/')}.xml")
+
+    def load(self, element: etree._Element) -> etree._Element:
+        """The element a pointer names (parsed once, however often it is named), or the element itself."""
+        file = self.file_of(element)
+        if file is None:
             return element
-        file = self.path(f"{tag_of(element)}/{url_name.replace(':', '/')}.xml")
+        if file in self.loaded:
+            return self.loaded[file]
         if file not in self.tar.files:
             self.problems.append(
                 Problem(
                     f"{self.name}!/{file}",
                     None,
-                    f"the course names {tag_of(element)} {url_name!r}, which is not in the archive",
+                    f"the course names {tag_of(element)} {element.get('url_name')!r}, which is not in the archive",
                 )
             )
+            self.loaded[file] = element
             return element
         loaded = self.tar.xml(file)
-        loaded.set("url_name", url_name)
+        loaded.set("url_name", element.get("url_name", ""))
+        self.loaded[file] = loaded
         return loaded
 
-    def walk(self, element: etree._Element) -> Iterator[etree._Element]:
-        """Every leaf block under ``element`` in course order (problems, html blocks …), pointers followed."""
+    def walk(self, element: etree._Element, within: tuple[str, ...] = ()) -> Iterator[etree._Element]:
+        """Every leaf block under ``element`` in course order (problems, html blocks …), pointers followed; a
+        file named twice is a :class:`~moe_lms.problems.ProblemsFound` (a cycle says which)."""
         for child in element:
             if not isinstance(child.tag, str):
                 continue
+            file = self.file_of(child)
+            if file is not None:
+                if file in within:
+                    chain = " → ".join([*within[within.index(file) :], file])
+                    message = f"the course tree has a cycle: {chain}; a block cannot contain itself"
+                    raise ProblemsFound([Problem(self.place(child), child.sourceline, message)])
+                if file in self.walked:
+                    message = (
+                        f"{tag_of(child)} {child.get('url_name')!r} is named a second time; a block is in a course "
+                        "once, so the course is refused"
+                    )
+                    raise ProblemsFound([Problem(self.place(child), child.sourceline, message)])
+                self.walked.add(file)
             block = self.load(child)
-            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit", "itembank"):
-                yield from self.walk(block)
+            if block.tag in _CONTAINERS:
+                yield from self.walk(block, (*within, file) if file is not None else within)
             else:
                 yield block
 
@@ -350,11 +392,16 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
             inner = [block] if block.tag == "problem" else _children(tree, block, "problem")
             if block.tag == "itembank":
                 pools += 1
-                count = block.get("max_count", "-1")
-                draw = int(count) if count.isdigit() else None
+                draw = whole_number(
+                    block.get("max_count"), low=-1, high=MAX_FILES, file=tree.place(block), line=block.sourceline,
+                    what="<itembank max_count>",
+                )  # fmt: skip
             ids += [slug(p.get("url_name", "")) for p in inner if p.get("url_name")]
-            if attempts is None and inner and (inner[0].get("max_attempts") or "").isdigit():
-                attempts = int(inner[0].get("max_attempts", ""))
+            if attempts is None and inner:
+                attempts = whole_number(
+                    inner[0].get("max_attempts"), low=0, high=MAX_ATTEMPTS, file=tree.place(inner[0]),
+                    line=inner[0].sourceline, what="<problem max_attempts>",
+                )  # fmt: skip
         if not ids:
             continue
         name = (unit.get("url_name") or "").removesuffix("-unit")
@@ -378,9 +425,12 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
     }
     if pools == len(sections):
         quiz["shuffle_questions"] = True
-    minutes = sequential.get("default_time_limit_minutes") or ""
-    if sequential.get("is_time_limited") == "true" and minutes.isdigit():
-        quiz["time_limit_minutes"] = int(minutes)
+    minutes = whole_number(
+        sequential.get("default_time_limit_minutes"), low=0, high=MAX_MINUTES, file=tree.place(sequential),
+        line=sequential.sourceline, what="<sequential default_time_limit_minutes>",
+    )  # fmt: skip
+    if sequential.get("is_time_limited") == "true" and minutes:
+        quiz["time_limit_minutes"] = minutes
     if attempts is not None:
         quiz["attempts"] = attempts
     return quiz

@@ -18,6 +18,7 @@ from lxml import etree
 from ...locales import locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import (
     markdown_from_rich_html,
@@ -25,7 +26,7 @@ from ...richtext import (
 )
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti_item import GENERAL_FEEDBACK
 from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
@@ -297,21 +298,35 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
     for section in root.iter(_q("assessmentSection")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(_q("assessmentItemRef"))]
         selection = section.find(_q("selection"))
-        select = selection.get("select", "") if selection is not None else ""
+        select = (
+            whole_number(
+                selection.get("select"), low=0, high=MAX_FILES, file=report.file, line=selection.sourceline,
+                what="<selection select>",
+            )
+            if selection is not None
+            else None
+        )  # fmt: skip
         ordering = section.find(_q("ordering"))
         sections.append(
             ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
-                int(select) if select.isdigit() else None,
+                select,
                 ordering is not None and ordering.get("shuffle") == "true",
             )
         )
     limits = root.find(_q("timeLimits"))
     max_time = number(limits.get("maxTime")) if limits is not None else None
     control = root.find(f"{_q('testPart')}/{_q('itemSessionControl')}")
-    attempts = control.get("maxAttempts", "") if control is not None else ""
+    attempts = (
+        whole_number(
+            control.get("maxAttempts"), low=0, high=MAX_ATTEMPTS, file=report.file, line=control.sourceline,
+            what="<itemSessionControl maxAttempts>",
+        )
+        if control is not None
+        else None
+    )  # fmt: skip
     return ParsedTest(
         identifier=root.get("identifier", ""),
         locale=_locale_of(lang) if lang else None,
@@ -320,7 +335,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
         items=[r for r in refs if r],
         sections=[s for s in sections if s.items],
         max_time=max_time,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        max_attempts=attempts,
     )
 
 
