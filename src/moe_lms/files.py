@@ -1,4 +1,5 @@
-"""File output at the edge: every file moe-lms writes goes through here.
+"""File output at the edge: every file moe-lms writes goes through here (and every file from outside that it
+reads whole: :func:`read_limited`).
 
 A regular file is replaced atomically (a temporary file beside it, fsync, rename), so an interrupted run never
 leaves half a file, and the replacement keeps the old file's permissions. A symlink is never written through:
@@ -33,6 +34,28 @@ from typing import BinaryIO
 
 class OutputError(Exception):
     """A file that cannot be written, said in one line (path and reason)."""
+
+
+class InputTooLarge(Exception):
+    """A file from outside larger than its limit (or one that does not end: ``/dev/zero``, a pipe)."""
+
+
+def read_limited(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, refused past ``limit`` without holding more than ``limit`` + 1 of them.
+
+    The size a file declares is not trusted to bound the read: ``/dev/zero`` and a pipe declare 0 and never end,
+    so the read itself stops at ``limit`` + 1 bytes. A regular file larger than the limit is refused unread."""
+    try:
+        with path.open("rb") as stream:
+            declared = os.fstat(stream.fileno()).st_size
+            if stat.S_ISREG(os.fstat(stream.fileno()).st_mode) and declared > limit:
+                raise InputTooLarge(f"the file is {declared:,} bytes; the limit is {limit:,}")
+            data = stream.read(limit + 1)
+    except OSError as exc:
+        raise InputTooLarge(f"cannot read it: {_reason(exc)}") from None
+    if len(data) > limit:
+        raise InputTooLarge(f"it holds more than {limit:,} bytes (the limit), and was not read further")
+    return data
 
 
 def write_atomic(path: Path, data: bytes, *, within: Path, parents: bool = False) -> None:

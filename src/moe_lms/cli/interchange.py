@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from .. import loader, schemas, zipsafe
-from ..files import remove_file
+from ..files import InputTooLarge, read_limited, remove_file
 from ..formats import moodle, qti21
 from ..formats.cc11 import validate as cc11_validate
 from ..formats.olx import validate as olx_validate
@@ -26,11 +26,11 @@ def import_() -> None:
     """Read a file from another tool or LMS into a bank directory."""
 
 
-def _read_limited(path: Path, limit: int) -> bytes:
-    size = path.stat().st_size
-    if size > limit:
-        fail([Problem(str(path), None, f"the file is {size:,} bytes; the limit is {limit:,}")])
-    return path.read_bytes()
+def _read_limited(path: Path, limit: int, hint: str = "") -> bytes:
+    try:
+        return read_limited(path, limit)
+    except InputTooLarge as exc:
+        fail([Problem(str(path), None, f"{exc}{hint}")])
 
 
 _REPLACE_HELP = (
@@ -375,8 +375,9 @@ def import_moodle(file: Path, bank_dir: Path, source_locale: str | None, replace
     if size > limit:
         message = f"the file is {size / 2**20:,.1f} MiB, over the limit of {max_mib:,} MiB (--max-size)"
         fail([Problem(str(file), None, message)])
+    data = _read_limited(file, limit, " (--max-size)")  # (a pipe or a device declares no size: read within it)
     with progress(f"reading {file}"):
-        result = moodle.load(file.read_bytes(), file=str(file), locale=source_locale, max_bytes=limit)
+        result = moodle.load(data, file=str(file), locale=source_locale, max_bytes=limit)
     for skipped in result.skipped:
         err.print(f"{file}: not imported: {skipped} (moe-lms keeps multichoice and truefalse)", markup=False)
     if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):

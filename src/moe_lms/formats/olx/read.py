@@ -19,8 +19,9 @@ import posixpath
 import re
 import tarfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
@@ -57,15 +58,20 @@ def tag_of(element: etree._Element) -> str:
 
 
 class SafeTar:
-    """A gzipped tar from outside, inflated within a limit and checked before anything in it is used."""
+    """A gzipped tar from outside, inflated within a limit as it is read and checked before anything in it is used.
+
+    The archive is read as a stream (as ``gunzip | tar x`` reads it: every gzip member, one after the other), so
+    at no time is the whole inflated tar held. Each member is kept deflated again (zlib, fastest level) and
+    inflated when it is used: a bomb of zeros just under the inflate limit then takes a few MiB, not 600, and a
+    real archive's images (already compressed) take what they take in the archive."""
 
     def __init__(self, data: bytes) -> None:
         if len(data) > MAX_PACKAGE_BYTES:
             raise UnsafePackage(f"the archive is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
-        raw = gunzip(data, MAX_TOTAL_BYTES + MAX_FILES * 1024)
-        self.files: dict[str, bytes] = {}
+        self.files = _Members()
+        stream = io.BufferedReader(_Inflated(data, MAX_TOTAL_BYTES + MAX_FILES * 1024), buffer_size=1 << 16)
         try:
-            with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
+            with tarfile.open(fileobj=stream, mode="r|") as archive:
                 for count, member in enumerate(archive, 1):  # (headers read one at a time, counted as they come)
                     if count > MAX_FILES:
                         raise UnsafePackage(f"the archive holds more than {MAX_FILES:,} members; refused")
@@ -87,7 +93,7 @@ class SafeTar:
         if name in self.files:
             raise UnsafePackage(f"refused: member {name!r} appears twice")
         extracted = archive.extractfile(member)
-        self.files[name] = extracted.read() if extracted is not None else b""
+        self.files.put(name, extracted.read() if extracted is not None else b"")
 
     def xml(self, name: str) -> etree._Element:
         """A member parsed within what is left of the archive's element budget; its tree knows its file name
@@ -99,25 +105,86 @@ class SafeTar:
         return root
 
 
-def gunzip(data: bytes, limit: int) -> bytes:
-    """The inflated bytes of a gzip stream, refused as soon as they pass ``limit`` (a gzip bomb)."""
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    chunks, size = [], 0
-    try:
-        view = memoryview(data)
-        for start in range(0, len(data), 1 << 16):
-            chunk = inflater.decompress(view[start : start + (1 << 16)], limit + 1 - size)
-            size += len(chunk)
-            chunks.append(chunk)
-            while inflater.unconsumed_tail and size <= limit:
-                chunk = inflater.decompress(inflater.unconsumed_tail, limit + 1 - size)
-                size += len(chunk)
-                chunks.append(chunk)
+class _Members(Mapping[str, bytes]):
+    """An archive's members by name, each held deflated and inflated when it is looked up."""
+
+    def __init__(self) -> None:
+        self._deflated: dict[str, bytes] = {}
+
+    def put(self, name: str, data: bytes) -> None:
+        self._deflated[name] = zlib.compress(data, 1)
+
+    def __getitem__(self, name: str) -> bytes:
+        return zlib.decompress(self._deflated[name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._deflated
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._deflated)
+
+    def __len__(self) -> int:
+        return len(self._deflated)
+
+
+_CHUNK = 1 << 16
+
+
+def _inflate(data: bytes, limit: int) -> Iterator[bytes]:
+    """The inflated bytes of a gzip stream of one or more members (``cat a.gz b.gz`` is one, as gunzip reads it),
+    a chunk at a time; refused as soon as they pass ``limit`` (a gzip bomb), or when a member is cut short.
+    NUL bytes after the last member (tape padding) are ignored, as gunzip ignores them."""
+    view, at, size = memoryview(data), 0, 0
+    while at < len(data):
+        if data[at : at + 2] != b"\x1f\x8b":
+            if not data[at:].strip(b"\0"):
+                return
+            raise UnsafePackage(f"not a gzip file: {len(data) - at:,} bytes after the last gzip member are not one")
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        while not inflater.eof:
+            chunk: bytes | memoryview
+            if inflater.unconsumed_tail:
+                chunk = inflater.unconsumed_tail
+            elif at < len(data):
+                chunk, at = view[at : at + _CHUNK], min(at + _CHUNK, len(data))
+            else:
+                raise UnsafePackage("not a gzip file: it ends in the middle of a gzip member")
+            try:
+                out = inflater.decompress(chunk, _CHUNK)
+            except zlib.error as exc:
+                raise UnsafePackage(f"not a gzip file: {exc}") from None
+            size += len(out)
             if size > limit:
                 raise UnsafePackage(f"refused: the archive inflates past {limit:,} bytes")
-    except zlib.error as exc:
-        raise UnsafePackage(f"not a gzip file: {exc}") from None
-    return b"".join(chunks)
+            if out:
+                yield out
+        at -= len(inflater.unused_data)
+
+
+class _Inflated(io.RawIOBase):
+    """:func:`_inflate` as a file, for ``tarfile``'s stream mode."""
+
+    def __init__(self, data: bytes, limit: int) -> None:
+        self._chunks = _inflate(data, limit)
+        self._left = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._left:
+            self._left = next(self._chunks, b"")
+            if not self._left:
+                return 0
+        size = min(len(buffer), len(self._left))
+        buffer[:size] = self._left[:size]
+        self._left = self._left[size:]
+        return size
+
+
+def gunzip(data: bytes, limit: int) -> bytes:
+    """The inflated bytes of a gzip stream (every member), refused as soon as they pass ``limit`` (a gzip bomb)."""
+    return b"".join(_inflate(data, limit))
 
 
 # --- texts ------------------------------------------------------------------------------------------------------

@@ -397,14 +397,18 @@ def _read_resources(
     """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, ParsedItem[_Text]] = {}
     tests: list[ParsedTest] = []
+    read: set[str] = set()
     for resource in _resources(manifest):
         is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
+            continue
+        if resource.path in read:  # (a file named by a second resource is the same file: read once)
             continue
         if resource.path is None or resource.path not in package.infos:
             message = f"resource {resource.identifier!r} names no file of the package"
             problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
             continue
+        read.add(resource.path)
         report = _Report(f"{name}!/{resource.path}")
         try:
             root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)

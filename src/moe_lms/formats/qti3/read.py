@@ -281,6 +281,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         for string in general.iterfind(f"{{{LOM}}}title/{{{LOM}}}string"):
             titles.setdefault(string.get("language") or "", string.text or "")
         languages = [language.text or "" for language in general.iterfind(f"{{{LOM}}}language")]
+    read: set[str] = set()
     for resource in manifest.iterfind(f"{{{CP}}}resources/{{{CP}}}resource"):
         kind = resource.get("type", "")
         href = resource.get("href") or next((f.get("href", "") for f in resource.iterfind(f"{{{CP}}}file")), "")
@@ -288,6 +289,8 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         if kind not in (ITEM_TYPE, TEST_TYPE):
             continue
         place = f"{name}!/{path or href}"
+        if path in read:  # (a file named by a second resource is the same file: read once)
+            continue
         if path is None or path not in package.infos:
             found.problems.append(
                 Problem(
@@ -295,6 +298,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 )
             )
             continue
+        read.add(path)
         try:
             root = package.xml(path, max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000)
         except (UnsafePackage, UnsafeXmlError) as exc:
