@@ -33,7 +33,18 @@ ID_MAX_LENGTH = 48
 # What no export may carry: outside XML 1.0's Char production (C0 controls but tab and line breaks, U+FFFE, U+FFFF,
 # lone surrogates), and DEL and the C1 controls (U+007F-U+009F), which XML 1.0 allows but HTML forbids ("control
 # characters" are parse errors there, and a numeric reference to one reads as a Windows-1252 character instead).
-XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+# And U+E000-U+E003, private-use characters the renderer and the writers use as their own placeholders (richtext's
+# holes, skeleton's slots, the HTML page's question marker): text holding one would be read as their markup.
+PLACEHOLDERS = "\ue000-\ue003"
+XML_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{PLACEHOLDERS}]")
+
+
+def placeholder_message(code: int, at: int) -> str:
+    """Why text holding one of the renderer's placeholders (``PLACEHOLDERS``) is refused."""
+    return (
+        f"contains U+{code:04X} at character {at}, a private-use character moe-lms uses as a placeholder when it "
+        "renders text; remove it"
+    )
 
 
 def clean_text(value: str) -> str:
@@ -43,6 +54,8 @@ def clean_text(value: str) -> str:
     bad = XML_ILLEGAL.search(value)
     if bad:
         code = ord(bad.group())
+        if 0xE000 <= code <= 0xE003:
+            raise ValueError(placeholder_message(code, bad.start() + 1))
         if 0x7F <= code <= 0x9F:
             raise ValueError(
                 f"contains U+{code:04X} at character {bad.start() + 1}, a control character that HTML pages cannot "
