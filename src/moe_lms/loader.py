@@ -37,8 +37,8 @@ from . import messages
 from .bulk import gc_paused, settled
 from .files import inside, write_atomic
 from .model import (
+    TEXT_ILLEGAL,
     TRUE_FALSE_SHORTHAND,
-    XML_ILLEGAL,
     Bank,
     Choice,
     Feedback,
@@ -849,9 +849,9 @@ def _clean_already(text: str) -> bool:
     One check of the joined pieces answers for all of them: joining can only hide NFC text, never non-NFC.
 
     Printable text (str.isprintable: no control, surrogate, unassigned or format character) has nothing
-    XML_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
+    TEXT_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
     character (a zero-width joiner, a direction mark), and the test stops at the first one."""
-    return (text.isprintable() or XML_ILLEGAL.search(text) is None) and unicodedata.is_normalized("NFC", text)
+    return (text.isprintable() or TEXT_ILLEGAL.search(text) is None) and unicodedata.is_normalized("NFC", text)
 
 
 def _path_where(path: str) -> str | None:

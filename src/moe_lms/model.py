@@ -27,16 +27,20 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
+from .errors import MoeLmsError
+
 ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 ID_MAX_LENGTH = 48
 
 # What no export may carry: outside XML 1.0's Char production (C0 controls but tab and line breaks, U+FFFE, U+FFFF,
 # lone surrogates), and DEL and the C1 controls (U+007F-U+009F), which XML 1.0 allows but HTML forbids ("control
 # characters" are parse errors there, and a numeric reference to one reads as a Windows-1252 character instead).
-# And U+E000-U+E003, private-use characters the renderer and the writers use as their own placeholders (richtext's
-# holes, skeleton's slots, the HTML page's question marker): text holding one would be read as their markup.
+XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+# What no text of a bank may hold: those, and U+E000-U+E003, private-use characters the renderer and the writers use
+# as their own placeholders (richtext's holes, skeleton's slots, the HTML page's question marker): text holding
+# one would be read as their markup. (The sanitiser still lets the renderer's own through: XML_ILLEGAL.)
 PLACEHOLDERS = "\ue000-\ue003"
-XML_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{PLACEHOLDERS}]")
+TEXT_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{PLACEHOLDERS}]")
 
 
 def placeholder_message(code: int, at: int) -> str:
@@ -51,7 +55,7 @@ def clean_text(value: str) -> str:
     """NFC-normalise, and reject text that XML 1.0 or HTML cannot carry (see XML_ILLEGAL) or that is empty."""
     if value.isascii() and value.isprintable() and value and not value.isspace():
         return value  # U+0020-U+007E only: nothing XML_ILLEGAL, already NFC, not blank (most text of a bank)
-    bad = XML_ILLEGAL.search(value)
+    bad = TEXT_ILLEGAL.search(value)
     if bad:
         code = ord(bad.group())
         if 0xE000 <= code <= 0xE003:
@@ -81,9 +85,10 @@ Identifier = Annotated[
         "It becomes QTI identifiers, Moodle idnumbers and Canvas markers, so never reuse or rename it.",
     ),
 ]
+LOCALE_PATTERN = r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$"  # a bank's locale tag; locales.from_language_tag reads others
 LocaleTag = Annotated[
     str,
-    Field(pattern=r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", description="Locale tag as Babel reads it: en, ur, vi, pt_BR"),
+    Field(pattern=LOCALE_PATTERN, description="Locale tag as Babel reads it: en, ur, vi, pt_BR"),
 ]
 
 
@@ -512,7 +517,7 @@ def section_pool(bank: Bank, section: Section) -> tuple[tuple[Question, ...], li
     return pool, [t for t in section.pool.tags if t not in carried]
 
 
-class QuizError(ValueError):
+class QuizError(MoeLmsError, ValueError):
     """A quiz the bank cannot fill: ``loc`` is where in bank.yaml (from ``quizzes``), ``quiz`` its id."""
 
     def __init__(self, quiz: str, loc: tuple[str | int, ...], message: str) -> None:
@@ -584,6 +589,13 @@ def resolve_quiz(bank: Bank, quiz: Quiz) -> tuple[DrawnSection, ...]:
         points = tuple(float(section.points if section.points is not None else q.points) for q in pool)
         drawn.append(DrawnSection(section, pool, len(pool) if section.draw is None else section.draw, points))
     return tuple(drawn)
+
+
+def quiz_bank(bank: Bank, quiz: Quiz) -> Bank:
+    """The bank with the quiz's questions alone, in quiz order, each worth its points in the quiz: what a quiz's
+    package holds items of (its manifest, its items and its media come from it)."""
+    questions = tuple(q for drawn in resolve_quiz(bank, quiz) for q in drawn.scored())
+    return bank.model_copy(update={"questions": questions})
 
 
 def quiz_for(bank: Bank, quiz_id: str | None) -> Quiz:

@@ -71,7 +71,6 @@ CASES = {  # format, suffix, where the number is, what the error names
     "qti3 select": ("qti3", "zip", r'<qti-selection select="(\d+)"', "select"),
     "qti3 max-attempts": ("qti3", "zip", r'max-attempts="(\d+)"', "max-attempts"),
     "olx max_count": ("olx", "tar.gz", r'max_count="(\d+)"', "max_count"),
-    "olx max_attempts": ("olx", "tar.gz", r'max_attempts="(\d+)"', "max_attempts"),
     "olx time limit": ("olx", "tar.gz", r'default_time_limit_minutes="(\d+)"', "default_time_limit_minutes"),
     "canvas-qti selection_number": ("canvas-qti", "zip", r"<selection_number>(\d+)<", "selection_number"),
     "canvas-qti cc_maxattempts": (

@@ -22,9 +22,9 @@ from typing import BinaryIO
 from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question, resolve_quiz
-from ..problems import Problem, ProblemsFound, Severity
+from ..problems import MoeLmsError, Problem, ProblemsFound, Severity
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
-from . import ExportOptions, Format
+from . import ExportOptions, Format, Guide, Held, ShelfEntry
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
 # a literal backslash.
@@ -262,6 +262,23 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
 _BATCH = 64  # questions per write
 
 
+def _guide(held: Held, first: bool) -> list[str]:
+    return [
+        "GIFT keeps the texts, per-choice feedback, the explanation, the grades, and each question's idnumber and "
+        "tags (Moodle 3.6 and later read them from the `// [id:…] [tag:…]` line). It has no place for the overall "
+        "feedback messages (correct, partially correct, incorrect), which Moodle leaves blank; Moodle XML keeps "
+        "them.",
+        "",
+    ]
+
+
+def _quiz_warnings(bank: Bank, options: ExportOptions) -> list[Problem]:
+    """A quiz's pools, as Moodle XML's: the maximum grade and the intro are set in the quiz (caveats.moodle)."""
+    from .caveats import moodle
+
+    return moodle(bank, options)
+
+
 FORMAT = Format(
     name="gift",
     description="Moodle GIFT text",
@@ -269,6 +286,11 @@ FORMAT = Format(
     write=write,
     one_locale_per_file=True,
     quizzes=True,
+    label="GIFT",
+    accepts=frozenset({"drop_images"}),
+    warnings=lambda bank, options: [*image_problems(bank, options), *_quiz_warnings(bank, options)],
+    # A GIFT file cannot carry images: the shelf's leaves them out (the other files carry them).
+    shelf=ShelfEntry(label="GIFT", without_images="GIFT cannot carry them", guide=(Guide(11, "Moodle", _guide),)),
 )
 
 
@@ -297,7 +319,7 @@ class GiftQuestion:
     tags: tuple[str, ...] = ()  # from "[tag:…]" there
 
 
-class GiftSyntaxError(ValueError):
+class GiftSyntaxError(MoeLmsError, ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line

@@ -19,16 +19,16 @@ import posixpath
 import re
 import tarfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
-from ...numbers_in import MAX_ATTEMPTS, MAX_MINUTES, whole_number
+from ...numbers_in import MAX_MINUTES, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html
 from ...text import plain_text
@@ -45,8 +45,8 @@ from ...zipsafe import (
     UnsafePackage,
     safe_member_name,
 )
+from .. import Imported
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti12 import locale_of
 from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
 
 COURSE_FILE = "course.xml"
@@ -384,7 +384,7 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
             [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
         )
     language = course.get("language") or "en"
-    locale = locale_of(language)
+    locale = from_language_tag(language)
     if locale is None:
         problems.append(
             Problem(
@@ -439,7 +439,8 @@ def _children(tree: Tree, element: etree._Element, tag: str) -> list[etree._Elem
 
 def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[str, object] | None:
     """The quiz of a course whose first subsection holds problem banks (what ``export --quiz`` writes): a section
-    per unit, a problem bank's ``max_count`` its draw, the subsection's time limit, the problems' ``max_attempts``.
+    per unit, a problem bank's ``max_count`` its draw, the subsection's time limit (the problems' ``max_attempts`` are
+    the submissions of each problem, not attempts at the quiz, which Open edX has no place for).
     A problem bank shows its problems in an order of each learner's, so a quiz of problem banks alone shuffles.
     None for any other course (a quiz that neither draws nor shuffles has no problem bank, and reads as a bank)."""
     sequentials = [s for chapter in _children(tree, course, "chapter") for s in _children(tree, chapter, "sequential")]
@@ -448,7 +449,6 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
     sequential = sequentials[0]
     sections: list[dict[str, object]] = []
     pools = 0
-    attempts = None
     for unit in _children(tree, sequential, "vertical"):
         ids: list[str] = []
         draw = None
@@ -464,11 +464,6 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
                     what="<itembank max_count>",
                 )  # fmt: skip
             ids += [slug(p.get("url_name", "")) for p in inner if p.get("url_name")]
-            if attempts is None and inner:
-                attempts = whole_number(
-                    inner[0].get("max_attempts"), low=0, high=MAX_ATTEMPTS, file=tree.place(inner[0]),
-                    line=inner[0].sourceline, what="<problem max_attempts>",
-                )  # fmt: skip
         if not ids:
             continue
         name = (unit.get("url_name") or "").removesuffix("-unit")
@@ -498,8 +493,6 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
     )  # fmt: skip
     if sequential.get("is_time_limited") == "true" and minutes:
         quiz["time_limit_minutes"] = minutes
-    if attempts is not None:
-        quiz["attempts"] = attempts
     return quiz
 
 
@@ -664,6 +657,12 @@ def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]
 
     raw["media"] = packaged_media(read, f"{STATIC}/", texts, name, problems)
     return validated_bank(raw, name, problems, no_questions="no question of the course could be imported")
+
+
+def import_courses(archives: Sequence[tuple[str, bytes]], /, *, locale: str | None, max_bytes: int) -> Imported:
+    """:func:`read_courses` as the registry's :class:`~moe_lms.formats.Reader`."""
+    bank, warnings = read_courses(list(archives))
+    return Imported(bank, warnings)
 
 
 def read_package(data: bytes, *, name: str = "course.tar.gz") -> tuple[Bank, list[Problem]]:

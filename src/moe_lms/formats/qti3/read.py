@@ -2,10 +2,11 @@
 
 The manifest names the items and tests (``imsqti_item_xmlv3p0``, ``imsqti_test_xmlv3p0``); each choice item
 (one ``qti-choice-interaction``) becomes a question in its ``xml:lang``, items ``QUESTION-LOCALE`` of several
-languages one question with translations. A choice's explanation is its ``qti-modal-feedback`` (identifier = the
-choice), the general one the feedback shown on any answer (moe-lms's ``show-hide="hide"`` one, or one called
-``general_explanation``). The package's LOM gives the bank's id, titles, source language and tags; tests give
-the intro (their rubric). Packages are read through :mod:`moe_lms.zipsafe` and :mod:`moe_lms.xmlsafe`.
+languages one question with translations. A choice's explanation is its ``qti-feedback-block`` or
+``qti-modal-feedback`` (identifier = the choice), the general one the feedback shown on any answer (moe-lms's
+``show-hide="hide"`` one, or one called ``general_explanation``). The package's LOM gives the bank's id, titles,
+source language and tags; tests give the intro (their rubric). Packages are read through :mod:`moe_lms.zipsafe`
+and :mod:`moe_lms.xmlsafe`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
 from ...numbers_in import MAX_ATTEMPTS, whole_number
@@ -29,7 +30,6 @@ from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import MAX_FILES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti12 import locale_of
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
     AS_SPAN,
@@ -174,7 +174,7 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
         return None
     interaction = interactions[0]
     lang = root.get(XML_LANG) or "en"
-    locale = locale_of(lang) or "en"
+    locale = from_language_tag(lang) or "en"
     identifier = root.get("identifier", "")
     qid = identifier.removesuffix(f"-{locale}") if identifier.endswith(f"-{locale}") else identifier
     declarations = {d.get("identifier"): d for d in root.iterfind(q("qti-response-declaration"))}
@@ -193,7 +193,8 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
             points = number(outcome.findtext(f"{q('qti-default-value')}/{q('qti-value')}"))
     feedback: dict[str, etree._Element] = {}
     general = None
-    for modal in root.iterfind(q("qti-modal-feedback")):
+    shown = [*root.iterfind(q("qti-modal-feedback")), *root.iter(q("qti-feedback-block"))]  # (moe-lms's: blocks)
+    for modal in shown:
         body = modal.find(q("qti-content-body"))
         body = modal if body is None else body
         ident = modal.get("identifier", "")
@@ -319,7 +320,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 body = rubric.find(q("qti-content-body"))
                 intro = text_of(body if body is not None else rubric, rubric.get(XML_LANG), inline=False)
             test_locale = root.get("identifier", "").rpartition("-")[2]  # (ours: BANK-LOCALE)
-            locale = locale_of(test_locale) if test_locale else None
+            locale = from_language_tag(test_locale) if test_locale else None
             if locale is not None:
                 found.tests[locale] = (root.get("title", ""), intro)
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
@@ -327,8 +328,9 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
 
 def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
-    limit (``qti-time-limits max-time``) and attempts (the first part's ``qti-item-session-control max-attempts``):
-    QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes the quizzes)."""
+    limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
+    max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes
+    the quizzes)."""
     sections = []
     for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
@@ -365,7 +367,7 @@ def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTes
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
         identifier=identifier,
-        locale=locale_of(test_locale) if test_locale else None,
+        locale=from_language_tag(test_locale) if test_locale else None,
         title=root.get("title"),
         intro=None,
         items=[i for s in sections for i in s.items],
@@ -404,7 +406,7 @@ def _bank(
     present = list(dict.fromkeys(i.locale for i in found.items))
     if not present:
         raise ProblemsFound([*problems, Problem(name, None, "the package has no choice item moe-lms can import")])
-    declared = locale_of(languages[0]) if languages else None
+    declared = from_language_tag(languages[0]) if languages else None
     source = declared if declared in present else present[0]
     targets = [loc for loc in present if loc != source]
     questions: list[Question] = []
