@@ -227,6 +227,35 @@ def expansion_limit(text_size: int) -> int:
     return ALIAS_EXPANSION_FACTOR * text_size + ALIAS_EXPANSION_ALLOWANCE
 
 
+# A YAML tag where a node begins (``!!python/object/apply:…``, ``!custom``): the fast reader builds the node under
+# it as if the tag were not there, so the author would be told about a list instead. Only text that may hold one
+# is parsed again to find it.
+_TAG_HINT = re.compile(r"(?:^|[\s\[{,])!(?:!|<|[A-Za-z])", re.MULTILINE)
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "seq", "map"))
+
+
+def tag_problem(text: str) -> tuple[int, str] | None:
+    """The line of the first YAML tag other than the plain ones (``!!str`` …), and why it is refused."""
+    if _TAG_HINT.search(text) is None:
+        return None
+    import yaml
+
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            tag = getattr(event, "tag", None)
+            if tag and tag != "!" and tag not in _PLAIN_TAGS:
+                shown = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+                line = event.start_mark.line + 1 if event.start_mark is not None else 1
+                return line, (
+                    f"the YAML tag {shown[:80]} is refused: bank.yaml holds text, numbers, lists and mappings, and "
+                    "moe-lms never builds anything from a tag; remove it (or put the text in quotes if the ! is "
+                    "part of it)"
+                )
+    except yaml.YAMLError:
+        return None  # (the reader says what is wrong with the YAML, with its line)
+    return None
+
+
 def alias_expansion_problem(text: str) -> tuple[int, str] | None:
     """(line, message) when expanding the aliases of ``text`` would exceed :func:`expansion_limit`, else None.
 
@@ -336,8 +365,11 @@ def _report(
 ) -> None:
     where = partial(_where, raw_questions, raw_quizzes=raw_quizzes)
     errors = _one_per_union(exc.errors(include_url=False))
-    # A list whose items all failed is also "too short" (it has none left): the items' errors say why.
-    failed_inside = {tuple(err["loc"][:-1]) for err in errors if err["loc"] and isinstance(err["loc"][-1], int)}
+    # A list whose items all failed is also "too short" (it has none left): the items' errors say why, whether an
+    # item failed as a whole or by one of its fields (a section with one bad field is not also "at least 1 item").
+    failed_inside = {
+        tuple(err["loc"][:at]) for err in errors for at, part in enumerate(err["loc"]) if isinstance(part, int)
+    }
     for err in errors:
         if err["type"] == "too_short" and tuple(err["loc"]) in failed_inside:
             continue
@@ -533,7 +565,7 @@ def _read_in_runs(path: Path) -> Bank | None:
         with open_reported(path) as stream:
             for part in _split_questions(stream):
                 text = part if isinstance(part, str) else part[0]
-                if alias_expansion_problem(text) is not None:
+                if alias_expansion_problem(text) is not None or tag_problem(text) is not None:
                     return None  # the thorough way reports it with its line
                 if isinstance(part, str):
                     header = yaml_rs.loads(text, parse_datetime=False)
@@ -635,7 +667,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     del data
     lines = _YamlLines(path)
     collector = _Collector(file, lines)
-    expansion = alias_expansion_problem(text)
+    expansion = alias_expansion_problem(text) or tag_problem(text)
     if expansion is not None:
         return None, [Problem(file, expansion[0], expansion[1])]
     try:

@@ -545,15 +545,21 @@ def _section_problems(
     name = f"section {section.id!r}"
     pool, missing = section_pool(bank, section)
     if section.questions is not None:
-        for qid in missing:
-            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank"
+        first: dict[str, int] = {}  # (each id's first position, found once: list.index per id was quadratic)
         for position, qid in enumerate(section.questions):
-            if section.questions.index(qid) != position:
+            first.setdefault(qid, position)
+        for qid in missing:
+            yield ("questions", first[qid]), f"{name}: no question {qid!r} in the bank"
+        for position, qid in enumerate(section.questions):
+            if first[qid] != position:
                 yield ("questions", position), f"{name} lists question {qid!r} twice"
     else:
         assert section.pool is not None
+        tags: dict[str, int] = {}
+        for position, tag in enumerate(section.pool.tags):
+            tags.setdefault(tag, position)
         for tag in missing:
-            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}"
+            yield ("from", "tags", tags[tag]), f"{name}: no question is tagged {tag!r}"
     if not pool:
         yield (), f"{name} has no questions: its pool is empty"
         return

@@ -54,6 +54,12 @@ def init(directory: Path | None, locales_text: str | None, title: str | None, so
         message = f"{source} is the source locale; target locales are the others"
         raise click.BadParameter(message, param_hint="--locales")
     folder = directory or Path(".")
+    if title is not None and (half := re.search("[\ud800-\udfff]", title)) is not None:  # (bytes not UTF-8)
+        message = (
+            f"contains U+{ord(half.group()):04X}, half of a character (the shell passed bytes that are not UTF-8): "
+            "type the title again in UTF-8"
+        )
+        raise click.BadParameter(message, param_hint="--title")
     if title is None:
         title = folder.resolve().name.replace("-", " ").replace("_", " ").strip().capitalize() or "Question bank"
     files = planned_files(folder, title=title, source_locale=source, target_locales=target_locales)
