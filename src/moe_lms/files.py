@@ -49,15 +49,22 @@ def read_limited(path: Path, limit: int) -> bytes:
     so the read itself stops at ``limit`` + 1 bytes. A regular file larger than the limit is refused unread."""
     try:
         with path.open("rb") as stream:
-            declared = os.fstat(stream.fileno()).st_size
-            if stat.S_ISREG(os.fstat(stream.fileno()).st_mode) and declared > limit:
-                raise InputTooLarge(f"the file is {declared:,} bytes; the limit is {limit:,}")
-            data = stream.read(limit + 1)
+            status = os.fstat(stream.fileno())
+            regular = stat.S_ISREG(status.st_mode)
+            if regular and status.st_size > limit:
+                raise InputTooLarge(f"the file is {status.st_size:,} bytes; the limit is {limit:,}")
+            # A regular file in one read of its size (one buffer); anything else a MiB at a time (a read of the
+            # whole limit at once would reserve it, whatever arrives).
+            chunks = [stream.read(status.st_size + 1)] if regular else []
+            size = sum(map(len, chunks))
+            while size <= limit and (chunk := stream.read(min(1 << 20, limit + 1 - size))):
+                chunks.append(chunk)
+                size += len(chunk)
     except OSError as exc:
         raise InputTooLarge(f"cannot read it: {_reason(exc)}") from None
-    if len(data) > limit:
+    if size > limit:
         raise InputTooLarge(f"it holds more than {limit:,} bytes (the limit), and was not read further")
-    return data
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def write_atomic(path: Path, data: bytes, *, within: Path, parents: bool = False) -> None:

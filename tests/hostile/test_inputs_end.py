@@ -105,10 +105,22 @@ def test_a_tar_split_over_two_gzip_members_is_read_as_gunzip_reads_it(tmp_path: 
 @pytest.mark.parametrize("fmt", ["qti3", "qti21"])
 def test_one_item_named_400_times_is_read_once(tmp_path: Path, fmt: str) -> None:
     package = tmp_path / "package.zip"
-    package.write_bytes(hostile_inputs.one_item_named_400_times(fmt, size=4 * MIB))
+    package.write_bytes(hostile_inputs.one_item_named_400_times(fmt, size=3 * MIB // 2))
     code, output, peak, seconds = run_child(
         "import", fmt, str(package), "-o", str(tmp_path / "bank"), limit=512 * MIB, timeout=120
     )
     assert code == 0, output
     assert peak < 400, f"peak {peak} MiB"
     assert seconds < 60
+
+
+def test_an_item_past_the_item_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """30 items of 15 MiB of text took 3.9 GiB and ten minutes; an item is one question, and past 2 MiB it is
+    refused (by its declared size: nothing of it is inflated)."""
+    package = tmp_path / "package.zip"
+    package.write_bytes(hostile_inputs.thirty_items_of(3 * MIB, count=30))
+    code, output, peak, seconds = run_child(
+        "import", "qti21", str(package), "-o", str(tmp_path / "bank"), limit=512 * MIB, timeout=120
+    )
+    assert code == 1 and "the limit is 2,097,152" in output, output
+    assert peak < 200 and seconds < 30

@@ -26,7 +26,7 @@ from ...richtext import (
 )
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import MAX_FILES, SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti_item import GENERAL_FEEDBACK
 from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
@@ -398,7 +398,11 @@ def _read_resources(
         read.add(resource.path)
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
+            root = package.xml(
+                resource.path,
+                max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS,
+                max_bytes=MAX_ITEM_BYTES if is_item else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             report.refused(exc)
         else:

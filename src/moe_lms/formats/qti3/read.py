@@ -28,7 +28,7 @@ from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import MAX_FILES, SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
@@ -301,7 +301,11 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
             continue
         read.add(path)
         try:
-            root = package.xml(path, max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000)
+            root = package.xml(
+                path,
+                max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000,
+                max_bytes=MAX_ITEM_BYTES if kind == ITEM_TYPE else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
             continue
