@@ -18,6 +18,7 @@ from lxml import etree
 
 from ...richtext import (
     MATHML_NS,
+    NOWRAP_CLASS,
     TEX_ANNOTATION,
     mathml,
 )
@@ -90,7 +91,8 @@ def _convert(source: etree._Element, parent: etree._Element) -> None:
     if direction in ("rtl", "ltr"):
         classes.append(f"moe-{direction}")
     language = source.get("class") or ""
-    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (richtext.py)
+    # a fenced block's language, or a short isolate kept on one line (richtext.py)
+    if (tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language)) or language == NOWRAP_CLASS:
         classes.append(language)
     if classes:
         element.set("class", " ".join(classes))
