@@ -228,7 +228,40 @@ CANVAS_ELEMENTS = set(
 # the aria-* attributes (a hidden marker paragraph carries aria-hidden).
 CANVAS_ATTRIBUTES = {"style", "class", "id", "title", "role", "lang", "dir"} | {
     f"aria-{name}"
-    for name in ["labelledby", "atomic", "busy", "controls", "describedby", "disabled", "dropeffect", "flowto", "grabbed", "haspopup", "hidden", "invalid", "label", "live", "owns", "relevant", "autocomplete", "checked", "expanded", "level", "multiline", "multiselectable", "orientation", "pressed", "readonly", "required", "selected", "sort", "valuemax", "valuemin", "valuenow", "valuetext"]
+    for name in [
+        "labelledby",
+        "atomic",
+        "busy",
+        "controls",
+        "describedby",
+        "disabled",
+        "dropeffect",
+        "flowto",
+        "grabbed",
+        "haspopup",
+        "hidden",
+        "invalid",
+        "label",
+        "live",
+        "owns",
+        "relevant",
+        "autocomplete",
+        "checked",
+        "expanded",
+        "level",
+        "multiline",
+        "multiselectable",
+        "orientation",
+        "pressed",
+        "readonly",
+        "required",
+        "selected",
+        "sort",
+        "valuemax",
+        "valuemin",
+        "valuenow",
+        "valuetext",
+    ]
 }
 CANVAS_TAG_ATTRIBUTES = {"a": {"href", "target", "name"}, "img": {"align", "alt", "height", "src", "width"}}
 CANVAS_STYLE = re.compile(

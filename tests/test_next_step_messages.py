@@ -160,8 +160,10 @@ def test_translations_update_without_target_locales_says_there_is_nothing_to_upd
 def test_an_html_export_without_locale_names_the_other_languages(tmp_path: Path) -> None:
     result = invoke("export", "--format", "html", "-o", str(tmp_path / "p.html"), str(SHIPPED_BANK_DIR))
     assert result.exit_code == 0, result.output
-    assert "note: --format html writes one language per file; the bank's other languages: --locale ur, --locale vi" \
+    assert (
+        "note: --format html writes one language per file; the bank's other languages: --locale ur, --locale vi"
         in result.stderr
+    )
     chosen = invoke("export", "--format", "html", "--locale", "ur", "-o", str(tmp_path / "u.html"),
                     str(SHIPPED_BANK_DIR))  # fmt: skip
     assert "other languages" not in chosen.stderr

@@ -15,7 +15,7 @@ from rich.table import Table
 from .. import loader, quality
 from ..glossary import read_glossary
 from ..locales import CharacterShare, Status, character_share, coverage, locale_info
-from ..model import XML_ILLEGAL, Bank, strings
+from ..model import TEXT_ILLEGAL, Bank, strings
 from ..problems import Problem, ProblemsFound, Severity
 from . import translator
 from .common import (
@@ -205,7 +205,7 @@ def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
         if "&#" in text:
             for match in _CHARACTER_REFERENCE.finditer(text):
                 code = int(match.group(1)[1:], 16) if match.group(1)[0] in "xX" else int(match.group(1))
-                if code > 0x10FFFF or XML_ILLEGAL.match(chr(code)) or code == 0:
+                if code > 0x10FFFF or TEXT_ILLEGAL.match(chr(code)) or code == 0:
                     message = (
                         f"{path}: {match.group()} is U+{code:04X}, a character XML 1.0 cannot carry: every export "
                         "would write U+FFFD instead"
@@ -289,6 +289,6 @@ def translations_page_words(locale: str, bank_dir: Path | None) -> None:
     target = directory / loader.LOCALES_DIR / pagewords.BANK_DIR / f"{tag}.po"
     if target.exists():
         fail([Problem(shown(target), None, "exists already: edit it (it is never overwritten)")])
-    write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), parents=True)
+    write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), within=directory, parents=True)
     shipped = "moe-lms's shipped words" if pagewords.shipped(tag) else "the English, every msgstr empty"
     out.print(f"wrote {shown(target)} (from {shipped}): translate it, then run `moe-lms check`", markup=False)

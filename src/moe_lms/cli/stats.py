@@ -190,7 +190,7 @@ def stats(
     data = document(analysis)
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     if output is not None:
-        write_atomic(output, text.encode("utf-8"))
+        write_atomic(output, text.encode("utf-8"), within=output.parent)
         err.print(f"wrote {shown(output)}", markup=False)
     if as_json:
         sys.stdout.write(text)
@@ -202,7 +202,7 @@ def stats(
     if html_file is not None:
         from ..stats.html import report
 
-        write_atomic(html_file, report(bank, analysis))
+        write_atomic(html_file, report(bank, analysis), within=html_file.parent)
         err.print(f"wrote {shown(html_file)}", markup=False)
 
 
