@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -161,24 +161,6 @@ def export(
             + " (moe-lms build writes them all)",
             markup=False,
         )
-    if quiz is not None and fmt.name == "moodle":
-        _moodle_quiz_note(bank, options.locales, quiz, include_drafts)
-
-
-def _moodle_quiz_note(bank: Bank, locales: Sequence[str], quiz: str, include_drafts: bool) -> None:
-    """Moodle XML has no quiz: it carries the sections' pools, and the draw is made in Moodle. Said at once, with
-    the categories and draws, so that an import is not mistaken for the quiz."""
-    from ..formats.moodle.write import quiz_steps
-
-    err.print(
-        "note: Moodle XML carries the quiz's pools, not the quiz: each section's questions are in a category of "
-        "their own. After the import, create the quiz in Moodle (Add an activity or resource → Quiz) and make the "
-        "draw there with random questions (docs/how-to/quizzes.md):",
-        markup=False,
-    )
-    for locale in locales[:1]:  # (the categories of the other locales are named alike)
-        for step in quiz_steps(bank, locale, quiz, include_drafts):
-            err.print(f"  - {step}", markup=False)
 
 
 def _report_warnings(
