@@ -70,7 +70,7 @@ def test_a_quiz_exported_to_moodle_says_the_draw_is_made_in_moodle_with_random_q
     assert "make the draw there with random questions" in result.stderr
     assert (
         "Add → a random question, category 'Expert parallelism for MoE serving: a quiz/English/Expert parallelism: "
-        "a check/MoE layers', Number of random questions: 2 (of 3)"
+        "a check/Dispatch and combine', Number of random questions: 1 (of 2)"
     ) in result.stderr
     whole = invoke("export", "--format", "moodle", "--locale", "en", "-o", str(tmp_path / "all.xml"),
                    str(SHIPPED_BANK_DIR))  # fmt: skip

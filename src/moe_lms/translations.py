@@ -145,10 +145,12 @@ def _question_paths(q: Question) -> list[tuple[str, str]]:
     return list(question_strings(q))
 
 
-# model.XML_ILLEGAL in UTF-8: C0 controls but tab and line breaks, DEL, the C1 controls (U+0080-U+009F, two bytes
+# model.TEXT_ILLEGAL in UTF-8: C0 controls but tab and line breaks, DEL, the C1 controls (U+0080-U+009F, two bytes
 # from \xc2), U+FFFE and U+FFFF. (Surrogates cannot be in UTF-8 text: str.encode refuses them.) A lead byte can only
 # start a character, so a match is always aligned.
-XML_ILLEGAL_UTF8 = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]")
+XML_ILLEGAL_UTF8 = re.compile(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]|\xee\x80[\x80-\x83]"
+)
 
 
 class PackedCatalog(Mapping[str, Translation]):

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..locales import locale_info
 from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
+from ..numbers_in import finite_number
 from ..problems import Problem, ProblemsFound, Severity
 
 
@@ -108,14 +109,8 @@ def range_of(low: float, high: float) -> tuple[float, float]:
 
 
 def number(text: str | None) -> float | int | None:
-    """A finite number written in a package, or None."""
-    try:
-        value = float((text or "").strip())
-    except ValueError:
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    return int(value) if value.is_integer() else value
+    """A finite number written in a package, or None (see :func:`moe_lms.numbers_in.finite_number`)."""
+    return finite_number(text)
 
 
 def slug(value: str) -> str:

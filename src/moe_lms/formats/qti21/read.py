@@ -18,6 +18,7 @@ from lxml import etree
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import (
     markdown_from_rich_html,
@@ -25,7 +26,7 @@ from ...richtext import (
 )
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti_item import GENERAL_FEEDBACK, read_numerical_rules
 from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
@@ -352,21 +353,35 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
     for section in root.iter(_q("assessmentSection")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(_q("assessmentItemRef"))]
         selection = section.find(_q("selection"))
-        select = selection.get("select", "") if selection is not None else ""
+        select = (
+            whole_number(
+                selection.get("select"), low=0, high=MAX_FILES, file=report.file, line=selection.sourceline,
+                what="<selection select>",
+            )
+            if selection is not None
+            else None
+        )  # fmt: skip
         ordering = section.find(_q("ordering"))
         sections.append(
             ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
-                int(select) if select.isdigit() else None,
+                select,
                 ordering is not None and ordering.get("shuffle") == "true",
             )
         )
     limits = root.find(_q("timeLimits"))
     max_time = number(limits.get("maxTime")) if limits is not None else None
     control = root.find(f"{_q('testPart')}/{_q('itemSessionControl')}")
-    attempts = control.get("maxAttempts", "") if control is not None else ""
+    attempts = (
+        whole_number(
+            control.get("maxAttempts"), low=0, high=MAX_ATTEMPTS, file=report.file, line=control.sourceline,
+            what="<itemSessionControl maxAttempts>",
+        )
+        if control is not None
+        else None
+    )  # fmt: skip
     return ParsedTest(
         identifier=root.get("identifier", ""),
         locale=from_language_tag(lang) if lang else None,
@@ -375,7 +390,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
         items=[r for r in refs if r],
         sections=[s for s in sections if s.items],
         max_time=max_time,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        max_attempts=attempts,
     )
 
 
@@ -437,17 +452,25 @@ def _read_resources(
     """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, ParsedItem[_Text]] = {}
     tests: list[ParsedTest] = []
+    read: set[str] = set()
     for resource in _resources(manifest):
         is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
+            continue
+        if resource.path in read:  # (a file named by a second resource is the same file: read once)
             continue
         if resource.path is None or resource.path not in package.infos:
             message = f"resource {resource.identifier!r} names no file of the package"
             problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
             continue
+        read.add(resource.path)
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
+            root = package.xml(
+                resource.path,
+                max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS,
+                max_bytes=MAX_ITEM_BYTES if is_item else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             report.refused(exc)
         else:

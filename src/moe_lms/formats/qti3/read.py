@@ -23,12 +23,13 @@ from lxml import etree
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from ..qti_item import read_numerical_rules
@@ -355,6 +356,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         for string in general.iterfind(f"{{{LOM}}}title/{{{LOM}}}string"):
             titles.setdefault(string.get("language") or "", string.text or "")
         languages = [language.text or "" for language in general.iterfind(f"{{{LOM}}}language")]
+    read: set[str] = set()
     for resource in manifest.iterfind(f"{{{CP}}}resources/{{{CP}}}resource"):
         kind = resource.get("type", "")
         href = resource.get("href") or next((f.get("href", "") for f in resource.iterfind(f"{{{CP}}}file")), "")
@@ -362,6 +364,8 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         if kind not in (ITEM_TYPE, TEST_TYPE):
             continue
         place = f"{name}!/{path or href}"
+        if path in read:  # (a file named by a second resource is the same file: read once)
+            continue
         if path is None or path not in package.infos:
             found.problems.append(
                 Problem(
@@ -369,8 +373,13 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 )
             )
             continue
+        read.add(path)
         try:
-            root = package.xml(path, max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000)
+            root = package.xml(
+                path,
+                max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000,
+                max_bytes=MAX_ITEM_BYTES if kind == ITEM_TYPE else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
             continue
@@ -380,7 +389,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 item.tags = _keywords(_lom_general(resource))
                 found.items.append(item)
                 found.paths[path] = item
-        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path)).is_quiz:
+        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path, place=place)).is_quiz:
             found.quizzes.append(quiz)
         elif root.tag == q("qti-assessment-test"):
             rubric = root.find(f".//{q('qti-rubric-block')}")
@@ -395,7 +404,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
 
 
-def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
+def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
     limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
     max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes
@@ -404,20 +413,34 @@ def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
     for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
         selection = section.find(q("qti-selection"))
-        select = selection.get("select", "") if selection is not None else ""
+        select = (
+            whole_number(
+                selection.get("select"), low=0, high=MAX_FILES, file=place or path, line=selection.sourceline,
+                what="<qti-selection select>",
+            )
+            if selection is not None
+            else None
+        )  # fmt: skip
         ordering = section.find(q("qti-ordering"))
         sections.append(
             ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
-                int(select) if select.isdigit() else None,
+                select,
                 ordering is not None and ordering.get("shuffle") == "true",
             )
         )
     limits = root.find(q("qti-time-limits"))
     control = root.find(f"{q('qti-test-part')}/{q('qti-item-session-control')}")
-    attempts = control.get("max-attempts", "") if control is not None else ""
+    attempts = (
+        whole_number(
+            control.get("max-attempts"), low=0, high=MAX_ATTEMPTS, file=place or path, line=control.sourceline,
+            what="<qti-item-session-control max-attempts>",
+        )
+        if control is not None
+        else None
+    )  # fmt: skip
     identifier = root.get("identifier", "")
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
@@ -428,7 +451,7 @@ def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
         items=[i for s in sections for i in s.items],
         sections=[s for s in sections if s.items],
         max_time=number(limits.get("max-time")) if limits is not None else None,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        max_attempts=attempts,
     )
 
 
