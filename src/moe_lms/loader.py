@@ -559,7 +559,27 @@ def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
         bank, problems = _read_whole_document(path)
     if bank is not None:
         problems = _unknown_locales(path, bank) + _quiz_problems(path, bank)
+        problems += _variant_problems(path, bank)
     return (None if problems else bank), problems
+
+
+def _variant_problems(path: Path, bank: Bank) -> list[Problem]:
+    """What moe_lms.variants finds in the parameterised questions, each at its line of bank.yaml."""
+    from . import variants
+
+    if not variants.has_variants(bank):
+        return []
+    found = variants.problems(bank)
+    if not found:
+        return []
+    lines = _YamlLines(path)
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    problems = []
+    for problem in found:
+        loc = problem.loc if problem.loc[0] == "quizzes" else ("questions", numbers[problem.question], *problem.loc)
+        line, column = lines.locate(loc)
+        problems.append(Problem(_display(path), line, problem.describe(), f"question {problem.question!r}", column))
+    return problems
 
 
 def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -895,12 +915,27 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
             continue
         catalog, found = read_catalog(path, bank, locale, index)
         problems.extend(found)
+        problems.extend(_template_translation_problems(path, bank, locale, catalog))
         if catalog:
             translations[locale] = catalog
     bank = bank.model_copy(update={"translations": translations})
     media, found = rich_content_problems(directory, bank)
     problems.extend(found)
     return bank.model_copy(update={"media": media}) if media else bank, problems
+
+
+def _template_translation_problems(
+    po_file: Path, bank: Bank, locale: str, catalog: Mapping[str, Translation]
+) -> list[Problem]:
+    """A translation of a parameterised question's text keeps the source's placeholders (moe_lms.variants)."""
+    from . import variants
+
+    if not variants.has_variants(bank):
+        return []
+    return [
+        Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path))
+        for path, message in variants.translation_problems(bank, locale, catalog)
+    ]
 
 
 def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:

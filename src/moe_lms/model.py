@@ -173,6 +173,21 @@ def _shorthand_schema(schema: dict[str, Any]) -> None:
     schema["required"] = [key for key in schema.get("required", []) if key != "choices"]
 
 
+ParamName = Annotated[
+    str,
+    Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,31}$", description="A name an expression uses: T, k, rate_2"),
+]
+ParamValues = Annotated[tuple[StrictInt | StrictFloat, ...], Field(min_length=1, max_length=100)]
+VARIANT_MARK = "~"  # a variant's id: <question id>~<number> (moe_lms.variants)
+MAX_VARIANTS = 200
+
+
+def variant_of(question_id: str) -> str | None:
+    """The id of the parameterised question a variant id (``capacity~3``) was drawn from; None for any other id."""
+    base, mark, _number = question_id.partition(VARIANT_MARK)
+    return base if mark else None
+
+
 class Question(Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_shorthand_schema)
 
@@ -184,6 +199,18 @@ class Question(Frozen):
     explanation: Markdown = Field(description="General explanation, shown after answering whatever was chosen.")
     choices: tuple[Choice, ...]
     tags: tuple[Identifier, ...] = ()
+    params: dict[ParamName, ParamValues] | None = Field(
+        default=None,
+        max_length=8,
+        description="Each a list of values: the question is a template, and learners get variants drawn from the "
+        "combinations ({expression} in its texts is computed for each; see moe_lms.variants).",
+    )
+    variants: StrictInt | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_VARIANTS,
+        description="How many concrete versions of a parameterised question (all valid combinations when absent).",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -199,6 +226,12 @@ class Question(Frozen):
         fields = self.__pydantic_fields_set__
         if fields is _FIELDS_SETS.get((Question, frozenset(fields))):
             return self
+        if self.variants is not None and self.params is None:
+            raise PydanticCustomError(
+                "variants", "variants: is for a parameterised question: give params: too", {"loc": ("variants",)}
+            )
+        if self.params is not None and not self.params:
+            raise PydanticCustomError("params", "params: names no parameter", {"loc": ("params",)})
         if len(self.choices) < 2:
             _choices_error(f"has {len(self.choices)} choice(s); a question needs at least 2")
         _refuse_duplicates("choice", "choices", [c.id for c in self.choices])
@@ -481,8 +514,21 @@ WHOLE_BANK = "all"  # the id of the quiz a bank without quizzes: is: every quest
 
 
 def whole_bank_quiz(bank: Bank) -> Quiz:
-    """The one quiz of a bank without ``quizzes:``: every question, once, in bank order, no settings."""
-    section = Section(id=WHOLE_BANK, questions=tuple(q.id for q in bank.questions))
+    """The one quiz of a bank without ``quizzes:``: every question, once, in bank order, no settings. A bank whose
+    parameterised questions were expanded (moe_lms.variants) carries its own, each question's variants a section
+    drawing one: that one."""
+    for quiz in bank.quizzes:
+        if quiz.id == WHOLE_BANK:
+            return quiz
+    return flat_quiz(bank)
+
+
+def flat_quiz(bank: Bank) -> Quiz:
+    """Every question of the bank once, in bank order, in one section (a variant's id, ``capacity~2``, is no
+    Identifier an author may write: the section is built without validating it again)."""
+    section = Section.model_construct(
+        id=WHOLE_BANK, title=None, questions=tuple(q.id for q in bank.questions), pool=None, draw=None, points=None
+    )
     return Quiz(id=WHOLE_BANK, title=bank.title, intro=bank.intro, sections=(section,))
 
 

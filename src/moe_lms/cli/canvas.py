@@ -233,6 +233,8 @@ def push_canvas(
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     try:
         options = formats.ExportOptions.for_bank(bank, locales, quiz=quiz, include_drafts=include_drafts)
+        if via != "qti":  # (the QTI route's writer expands the bank itself: formats.get)
+            bank, options = formats.concrete(bank, options)
         token = _canvas_token()
         client = canvas_client.CanvasClient(
             base_url,

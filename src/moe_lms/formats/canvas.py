@@ -38,7 +38,18 @@ from typing import IO, Any, BinaryIO, Literal, NamedTuple
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
-from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, resolve_quiz, whole_bank_quiz
+from ..model import (
+    Bank,
+    DrawnSection,
+    Kind,
+    MediaItem,
+    Question,
+    Quiz,
+    flat_quiz,
+    resolve_quiz,
+    variant_of,
+    whole_bank_quiz,
+)
 from ..problems import Problem, ProblemsFound
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format
@@ -780,8 +791,18 @@ def _write(bank: Bank, options: ExportOptions, out: BinaryIO, files: ExitStack) 
         entry: dict[str, Any] = {"locale": locale}
         # An image is the reference a push sends before it knows the course file (canvas_media): the document's
         # "images" say which bank file each reference stands for.
+        # The document's two engines share one quiz, and New Quizzes' API cannot draw (refuse_draws): a bank with
+        # variants (moe_lms.variants) has every variant here, in bank order; `push canvas` (classic) and the Canvas
+        # QTI package carry them as question groups picking one.
         streams = tuple(
-            QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
+            QuizStream(
+                bank,
+                locale,
+                engine,
+                include_drafts=options.include_drafts,
+                image_url=image_ref,
+                quiz=flat_quiz(bank) if _has_variants(bank) else None,
+            )
             for engine, *_ in _SECTIONS
         )
         lists = _QuestionLists(streams, tuple(item_path for *_, item_path in _SECTIONS), files)
@@ -896,3 +917,8 @@ FORMAT = Format(
         "`moe-lms push canvas --quiz ID` sends a quiz (its dry run prints the plan)"
     ),
 )
+
+
+def _has_variants(bank: Bank) -> bool:
+    """Whether the bank's parameterised questions were expanded into variants (moe_lms.variants)."""
+    return any(variant_of(q.id) is not None for q in bank.questions)

@@ -28,7 +28,7 @@ from typing import NamedTuple, Protocol, TypeVar
 from lxml import etree
 
 from ..locales import LocalizedView, Resolved
-from ..model import Bank, Kind, Question, Quiz, resolve_quiz
+from ..model import VARIANT_MARK, Bank, Kind, Question, Quiz, resolve_quiz
 from ..richtext import plain_text, render_block, render_inline
 from ..text import visible_text
 
@@ -38,8 +38,9 @@ GENERAL_FEEDBACK = "general_explanation"
 
 
 def item_identifier(question_id: str, locale: str) -> str:
-    """The identifier of a question's item in one locale."""
-    return f"{question_id}-{locale}"
+    """The identifier of a question's item in one locale. A variant's ``~`` (``capacity~2``, moe_lms.variants) is
+    written ``.``: identifiers are XML names (xs:ID, NCName), which have no ``~``, and no bank id has a ``.``."""
+    return f"{question_id.replace(VARIANT_MARK, '.')}-{locale}"
 
 
 def qti_number(value: float) -> str:
