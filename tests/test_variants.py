@@ -152,7 +152,7 @@ def test_check_refuses_a_division_by_zero_naming_question_params_and_line(tmp_pa
 def test_check_refuses_an_expression_that_does_not_evaluate(tmp_path: Path) -> None:
     found = problems_of(tmp_path, BANK_YAML.replace("{floor(1.25 * T * k / E)}", "{floor(1.25 * T * q / E)}"))
     assert len(found) == 1 and found[0].startswith(
-        "31: question 'capacity': '{floor(1.25 * T * q / E)}': unknown name 'q'"
+        "35: question 'capacity': '{floor(1.25 * T * q / E)}': unknown name 'q'"
     )
 
 
