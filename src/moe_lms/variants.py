@@ -319,8 +319,12 @@ def _translations(
     """A variant's translations: each translated template with the variant's numbers written for ``locale``; one
     whose source has changed since it was translated stays stale (its old source cannot equal the variant's)."""
     names = set(template.names)
-    for (_loc, path, _parts), (new_path, new_source) in zip(template.parts, question_strings(made), strict=True):
+    for (_loc, path, parts), (new_path, new_source) in zip(template.parts, question_strings(made), strict=True):
         t = catalog.get(path)
+        if (t is None or not t.text) and language_neutral(parts):
+            # Nothing in it to translate ("{ceil(x)}"): the numbers alone, written for the locale.
+            yield new_path, Translation(render(parts, params, locale), new_source, False)
+            continue
         if t is None or not t.text:
             continue
         try:
@@ -329,6 +333,12 @@ def _translations(
             continue  # (check refuses such a translation: translation_problems)
         current = t.source == _source_of(template, path)
         yield new_path, Translation(text, new_source if current else t.source, t.draft)
+
+
+def language_neutral(parts: Sequence[Part]) -> bool:
+    """Whether a template's text is numbers alone (placeholders, digits, signs, math, no word): the same in every
+    language but for how its numbers are written, so no translator is asked for it."""
+    return not any(ch.isalpha() for part in parts if isinstance(part, str) for ch in part)
 
 
 def _source_of(template: Template, path: str) -> str:

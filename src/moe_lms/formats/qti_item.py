@@ -39,8 +39,10 @@ GENERAL_FEEDBACK = "general_explanation"
 
 def item_identifier(question_id: str, locale: str) -> str:
     """The identifier of a question's item in one locale. A variant's ``~`` (``capacity~2``, moe_lms.variants) is
-    written ``.``: identifiers are XML names (xs:ID, NCName), which have no ``~``, and no bank id has a ``.``."""
-    return f"{question_id.replace(VARIANT_MARK, '.')}-{locale}"
+    written ``_``: identifiers are XML names (xs:ID, NCName), which have no ``~``; no bank id has a ``_``; and a ``.``
+    would not do: QTI engines read ``item.VARIABLE`` as a variable of an item (qti-sdk's VariableIdentifier refuses
+    ``capacity.2-en`` as an item's identifier in outcome processing)."""
+    return f"{question_id.replace(VARIANT_MARK, '_')}-{locale}"
 
 
 def qti_number(value: float) -> str:
