@@ -147,6 +147,40 @@ def choice_feedback(sub: Sub, parent: etree._Element, multiple: bool) -> None:
     add_to_feedback(sub, chosen, "")
 
 
+def numerical_scoring(
+    sub: Sub, parent: etree._Element, q: Question, on_answer: Callable[[etree._Element], object]
+) -> None:
+    """A numerical item's rules (its RESPONSE a float): SCORE 0 unanswered; else the first value whose range holds
+    the response (``equal``, absolute tolerance on both sides, bounds included; ``exact`` for a tolerance of 0)
+    adds its choice id to FEEDBACK and scores MAXSCORE if it is correct, 0 if anticipated; any other number scores
+    0. An answered item then gets what ``on_answer`` puts into the branch taken on an answer (the general
+    explanation; the ranges never overlap, model.Question checks, so at most one value matches)."""
+    from ..numeric import number_text  # (QTI floats: xs:double, which number_text's shortest form always is)
+
+    condition = sub(parent, "responseCondition")
+    unanswered = sub(condition, "responseIf")
+    expression(sub, sub(unanswered, "isNull"), "variable", identifier="RESPONSE")
+    base_value(sub, set_outcome(sub, unanswered, "SCORE"), "float", "0")
+    answered = sub(condition, "responseElse")
+    inner = sub(answered, "responseCondition")
+    for number, c in enumerate(q.choices):
+        branch = sub(inner, "responseIf" if number == 0 else "responseElseIf")
+        tolerance = q.tolerance_of(c)
+        attributes = {"toleranceMode": "exact"}
+        if tolerance:
+            attributes = {"toleranceMode": "absolute", "tolerance": number_text(tolerance)}
+        test = sub(branch, "equal", attributes)
+        expression(sub, test, "variable", identifier="RESPONSE")
+        base_value(sub, test, "float", number_text(q.value_of(c)))
+        if c.correct:
+            expression(sub, set_outcome(sub, branch, "SCORE"), "variable", identifier="MAXSCORE")
+        else:
+            base_value(sub, set_outcome(sub, branch, "SCORE"), "float", "0")
+        add_to_feedback(sub, branch, c.id)
+    base_value(sub, set_outcome(sub, sub(inner, "responseElse"), "SCORE"), "float", "0")
+    on_answer(answered)
+
+
 class ItemShape(NamedTuple):
     """What the elements of an item depend on; items of one shape differ only in their text."""
 

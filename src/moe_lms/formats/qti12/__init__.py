@@ -484,9 +484,127 @@ def _inline(shape: _Shape, index: int) -> bool:
     return 1 <= index <= shape.choices
 
 
+NUMERICAL_TYPE = "numerical_question"
+CC_FIB = "cc.fib.v0p1"
+NUMERICAL_LIST = "moe-anticipated"  # the class of the list of anticipated values in the incorrect comments
+
+
+def numerical_refusal(question: Question) -> str | None:
+    """Why a cartridge cannot carry a numerical question exactly, or None: its QTI profile has no numerical type,
+    and its fill-in-the-blank (``cc.fib``) compares the typed text with each value as text, which is exact only when
+    no value has a tolerance."""
+    if any(question.tolerance_of(c) for c in question.choices):
+        return (
+            "a numerical question with a tolerance cannot go into a Common Cartridge: its QTI profile has no "
+            "numerical type, and a fill-in-the-blank (cc.fib) matches typed text exactly; set every tolerance to 0, "
+            "or leave the question out of this export"
+        )
+    return None
+
+
+def build_numerical_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
+    """A numerical question as an item: a ``response_str`` with a ``render_fib``, and per value a condition.
+
+    Canvas (qti_items.rb ``numerical_resprocessing``, read back by lib/qti/numeric_interaction.rb): type
+    ``numerical_question``, ``render_fib fibtype="Decimal"``, a condition per correct value ``or(varequal value,
+    and(vargte value - tolerance, varlte value + tolerance))`` that scores 100 and shows the value's explanation
+    and the correct comments; every Canvas numerical answer is correct, so the anticipated values, each with its
+    explanation, are listed (``ul class="moe-anticipated"``, ``li data-choice data-value data-tolerance``) in the
+    incorrect comments, shown otherwise. A cartridge (every tolerance 0, :func:`numerical_refusal`): ``cc.fib``, a
+    condition per value on its exact text (score 100 or 0, its explanation)."""
+    from ...numeric import number_text
+
+    ident = item_ident(question.id, view.locale)
+    item = etree.Element(q("item"), {"ident": ident, "title": stem_title(view, question)}, nsmap={None: QTI})
+    item.set(XML_LANG, view.info.lang)
+    fields: list[tuple[str, str]]
+    correct_ids = [c.id for c in question.correct_choices]
+    if flavour is Flavour.CC:
+        fields = [("cc_profile", CC_FIB), ("cc_weighting", num(question.points))]
+    else:
+        fields = [
+            ("question_type", NUMERICAL_TYPE),
+            ("points_possible", num(question.points)),
+            ("original_answer_ids", ",".join(correct_ids)),
+            ("assessment_question_identifierref", f"{ident}-ref"),
+        ]
+    if question.tags:
+        fields.append((TAGS_FIELD, " ".join(question.tags)))
+    fields.append((KIND_FIELD, question.kind.value))
+    metadata(_sub(item, "itemmetadata"), fields)
+    render = cartridge_html(render_block) if flavour is Flavour.CC else render_block
+    presentation = _sub(item, "presentation")
+    material(presentation, view.stem(question), render)
+    response = _sub(presentation, "response_str", {"ident": RESPONSE, "rcardinality": "Single"})
+    fib = _sub(response, "render_fib", {"fibtype": "Decimal"} if flavour is Flavour.CANVAS else {})
+    _sub(fib, "response_label", {"ident": "answer1"})
+    unit = view.unit(question)
+    if unit is not None:
+        material(presentation, unit, cartridge_html(render_inline) if flavour is Flavour.CC else render_inline)
+
+    processing = _sub(item, "resprocessing")
+    _sub(
+        _sub(processing, "outcomes"),
+        "decvar",
+        {"maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"},
+    )
+    general = _sub(processing, "respcondition", {"continue": "Yes"})
+    _sub(_sub(general, "conditionvar"), "other")
+    _displayfeedback(general, GENERAL_FEEDBACK)
+    answered = question.choices if flavour is Flavour.CC else question.correct_choices
+    idents = dict(zip([c.id for c in question.choices], feedback_idents([c.id for c in question.choices]), strict=True))
+    for c in answered:
+        value, tolerance = question.value_of(c), question.tolerance_of(c)
+        condition = _sub(processing, "respcondition", {"continue": "No"})
+        holder = _sub(condition, "conditionvar")
+        if flavour is Flavour.CANVAS:
+            either = _sub(holder, "or")
+            _sub(either, "varequal", {"respident": RESPONSE}, number_text(value))
+            both = _sub(either, "and")
+            _sub(both, "vargte", {"respident": RESPONSE}, number_text(value - tolerance))
+            _sub(both, "varlte", {"respident": RESPONSE}, number_text(value + tolerance))
+        else:
+            _sub(holder, "varequal", {"respident": RESPONSE}, number_text(value))
+        _sub(condition, "setvar", {"action": "Set", "varname": "SCORE"}, "100" if c.correct else "0")
+        _displayfeedback(condition, idents[c.id])
+        if flavour is Flavour.CANVAS:
+            _displayfeedback(condition, CORRECT_FEEDBACK)
+    if flavour is Flavour.CANVAS:
+        otherwise = _sub(processing, "respcondition", {"continue": "Yes"})
+        _sub(_sub(otherwise, "conditionvar"), "other")
+        _displayfeedback(otherwise, INCORRECT_FEEDBACK)
+
+    def feedback(ident: str, resolved: Resolved, html: Callable[[str], str] = render) -> None:
+        material(_sub(_sub(item, "itemfeedback", {"ident": ident}), "flow_mat"), resolved, html)
+
+    feedback(GENERAL_FEEDBACK, view.explanation(question))
+    for c in answered:
+        feedback(idents[c.id], view.choice_explanation(question, c))
+    if flavour is Flavour.CANVAS:
+        feedback(CORRECT_FEEDBACK, view.feedback("correct"))
+        incorrect = view.feedback("incorrect")
+        anticipated = [c for c in question.choices if not c.correct]
+        listed = ""
+        for c in anticipated:
+            value, tolerance = question.value_of(c), question.tolerance_of(c)
+            shown = number_text(value) + (f" ± {number_text(tolerance)}" if tolerance else "")
+            explanation = view.choice_explanation(question, c)
+            listed += (
+                f'<li data-choice="{c.id}" data-value="{number_text(value)}" data-tolerance="{number_text(tolerance)}">'
+                f'<bdi dir="ltr">{shown}</bdi>: {wrapped_html(explanation, render_block)}</li>'
+            )
+        with_list = (
+            (lambda text: render_block(text) + f'<ul class="{NUMERICAL_LIST}">{listed}</ul>') if listed else render
+        )
+        feedback(INCORRECT_FEEDBACK, incorrect, with_list)
+    return item
+
+
 def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
     """One question in one locale as an ``item``, element by element (:class:`Items` writes the same bytes
     faster)."""
+    if question.numerical:
+        return build_numerical_item(question, view, flavour)
     shape, values = _item_values(question, view, flavour)
     values[_TITLE] = stem_title(view, question)
     contents = _contents(question, view, flavour)
@@ -541,6 +659,11 @@ class Items:
         return locale_info(lang.replace("-", "_")).rtl
 
     def serialise(self, question: Question, view: LocalizedView, flavour: Flavour) -> bytes:
+        if question.numerical:  # (few, of no shared shape: built element by element)
+            data: bytes = etree.tostring(
+                build_numerical_item(question, view, flavour), encoding="UTF-8", pretty_print=True
+            )
+            return data
         shape, values = _item_values(question, view, flavour)
         texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
         plain = view.question_plain(question, texts)  # 1 where a text renders as itself everywhere
