@@ -198,3 +198,50 @@ def test_the_po_files_hold_templates_never_numbers(bank_dir: Path) -> None:
     entries = {e.context: e for e in catalog_entries(load_bank(bank_dir), "vi")}
     assert "capacity~1/stem" not in entries
     assert entries["capacity/stem"].msgstr.startswith("Một lô $T = {T}$ token")
+
+
+def test_a_numerical_question_computes_its_values_per_variant(tmp_path: Path) -> None:
+    from .variant_bank import NUMERICAL_YAML
+
+    directory = tmp_path / "numerical"
+    (directory / "locales").mkdir(parents=True)
+    (directory / "bank.yaml").write_text(NUMERICAL_YAML, encoding="utf-8")
+    expanded = variants.expand(load_bank(directory))
+    assert [q.id for q in expanded.questions] == [f"capacity-per-learner~{n}" for n in range(1, 7)]
+    for q in expanded.questions:
+        found = re.search(r"T = ([\d{},]+)\$ tokens, top-(\d+) routing over \$E = (\d+)", q.stem)
+        assert found, q.stem
+        tokens, k, experts = (int(g.replace("{,}", "")) for g in found.groups())
+        assert [c.value for c in q.choices] == [
+            capacity_key(tokens, k, experts),
+            float(1.25 * tokens * k // experts),
+            tokens * k / experts,
+        ]
+        assert q.matching(float(capacity_key(tokens, k, experts))) is q.choices[0]
+        assert all(c.value_template is None for c in q.choices)
+
+
+def test_a_numerical_value_in_quotes_is_refused_outside_a_parameterised_question(tmp_path: Path) -> None:
+    from .variant_bank import NUMERICAL_YAML
+
+    text = NUMERICAL_YAML.replace("    params:\n      T: [4000, 6000, 8000]\n      k: [2, 4, 8]\n      E: [64, 128]\n"
+                                  "    variants: 6\n", "")  # fmt: skip
+    directory = tmp_path / "numerical"
+    (directory / "locales").mkdir(parents=True)
+    (directory / "bank.yaml").write_text(text, encoding="utf-8")
+    bank, problems = check_bank(directory)
+    assert bank is None
+    assert any("is text, not a number" in p.message for p in problems), [p.message for p in problems]
+
+
+def test_check_refuses_numerical_values_that_meet_in_too_many_combinations(tmp_path: Path) -> None:
+    from .variant_bank import NUMERICAL_YAML
+
+    directory = tmp_path / "numerical"
+    (directory / "locales").mkdir(parents=True)
+    (directory / "bank.yaml").write_text(NUMERICAL_YAML.replace("variants: 6", "variants: 15"), encoding="utf-8")
+    bank, problems = check_bank(directory)
+    assert bank is None
+    (problem,) = problems
+    assert problem.message.startswith("asks for 15 variant(s) but only 14 of the 18 combinations of params: are valid")
+    assert "the values of choices 'right' and 'truncated' meet (625)" in problem.message

@@ -96,3 +96,19 @@ def test_a_bank_without_parameterised_questions_is_written_as_before(tmp_path: P
 
     plain = sample_bank()
     assert formats.concrete(plain, formats.ExportOptions(locales=("en",)))[0] is plain
+
+
+NUMERICAL_FORMATS = {"moodle": ".xml", "qti21": ".zip", "canvas-qti": ".zip", "olx": ".tar.gz", "cc11": ".imscc"}
+
+
+@pytest.mark.parametrize("name", sorted(NUMERICAL_FORMATS))
+def test_numerical_variants_pass_each_formats_checks(name: str, tmp_path: Path, schemas_dir: Path) -> None:
+    from .variant_bank import NUMERICAL_YAML
+
+    directory = tmp_path / "numerical"
+    (directory / "locales").mkdir(parents=True)
+    (directory / "bank.yaml").write_text(NUMERICAL_YAML, encoding="utf-8")
+    path = tmp_path / f"numerical{NUMERICAL_FORMATS[name]}"
+    path.write_bytes(dump(load_bank(directory), name))
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output

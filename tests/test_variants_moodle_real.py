@@ -69,3 +69,41 @@ def test_a_moodle_quiz_draws_one_variant_per_attempt_and_grades_it_for_its_own_n
         else:
             assert f"This rounds {shown_exact} down" in specific, specific
         assert f"1.25 × {tokens:,} × {k} / {experts} = {shown_exact}, rounded up." in general, general
+
+
+def test_a_numerical_variant_is_graded_by_moodle_for_the_number_its_own_numbers_make(tmp_path: Path) -> None:
+    from .variant_bank import NUMERICAL_YAML
+
+    moodle = _moodle()
+    directory = tmp_path / "numerical"
+    (directory / "locales").mkdir(parents=True)
+    (directory / "bank.yaml").write_text(NUMERICAL_YAML, encoding="utf-8")
+    bank = load_bank(directory)
+    xml = tmp_path / "numerical.en.xml"
+    xml.write_bytes(formats.get("moodle").dump(bank, formats.ExportOptions(locales=("en",))))
+    expanded = formats.concrete(bank, formats.ExportOptions(locales=("en",)))[0]
+    typed = {}
+    for q in expanded.questions:
+        tokens, k, experts = numbers_of(q.stem)
+        exact = 1.25 * tokens * k / experts
+        typed[f"{q.id}-en"] = [str(math.ceil(exact)), str(math.floor(exact))]  # what the learner types
+    (tmp_path / "typed.json").write_text(json.dumps(typed), encoding="utf-8")
+    done = subprocess.run(
+        ["php", str(DRIVER), str(moodle), "numerical-variants-en-all-all", str(ATTEMPTS), str(tmp_path / "typed.json"),
+         str(xml)],
+        capture_output=True, text=True, timeout=900, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    result = json.loads(done.stdout.rpartition(MARK)[2])
+    (ARTIFACTS / "variants-numerical-quiz.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
+    assert result["pool_size"] == 6
+    assert len({a["idnumber"] for a in result["attempts"]}) >= 3
+    for n, attempt in enumerate(result["attempts"]):
+        tokens, k, experts = numbers_of(attempt["questiontext"])
+        exact = 1.25 * tokens * k / experts
+        right = n % 2 == 0
+        assert attempt["chosen"] == str(math.ceil(exact) if right else math.floor(exact))
+        assert attempt["mark"] == (1.0 if right else 0.0), attempt
+        specific = visible(" ".join(attempt["specific_feedback"]))
+        said = f"{exact:,.12g} rounded up is {math.ceil(exact):,}." if right else f"This rounds {exact:,.12g} down."
+        assert said in specific, specific

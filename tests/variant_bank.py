@@ -132,3 +132,36 @@ def write_bank(directory: Path, bank_yaml: str = BANK_YAML, *, fuzzy: bool = Fal
 
 def capacity_key(T: int, k: int, E: int) -> int:
     return math.ceil(1.25 * T * k / E)
+
+
+# The issue's example as written there: a numerical question whose values are expressions.
+NUMERICAL_YAML = """\
+id: numerical-variants
+title: Numerical variants
+source_locale: en
+target_locales: [vi]
+questions:
+  - id: capacity-per-learner
+    kind: numerical
+    params:
+      T: [4000, 6000, 8000]
+      k: [2, 4, 8]
+      E: [64, 128]
+    variants: 6
+    unit: tokens
+    stem: >-
+      A batch of $T = {T}$ tokens, top-{k} routing over $E = {E}$ experts, capacity factor 1.25, rounding
+      up. How many tokens can each expert accept?
+    explanation: "1.25 × {T} × {k} / {E} = {1.25 * T * k / E}, rounded up to {ceil(1.25 * T * k / E)}."
+    choices:
+      - id: right
+        value: "{ceil(1.25 * T * k / E)}"
+        correct: true
+        explanation: "{1.25 * T * k / E} rounded up is {ceil(1.25 * T * k / E)}."
+      - id: truncated
+        value: "{floor(1.25 * T * k / E)}"
+        explanation: "This rounds {1.25 * T * k / E} down."
+      - id: no-factor
+        value: "{T * k / E}"
+        explanation: "This leaves out the capacity factor 1.25."
+"""

@@ -183,6 +183,9 @@ class Choice(Frozen):
     tolerance: Tolerance | None = Field(default=None, description="This value's own tolerance (numerical only).")
     correct: StrictBool = False
     explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
+    # A parameterised numerical question's value as written, "{ceil(1.25 * T * k / E)}": moved here from value by
+    # Question's before-validator (a value is otherwise a number), computed per variant by moe_lms.variants.
+    value_template: SkipJsonSchema[StrictStr | None] = None
 
 
 # The true-false shorthand: a true-false question without choices says which answer is right with ``correct`` and
@@ -275,7 +278,10 @@ class Question(Frozen):
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, data: Any) -> Any:
-        return _true_false_choices(data)
+        data = _true_false_choices(data)
+        if type(data) is dict and data.get("params") is not None and type(data.get("choices")) is list:
+            data = {**data, "choices": [_value_template(c) for c in data["choices"]]}
+        return data
 
     @model_validator(mode="after")
     def _answer_key(self) -> Question:
@@ -292,7 +298,16 @@ class Question(Frozen):
             )
         if self.params is not None and not self.params:
             raise PydanticCustomError("params", "params: names no parameter", {"loc": ("params",)})
-        if self.kind is Kind.NUMERICAL:
+        for index, c in enumerate(self.choices):
+            if c.value_template is not None and (self.params is None or self.kind is not Kind.NUMERICAL):
+                _field_error(
+                    'a value is a number; it may be an expression in quotes ("{2 * T}") only in a parameterised '
+                    "numerical question (params:)",
+                    ("choices", index, "value"),
+                )
+        if self.kind is Kind.NUMERICAL and self.params is not None:
+            _numerical_template_key(self)
+        elif self.kind is Kind.NUMERICAL:
             _numerical_key(self)
         else:
             _choice_key(self)
@@ -362,6 +377,30 @@ def _choice_key(q: Question) -> None:
         _choices_error("a multiple-answer question needs at least one correct choice, found 0")
     if q.kind is Kind.TRUE_FALSE and (len(q.choices) != 2 or len(correct) != 1):
         _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
+
+
+def _value_template(choice: Any) -> Any:
+    """A parameterised question's choice with its value written as an expression ("{2 * T}") moved to
+    value_template (a value is otherwise a number: :func:`number`)."""
+    if type(choice) is dict and isinstance(choice.get("value"), str):
+        return {**{k: v for k, v in choice.items() if k != "value"}, "value_template": choice["value"]}
+    return choice
+
+
+def _numerical_template_key(q: Question) -> None:
+    """A parameterised numerical question: each choice a value or an expression, no text, a correct one. (Its
+    ranges are checked per variant, once computed: moe_lms.variants.)"""
+    if not q.choices:
+        _choices_error("a numerical question needs at least one choice: the correct value")
+    _refuse_duplicates("choice", "choices", [c.id for c in q.choices])
+    for index, c in enumerate(q.choices):
+        if "text" in c.model_fields_set:
+            _field_error("a numerical question's choice has no text: its value is what the learner types",
+                         ("choices", index, "text"))  # fmt: skip
+        if c.value is None and c.value_template is None:
+            raise PydanticCustomError("missing", "Field required", {"loc": ("choices", index, "value")})
+    if not q.correct_choices:
+        _choices_error("a numerical question needs a correct value (correct: true on one of its choices), found none")
 
 
 def _numerical_key(q: Question) -> None:

@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .expressions import ExpressionError, Number, Part, parse_template, placeholders, render
+from .expressions import Expression, ExpressionError, Number, Part, parse, parse_template, placeholders, render
 from .model import (
     MAX_VARIANTS,
     VARIANT_MARK,
@@ -76,18 +76,20 @@ def has_variants(bank: Bank) -> bool:
 
 def _texts(q: Question) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
     """(loc in the question, string path, text) of each of its texts, in :func:`model.question_strings` order."""
-    paths = question_strings(q)
-    yield ("stem",), *next(paths)
-    yield ("explanation",), *next(paths)
-    for index in range(len(q.choices)):
-        yield ("choices", index, "text"), *next(paths)
-        yield ("choices", index, "explanation"), *next(paths)
+    index = {c.id: n for n, c in enumerate(q.choices)}
+    for path, text in question_strings(q):
+        parts = path.split("/")
+        if parts[1] == "choices":
+            yield ("choices", index[parts[2]], parts[3]), path, text
+        else:
+            yield (parts[1],), path, text
 
 
 @dataclass(frozen=True)
 class Template:
     question: Question
     parts: tuple[tuple[tuple[str | int, ...], str, tuple[Part, ...]], ...]  # (loc, path, parsed) of each text
+    values: tuple[tuple[int, Expression], ...] = ()  # a numerical question's values written as expressions
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -100,12 +102,17 @@ class Template:
         for combo in itertools.product(*values):
             yield dict(zip(self.names, combo, strict=True))
 
-    def rendered(self, params: Mapping[str, Number], locale: str) -> list[str]:
-        return [render(parts, params, locale) for _loc, _path, parts in self.parts]
+    def rendered(self, params: Mapping[str, Number], locale: str) -> dict[str, str]:
+        """Each text's path and its text for these params."""
+        return {path: render(parts, params, locale) for _loc, path, parts in self.parts}
+
+    def computed(self, params: Mapping[str, Number]) -> dict[int, float]:
+        """A numerical question's values for these params, by choice index."""
+        return {index: float(expression.evaluate(params)) for index, expression in self.values}
 
 
 def template_of(q: Question) -> tuple[Template | None, list[VariantProblem]]:
-    """The question's texts parsed (None and the problems when one cannot be)."""
+    """The question's texts (and values) parsed (None and the problems when one cannot be)."""
     assert q.params is not None
     names = set(q.params)
     parts = []
@@ -115,14 +122,39 @@ def template_of(q: Question) -> tuple[Template | None, list[VariantProblem]]:
             parts.append((loc, path, parse_template(text, names)))
         except ExpressionError as exc:
             problems.append(VariantProblem(q.id, loc, str(exc)))
-    return (None if problems else Template(q, tuple(parts))), problems
-
-
-def _collision(q: Question, texts: Sequence[str]) -> str | None:
-    """Why this combination cannot be asked: two choices that read the same once computed."""
-    seen: dict[str, str] = {}
+    values = []
     for index, choice in enumerate(q.choices):
-        said = " ".join(texts[2 + 2 * index].split())
+        if choice.value_template is None:
+            continue
+        loc = ("choices", index, "value")
+        written = choice.value_template.strip()
+        if not (written.startswith("{") and written.endswith("}")) or written.count("{") != 1:
+            problems.append(VariantProblem(q.id, loc, f"{written!r}: a value is a number or one {{expression}}"))
+            continue
+        try:
+            values.append((index, parse(written[1:-1], names)))
+        except ExpressionError as exc:
+            problems.append(VariantProblem(q.id, loc, f"{written!r}: {exc}"))
+    return (None if problems else Template(q, tuple(parts), tuple(values))), problems
+
+
+def _collision(q: Question, texts: Mapping[str, str], values: Mapping[int, float]) -> str | None:
+    """Why this combination cannot be asked: two choices that read the same once computed, or (numerical) two
+    values whose ranges meet (a typed number would match both)."""
+    if q.kind is Kind.NUMERICAL:
+        ranges: list[tuple[str, float, float]] = []
+        for index, choice in enumerate(q.choices):
+            value = values.get(index, choice.value)
+            assert value is not None
+            tolerance = q.tolerance_of(choice)
+            for other, low, high in ranges:
+                if value - tolerance <= high and low <= value + tolerance:
+                    return f"the values of choices {other!r} and {choice.id!r} meet ({value:g})"
+            ranges.append((choice.id, value - tolerance, value + tolerance))
+        return None
+    seen: dict[str, str] = {}
+    for choice in q.choices:
+        said = " ".join(texts[f"{q.id}/choices/{choice.id}/text"].split())
         other = seen.setdefault(said, choice.id)
         if other != choice.id:
             return f"choices {other!r} and {choice.id!r} both read {said!r}"
@@ -152,20 +184,26 @@ def draw(q: Question, source_locale: str) -> tuple[Drawn | None, list[VariantPro
         message = f"params: make {total:,} combinations; at most {MAX_COMBINATIONS:,} are allowed"
         return None, [VariantProblem(q.id, ("params",), message)]
     valid: list[dict[str, Number]] = []
-    seen: set[tuple[str, ...]] = set()
+    seen: set[tuple[object, ...]] = set()
     collided: list[tuple[dict[str, Number], str]] = []
     for combo in template.combinations():
-        texts = []
-        for loc, _path, parts in template.parts:
+        texts: dict[str, str] = {}
+        for loc, path, parts in template.parts:
             try:
-                texts.append(render(parts, combo, source_locale))
+                texts[path] = render(parts, combo, source_locale)
             except ExpressionError as exc:
                 return None, [VariantProblem(q.id, loc, f"an expression does not evaluate: {exc}", combo)]
-        why = _collision(q, texts)
+        try:
+            computed = template.computed(combo)
+        except ExpressionError as exc:
+            index = next(i for i, e in template.values if _fails(e, combo))
+            loc = ("choices", index, "value")
+            return None, [VariantProblem(q.id, loc, f"an expression does not evaluate: {exc}", combo)]
+        why = _collision(q, texts, computed)
         if why is not None:
             collided.append((combo, why))
             continue
-        key = tuple(texts)
+        key = (*texts.values(), *sorted(computed.items()))
         if key not in seen:
             seen.add(key)
             valid.append(combo)
@@ -189,6 +227,14 @@ def draw(q: Question, source_locale: str) -> tuple[Drawn | None, list[VariantPro
     return Drawn(template, tuple(valid)), []
 
 
+def _fails(expression: Expression, params: Mapping[str, Number]) -> bool:
+    try:
+        expression.evaluate(params)
+    except ExpressionError:
+        return True
+    return False
+
+
 def variant_id(question_id: str, number: int) -> str:
     return f"{question_id}{VARIANT_MARK}{number}"
 
@@ -197,11 +243,18 @@ def _variant(template: Template, number: int, params: Mapping[str, Number], loca
     """One concrete question, validated like a hand-written one (under the template's id, then renamed)."""
     q = template.question
     texts = template.rendered(params, locale)
-    data = q.model_dump(exclude={"params", "variants"}, exclude_defaults=False)
-    data["stem"], data["explanation"] = texts[0], texts[1]
-    for index, choice in enumerate(data["choices"]):
-        choice["text"], choice["explanation"] = texts[2 + 2 * index], texts[3 + 2 * index]
-    data["tags"] = list(q.tags)
+    values = template.computed(params)
+    data = q.model_dump(exclude={"params", "variants"}, exclude_defaults=True)
+    data["id"] = q.id
+    for loc, path, _parts in template.parts:
+        if loc[0] == "choices":
+            data["choices"][loc[1]][loc[2]] = texts[path]
+        else:
+            data[str(loc[0])] = texts[path]
+    for index, value in values.items():
+        choice = data["choices"][index]
+        choice.pop("value_template", None)
+        choice["value"] = value
     made = Question.model_validate(data)
     return made.model_copy(update={"id": variant_id(q.id, number)})
 
