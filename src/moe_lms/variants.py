@@ -362,7 +362,9 @@ def expand(bank: Bank, *, grouped_whole_bank: bool = True) -> Bank:
             if intro is not None:
                 extra[locale][f"quizzes/{WHOLE_BANK}/intro"] = intro
     for locale, catalog in bank.translations.items():
-        translations[locale] = {**{path: t for path, t in catalog.items()}, **extra[locale]}
+        # (a template's own entries go: its texts are no string of the expanded bank)
+        kept = {path: t for path, t in catalog.items() if path.partition("/")[0] not in groups}
+        translations[locale] = {**kept, **extra[locale]}
     return bank.model_copy(update={"questions": tuple(questions), "quizzes": quizzes, "translations": translations})
 
 
