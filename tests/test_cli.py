@@ -11,6 +11,18 @@ from click.testing import CliRunner
 
 from moe_lms import __version__
 from moe_lms.cli import main
+from moe_lms.files import OutputError
+from moe_lms.formats.gift import GiftSyntaxError
+from moe_lms.lms.canvas_client import CanvasError
+from moe_lms.media import MediaError
+from moe_lms.merge import MergeError
+from moe_lms.model import QuizError
+from moe_lms.po import PoSyntaxError
+from moe_lms.problems import MoeLmsError, OptionError, ProblemsFound
+from moe_lms.richtext import FormulaError
+from moe_lms.schemas import SchemaError
+from moe_lms.xmlsafe import UnsafeXmlError
+from moe_lms.zipsafe import UnsafePackage
 
 from .conftest import SHIPPED_BANK_DIR
 
@@ -294,3 +306,25 @@ def test_check_names_a_title_made_only_of_an_empty_tag_which_every_export_would_
     assert "bank.yaml:2:8: error: the bank title renders to no text at all" in output
     code, output = run("export", "--format", "moodle", "--locale", "en", "-o", "-", str(bank_copy))
     assert code == 1 and "renders to no text at all" in output
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(MediaError("media/x.png: not an image"), 1), (OptionError("no quiz 'final'"), 2), (SchemaError("bad"), 2)],
+)
+def test_every_moe_lms_error_a_command_leaves_is_one_line_and_its_exit_code(
+    error: MoeLmsError, code: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def raising(*args: object) -> object:
+        raise error
+
+    monkeypatch.setattr("moe_lms.cli.export.load_or_exit", raising)
+    result = CliRunner().invoke(main, ["export", "--format", "moodle", str(SHIPPED_BANK_DIR), "-o", "-"])
+    assert result.exit_code == code
+    assert f"error: {error}" in result.output and "Traceback" not in result.output
+
+
+def test_every_exception_of_moe_lms_has_the_common_base() -> None:
+    for error in (MediaError, OptionError, SchemaError, MergeError, QuizError, UnsafeXmlError, PoSyntaxError,
+                  UnsafePackage, FormulaError, GiftSyntaxError, OutputError, CanvasError, ProblemsFound):  # fmt: skip
+        assert issubclass(error, MoeLmsError), error

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from moe_lms.locales import Origin, Status, check_locale, coverage, locale_info, resolve
+from moe_lms.locales import Origin, Status, check_locale, coverage, from_language_tag, locale_info, resolve
 from moe_lms.model import Bank, Translation
 
 
@@ -124,3 +124,16 @@ def test_a_bank_s_locales_are_checked_as_locale_info_would_take_them(tag: str) -
         assert str(refused.value) == str(exc)
     else:
         check_locale(tag)
+
+
+@pytest.mark.parametrize(
+    ("language", "locale"),
+    [("pt-BR", "pt_BR"), ("UR", "ur"), (" vi ", "vi"), ("en_US", "en_US"), ("zh-Hant-TW", "zh_Hant_TW")],
+)
+def test_a_language_tag_in_a_file_is_read_as_the_bank_locale_tag(language: str, locale: str) -> None:
+    assert from_language_tag(language) == locale
+
+
+@pytest.mark.parametrize("language", ["", "x", "english", "qq", "en--US", "1en"])
+def test_what_is_not_a_language_tag_babel_knows_is_none(language: str) -> None:
+    assert from_language_tag(language) is None

@@ -334,7 +334,7 @@ def test_import_writes_a_bank_directory_that_loads_and_exports_identically(tmp_p
     package.write_bytes(export(rich_bank()))
     result = CliRunner().invoke(main, ["import", "qti21", str(package), "-o", str(tmp_path / "bank")])
     assert result.exit_code == 0, result.output
-    assert "imported 3 questions" in result.output and "translations ur, vi" in result.output
+    assert "imported 3 questions" in result.output and "targets ur, vi" in result.output
     assert {p.name for p in (tmp_path / "bank").rglob("*") if p.is_file()} == {"bank.yaml", "ur.po", "vi.po"}
     assert export(load_bank(tmp_path / "bank")) == package.read_bytes()
 

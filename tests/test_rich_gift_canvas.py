@@ -108,3 +108,16 @@ def test_build_says_which_gift_files_lack_images(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["build", str(directory), "--out", str(tmp_path / "shelf")])
     assert result.exit_code == 0, result.output
     assert "rich.en.gift.txt: without its images (media/bar.png, media/dispatch.svg)" in result.output
+
+
+def test_export_strict_refuses_what_the_format_would_drop_and_writes_nothing(tmp_path: Path) -> None:
+    directory = write_rich_bank(tmp_path / "bank")
+    output = tmp_path / "out.gift.txt"
+    args = ["export", "--format", "gift", "--drop-images", "--strict", str(directory), "-o", str(output)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert result.output.count("error: question 'capacity': image") == 2 and "(--strict)" in result.output
+    assert not output.exists()
+    # A format that drops nothing passes --strict unchanged.
+    strict = ["export", "--format", "moodle", "--strict", str(directory), "-o", str(tmp_path / "m.xml")]
+    assert CliRunner().invoke(main, strict).exit_code == 0

@@ -210,8 +210,8 @@ def formats() -> str:
     from moe_lms.loader import load_bank
 
     lines = [
-        "| format | default file | one language per file | what it is |",
-        "| --- | --- | --- | --- |",
+        "| format | default file | one language per file | what it is | `import` | `validate` | on the shelf as |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name in registry.names():
         fmt = registry.get(name)
@@ -220,7 +220,12 @@ def formats() -> str:
         else:
             per_locale = "no: every locale, or the `--locale`s named"
             default = f"`<bank-id>{fmt.suffix}`; one `--locale`: `<bank-id>.<locale>{fmt.suffix}`"
-        lines.append(f"| `{name}` | {default} | {per_locale} | {_cell(fmt.description)} |")
+        imported = f"`import {name}`" if fmt.read else "—"
+        checked = _cell(fmt.check_what) if fmt.check else "—"
+        shelved = _cell(fmt.shelf.label) if fmt.shelf else "—"
+        lines.append(
+            f"| `{name}` | {default} | {per_locale} | {_cell(fmt.description)} | {imported} | {checked} | {shelved} |"
+        )
     lines += [
         "",
         "What each format does with one question holding inline math, an image and a fenced code block, in a bank "
@@ -244,13 +249,14 @@ def formats() -> str:
                 else _outcome(partial(fmt.dump, bank, ExportOptions.for_bank(bank)))
             )
             lines.append(f"| `{name}` | {one} | {every} |")
-            if name == "gift":
-                drop = ExportOptions.for_bank(bank, ("ur",), drop_images=True)
-                dropped = _outcome(partial(fmt.dump, bank, drop))
-                lines.append(f"| `gift --drop-images` | {dropped} | — |")
-            if name == "moodle":
-                multi = _outcome(partial(fmt.dump, bank, ExportOptions.for_bank(bank, multilang=True)))
-                lines.append(f"| `moodle --multilang` | — | {multi} |")
+            for option in sorted(fmt.accepts):  # the export options of this format alone
+                flag = f"`{name} --{option.replace('_', '-')}`"
+                if fmt.one_locale_per_file:
+                    given = ExportOptions.for_bank(bank, ("ur",), **{option: True})
+                    lines.append(f"| {flag} | {_outcome(partial(fmt.dump, bank, given))} | — |")
+                else:
+                    given = ExportOptions.for_bank(bank, **{option: True})
+                    lines.append(f"| {flag} | — | {_outcome(partial(fmt.dump, bank, given))} |")
     return "\n".join([*lines, ""])
 
 

@@ -25,8 +25,10 @@ from pathlib import Path
 from types import FrameType
 from typing import BinaryIO
 
+from .errors import MoeLmsError
 
-class OutputError(Exception):
+
+class OutputError(MoeLmsError):
     """A file that cannot be written, said in one line (path and reason)."""
 
 

@@ -8,6 +8,7 @@ language it is, and the view counts what fell back.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from typing import NamedTuple
 from babel import Locale, UnknownLocaleError
 
 from .model import (
+    LOCALE_PATTERN,
     Bank,
     Choice,
     Question,
@@ -36,6 +38,8 @@ from .model import (
 )
 from .text import render_as_themselves_everywhere, visible_length
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
+
+LOCALE_TAG = re.compile(LOCALE_PATTERN)
 
 
 class Status(StrEnum):
@@ -87,6 +91,21 @@ def check_locale(tag: str) -> None:
 
 
 @cache
+def from_language_tag(lang: str) -> str | None:
+    """The bank locale tag (``pt_BR``) for a language tag as files carry it (BCP 47 ``pt-BR`` in ``xml:lang``,
+    ``lang`` or a manifest, a Moodle idnumber's ``pt_BR``), or None when it is not one or Babel does not know it.
+    The one reader of locale tags in files: every importer asks it."""
+    parts = lang.strip().replace("-", "_").split("_")
+    tag = "_".join([parts[0].lower(), *parts[1:]])
+    if not LOCALE_TAG.fullmatch(tag):
+        return None
+    try:
+        locale_info(tag)
+    except ValueError:
+        return None
+    return tag
+
+
 def locale_info(tag: str) -> LocaleInfo:
     loc = _parse(tag)
     name = loc.get_display_name(loc) or tag

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from lxml import etree
 
 from .model import Bank, MediaItem, Question
-from .problems import Problem
+from .problems import MoeLmsError, Problem
 
 if TYPE_CHECKING:
     from .locales import LocalizedView
@@ -49,7 +49,7 @@ MEDIA_TYPES = {
 SVG = "image/svg+xml"
 
 
-class MediaError(ValueError):
+class MediaError(MoeLmsError, ValueError):
     """An image reference or file that cannot be used; the message says why."""
 
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .model import Bank, Question, Translation, strings
+from .problems import MoeLmsError
 
 #: Bank fields an importer may carry; the others (id, source_locale, questions, …) are merged by their own rules.
 _CARRIED_FIELDS = ("title", "intro", "tags", "feedback")
 
 
-class MergeError(ValueError):
+class MergeError(MoeLmsError, ValueError):
     """The imported bank cannot be merged into the target (e.g. their source locales differ)."""
 
 

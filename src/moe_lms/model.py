@@ -30,6 +30,8 @@ from pydantic import (
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
+from .errors import MoeLmsError
+
 ID_PATTERN = r"^[a-z][a-z0-9-]*$"
 ID_MAX_LENGTH = 48
 
@@ -71,9 +73,10 @@ Identifier = Annotated[
         "It becomes QTI identifiers, Moodle idnumbers and Canvas markers, so never reuse or rename it.",
     ),
 ]
+LOCALE_PATTERN = r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$"  # a bank's locale tag; locales.from_language_tag reads others
 LocaleTag = Annotated[
     str,
-    Field(pattern=r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", description="Locale tag as Babel reads it: en, ur, vi, pt_BR"),
+    Field(pattern=LOCALE_PATTERN, description="Locale tag as Babel reads it: en, ur, vi, pt_BR"),
 ]
 
 
@@ -764,7 +767,7 @@ def section_pool(bank: Bank, section: Section) -> tuple[tuple[Question, ...], li
     return pool, [t for t in section.pool.tags if t not in carried]
 
 
-class QuizError(ValueError):
+class QuizError(MoeLmsError, ValueError):
     """A quiz the bank cannot fill: ``loc`` is where in bank.yaml (from ``quizzes``), ``quiz`` its id."""
 
     def __init__(self, quiz: str, loc: tuple[str | int, ...], message: str) -> None:
@@ -836,6 +839,13 @@ def resolve_quiz(bank: Bank, quiz: Quiz) -> tuple[DrawnSection, ...]:
         points = tuple(float(section.points if section.points is not None else q.points) for q in pool)
         drawn.append(DrawnSection(section, pool, len(pool) if section.draw is None else section.draw, points))
     return tuple(drawn)
+
+
+def quiz_bank(bank: Bank, quiz: Quiz) -> Bank:
+    """The bank with the quiz's questions alone, in quiz order, each worth its points in the quiz: what a quiz's
+    package holds items of (its manifest, its items and its media come from it)."""
+    questions = tuple(q for drawn in resolve_quiz(bank, quiz) for q in drawn.scored())
+    return bank.model_copy(update={"questions": questions})
 
 
 def quiz_for(bank: Bank, quiz_id: str | None) -> Quiz:

@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, TextIO
 
 from .locales import locale_info
+from .problems import MoeLmsError
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 _EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-class PoSyntaxError(ValueError):
+class PoSyntaxError(MoeLmsError, ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .errors import MoeLmsError, OptionError
+
+__all__ = ["MoeLmsError", "OptionError", "Problem", "ProblemsFound", "Severity"]
+
 
 class Severity(StrEnum):
     ERROR = "error"
@@ -31,7 +35,7 @@ class Problem:
         return f"{place}: {self.severity}:{where} {self.message}"
 
 
-class ProblemsFound(Exception):
+class ProblemsFound(MoeLmsError):
     """Raised when input cannot be used; carries every problem found, not just the first."""
 
     def __init__(self, problems: list[Problem]) -> None:

@@ -28,6 +28,7 @@ from lxml import etree
 
 from . import text
 from .model import MediaItem
+from .problems import MoeLmsError
 
 if TYPE_CHECKING:  # markdown-it is imported when a text first needs it, as in text.py
     from markdown_it import MarkdownIt
@@ -41,7 +42,7 @@ MathStyle = Literal["mathml", "tex"]
 _RICH = re.compile(r"\$|!\[|```|~~~")
 
 
-class FormulaError(ValueError):
+class FormulaError(MoeLmsError, ValueError):
     """A formula that does not parse; the message says what is wrong."""
 
 

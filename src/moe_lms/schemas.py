@@ -16,6 +16,8 @@ from typing import Any
 
 from lxml import etree
 
+from .problems import MoeLmsError
+
 ENV_VAR = "MOE_LMS_SCHEMAS"
 # Where ``schemas fetch`` downloads from: the IMS and W3C schemas as oat-sa/qti-sdk publishes them, with their
 # imports made relative so the folder validates offline (shared/schemas/README.md), at a pinned commit.
@@ -133,6 +135,7 @@ CC_QTI_XSD = Path("cc11/ccv1p1_qtiasiv1p2p1_v1p0.xsd")
 # QTI 3.0 (shared/schemas/qti3/README.md): the SBAC profile of the ASI schema stands in for the full one.
 QTI3_XSD = Path("qti3/sbac-official-imports/imsqti_asiv3p0_sbacv1p0_v1p0.xsd")
 QTI3_CP_XSD = Path("qti3/qtiv3p0/imsqtiv3p0_imscpv1p2_v1p0.xsd")
+_OPTIONAL = (CC_MANIFEST_XSD, CC_QTI_XSD, QTI3_XSD, QTI3_CP_XSD)  # folders older schema folders lack
 # Where to look when nothing names a folder: beside the current folder (relative, so read at call time), then
 # beside the source tree (a development checkout next to shared/).
 FALLBACKS: tuple[Path, ...] = (
@@ -145,8 +148,11 @@ NS_LOM = "http://ltsc.ieee.org/xsd/LOM"
 NS_QTI_METADATA = "http://www.imsglobal.org/xsd/imsqti_metadata_v2p1"
 
 
-class SchemaError(ValueError):
-    """A schema folder was named but is unusable (missing files, or an XSD that does not compile)."""
+class SchemaError(MoeLmsError, ValueError):
+    """A schema folder was named but is unusable (missing files, or an XSD that does not compile): the folder
+    the user gave is wrong, a usage error."""
+
+    exit_code = 2
 
 
 def _missing(directory: Path) -> list[str]:
@@ -195,6 +201,12 @@ class Schemas:
         One wrapper schema imports all three by absolute file URI, so no catalog and no network are needed.
         """
         return self._compile("manifest", self._manifest_wrapper)
+
+    def has(self, folder: str) -> bool:
+        """Whether the folder has every schema this moe-lms uses from ``folder`` (``qti3``, ``cc11``: older
+        folders lack them); validate asks it for the folder a format's ``check_schemas`` names."""
+        wanted = [p for p in (*REQUIRED, *_OPTIONAL) if p.parts[0] == folder]
+        return bool(wanted) and all((self.directory / p).is_file() for p in wanted)
 
     @property
     def has_cc(self) -> bool:

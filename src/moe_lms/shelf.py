@@ -1,11 +1,10 @@
 """The ready-to-import shelf (``exporters/``): every delivery file of a bank, for instructors who never run Python.
 
-What goes on the shelf is a plan over the format registry: per locale a Moodle XML file, a Common Cartridge, a
-Canvas QTI package, a QTI 2.1 and a QTI 3.0 package, an Open edX course, the Canvas payload, a GIFT file and the
-take-the-quiz page, plus one Moodle
-file carrying every locale and a README that says which file to take for which platform and how to import it. A
-format this moe-lms does not have yet is left out and named, so the shelf fills as formats land. Everything here is
-pure: files as functions that stream them; the CLI writes and compares them.
+What goes on the shelf is a plan over the format registry: per locale a file of each format that has a
+:class:`~moe_lms.formats.ShelfEntry`, in registry order, plus the files carrying every locale a format offers
+(``AllLocales``, Moodle's multilang file) and a README that says which file to take for which platform and how to
+import it. Each format's entry says its column label, its options on the shelf and its README prose; this module
+names no format. Everything here is pure: files as functions that stream them; the CLI writes and compares them.
 
 A shelf may hold several banks. Its manifest (``.moe-lms-shelf.json``) records which files ``build`` wrote for
 each bank and each bank's part of the README, so the README lists every bank, and ``build`` never deletes or
@@ -16,41 +15,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from . import formats
-from .formats import ExportOptions
+from .formats import ExportOptions, Format, Held
 from .locales import Status, coverage, locale_info, translation_status
-from .model import Bank, quiz_strings, resolve_quiz, strings
+from .model import Bank, quiz_strings, resolve_quiz
 
 README = "README.md"
 MANIFEST = ".moe-lms-shelf.json"
 TITLE = "# Ready-to-import quiz files"  # how every shelf README moe-lms wrote begins
 
 
-@dataclass(frozen=True)
-class Kind:
-    """One kind of file on the shelf."""
-
-    format_name: str
-    label: str  # column heading in the README
-
-
-SHELF = (
-    Kind("moodle", "Moodle XML"),
-    Kind("cc11", "Common Cartridge"),
-    Kind("canvas-qti", "Canvas QTI"),
-    Kind("qti21", "QTI 2.1 package"),
-    Kind("qti3", "QTI 3.0 package"),
-    Kind("olx", "Open edX course"),
-    Kind("canvas", "Canvas payload"),
-    Kind("gift", "GIFT"),
-    Kind("html", "Take the quiz (HTML)"),
-)
-MULTILANG = "multilang"
+def shelved(available: Collection[str] | None = None) -> list[Format]:
+    """The formats on the shelf, in registry order: those of ``available`` (default every registered one) that
+    have a shelf entry."""
+    names = formats.names() if available is None else [n for n in formats.names() if n in available]
+    return [fmt for fmt in map(formats.get, names) if fmt.shelf is not None]
 
 
 @dataclass(frozen=True)
@@ -68,8 +52,12 @@ class Item:
 class Plan:
     bank: Bank
     items: tuple[Item, ...]
-    skipped: tuple[str, ...]  # shelf formats this moe-lms does not have yet
     source: str  # the bank's folder as the README names it (see source_name)
+    formats: tuple[str, ...] = ()  # the formats on the shelf, in its order
+
+    @property
+    def shelved(self) -> list[Format]:
+        return [formats.get(name) for name in self.formats]
 
     @property
     def filenames(self) -> list[str]:
@@ -102,63 +90,37 @@ def plan(
 ) -> Plan:
     """What the shelf of ``bank`` holds with the formats ``available`` (default: the registry's); ``source`` is the
     bank's folder as the README names it (default ``question_bank/<bank-id>/``, as in the checkout)."""
-    available = formats.names() if available is None else available
+    shelf = shelved(available)
     items: list[Item] = []
-    skipped = tuple(kind.format_name for kind in SHELF if kind.format_name not in available)
     for locale in bank.locales:
-        for kind in SHELF:
-            if kind.format_name in skipped:
-                continue
-            fmt = formats.get(kind.format_name)
-            # The page of one locale lists every locale, so it links its siblings (see formats.html).
-            others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()
-            # A GIFT file cannot carry images: the shelf's leaves them out (the other files carry them).
-            drop = kind.format_name == "gift" and bool(bank.media)
-            options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop)
-            items.append(Item(filename(bank, locale, fmt.suffix), kind.format_name, options, locale))
-    # A multilang span holds only inline text (formats.moodle refuses blocks in it): a bank with a list, a table, a
-    # quote or a code block gets its per-locale Moodle files only.
-    if "moodle" not in skipped and len(bank.locales) > 1 and multilang_refusal(bank) is None:
-        moodle = formats.get("moodle")
-        options = ExportOptions(bank.locales, include_drafts=include_drafts, multilang=True)
-        items.append(Item(filename(bank, MULTILANG, moodle.suffix), "moodle", options, None))
+        items += [_item(bank, fmt, locale, include_drafts) for fmt in shelf]
+    for fmt in shelf:  # a file carrying every locale, where the format has one and the bank fits it
+        every = _entry(fmt).all_locales
+        if every is not None and len(bank.locales) > 1 and every.refusal(bank) is None:
+            flags: dict[str, Any] = dict.fromkeys(every.options, True)
+            options = replace(ExportOptions(bank.locales, include_drafts=include_drafts), **flags)
+            items.append(Item(filename(bank, every.name, fmt.suffix), fmt.name, options, None))
     for quiz in bank.quizzes:  # each quiz of the bank in every format that carries one: <bank>.<quiz>.<locale>…
         for locale in bank.locales:
-            for kind in SHELF:
-                if kind.format_name in skipped or not formats.get(kind.format_name).quizzes:
-                    continue
-                fmt = formats.get(kind.format_name)
-                others = tuple(loc for loc in bank.locales if loc != locale) if kind.format_name == "html" else ()
-                drop = kind.format_name == "gift" and bool(bank.media)
-                options = ExportOptions(
-                    (locale, *others), include_drafts=include_drafts, drop_images=drop, quiz=quiz.id
-                )
-                name = f"{bank.id}.{quiz.id}.{locale}{fmt.suffix}"
-                items.append(Item(name, kind.format_name, options, locale, quiz.id))
-    return Plan(bank, tuple(items), skipped, source or f"question_bank/{bank.id}/")
+            for fmt in shelf:
+                if fmt.quizzes:
+                    item = _item(bank, fmt, locale, include_drafts, quiz.id)
+                    items.append(replace(item, filename=f"{bank.id}.{quiz.id}.{locale}{fmt.suffix}"))
+    return Plan(bank, tuple(items), source or f"question_bank/{bank.id}/", tuple(fmt.name for fmt in shelf))
 
 
-def multilang_refusal(bank: Bank) -> str | None:
-    """The path of the first text (source or translation) that a Moodle multilang span cannot hold, or None.
+def _entry(fmt: Format) -> formats.ShelfEntry:
+    assert fmt.shelf is not None
+    return fmt.shelf
 
-    ``export --format moodle --multilang`` refuses a bank with one, so ``check`` names it and :func:`plan` leaves
-    the all-languages file out. Only a text that is not one paragraph is rendered to see (most are one)."""
-    from .formats.moodle.shape import _simple_blocks
-    from .richtext import render_block
-    from .text import one_paragraph
 
-    def refused(path: str, text: str) -> bool:
-        inline = path == "title" or path.endswith("/text")
-        return not inline and not one_paragraph(text) and _simple_blocks(render_block(text)) is None
-
-    for path, source in strings(bank):
-        if refused(path, source):
-            return path
-    for catalog in bank.translations.values():
-        for path, translation in catalog.items():
-            if translation.text and refused(path, translation.text):
-                return path
-    return None
+def _item(bank: Bank, fmt: Format, locale: str, include_drafts: bool, quiz: str | None = None) -> Item:
+    """The file of ``fmt`` in ``locale`` (of ``quiz``), with the options the format's shelf entry asks for."""
+    entry = _entry(fmt)
+    others = tuple(loc for loc in bank.locales if loc != locale) if entry.siblings else ()
+    drop = bool(entry.without_images) and bool(bank.media)
+    options = ExportOptions((locale, *others), include_drafts=include_drafts, drop_images=drop, quiz=quiz)
+    return Item(filename(bank, locale, fmt.suffix), fmt.name, options, locale, quiz)
 
 
 def writers(
@@ -245,7 +207,7 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
     """What the README says of one bank: which file to take in each language."""
     bank = shelf.bank
     include_drafts = any(item.options.include_drafts for item in shelf.items)
-    kinds = [kind for kind in SHELF if kind.format_name not in shelf.skipped]
+    kinds = shelf.shelved
     source = locale_info(bank.source_locale)
     lines = [
         f"## {bank.title}" if several else f"{TITLE}: {bank.title}",
@@ -257,39 +219,37 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         "",
         "### Which file to take" if several else "## Which file to take",
         "",
-        "| Language | Translation | " + " | ".join(kind.label for kind in kinds) + " |",
+        "| Language | Translation | " + " | ".join(_entry(kind).label for kind in kinds) + " |",
         "| --- | --- | " + " | ".join("---" for _ in kinds) + " |",
     ]
     for locale in bank.locales:
         info = locale_info(locale)
         names = info.name if info.name == info.english_name else f"{info.name} ({info.english_name})"
         cells = [f"{names}, `{locale}`", _translation_note(bank, locale, include_drafts)]
-        cells += [_link(shelf.file(kind.format_name, locale)) for kind in kinds]
+        cells += [_link(shelf.file(kind.name, locale)) for kind in kinds]
         lines.append("| " + " | ".join(cells) + " |")
-    multilang = shelf.file("moodle", None)
     lines.append("")
-    if multilang:
-        lines += [
-            f"All languages in one Moodle file: {_link(multilang)}. Each learner then sees the question in their own "
-            "Moodle language; it needs Moodle's *Multi-language content* filter (see below).",
-            "",
-        ]
-    elif len(bank.locales) > 1 and "moodle" not in shelf.skipped:
-        lines += [
-            "No all-languages Moodle file for this bank: its code blocks cannot go inside Moodle's multi-language "
-            "spans, which hold only inline text. Import the Moodle file of each language instead.",
-            "",
-        ]
-    lacking = [item for item in shelf.items if item.options.drop_images]
-    if lacking:  # (a GIFT file cannot carry images: each shows its alt text, [in brackets], in its place)
-        images = sorted(bank.media)
-        lines += [
-            "Without images: "
-            + ", ".join(_link(item.filename) for item in lacking)
-            + f" (GIFT cannot carry them). Each shows the alt text of {', '.join(f'`{i}`' for i in images)} in "
-            "brackets where the image would be; the other files carry the images.",
-            "",
-        ]
+    for kind in kinds:
+        every = _entry(kind).all_locales
+        if every is None:
+            continue
+        whole = shelf.file(kind.name, None)
+        if whole:
+            lines += [every.present.format(link=_link(whole)), ""]
+        elif len(bank.locales) > 1:
+            lines += [every.absent, ""]
+    for kind in kinds:
+        lacking = [item for item in shelf.items if item.format_name == kind.name and item.options.drop_images]
+        if lacking:  # (each shows its alt text, [in brackets], in its place)
+            images = sorted(bank.media)
+            lines += [
+                "Without images: "
+                + ", ".join(_link(item.filename) for item in lacking)
+                + f" ({_entry(kind).without_images}). Each shows the alt text of "
+                + f"{', '.join(f'`{i}`' for i in images)} in "
+                "brackets where the image would be; the other files carry the images.",
+                "",
+            ]
     drafts = "Draft translations are included." if include_drafts else "Only reviewed translations are used."
     lines += [
         f"{drafts} A text without one appears in {source.english_name}, marked as {source.english_name} "
@@ -297,22 +257,15 @@ def _bank_section(shelf: Plan, *, several: bool) -> list[str]:
         "",
     ]
     lines += _quiz_sections(shelf, kinds, several=several)
-    if shelf.skipped:
-        lines += [
-            "Not on this shelf yet (this version of moe-lms cannot write them): "
-            + ", ".join(f"`{name}`" for name in shelf.skipped)
-            + ".",
-            "",
-        ]
     return lines
 
 
-def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str]:
+def _quiz_sections(shelf: Plan, kinds: list[Format], *, several: bool) -> list[str]:
     """What the README says of each quiz of the bank: its draws, and which file of it to take in each language."""
     bank = shelf.bank
     lines: list[str] = []
     for quiz in bank.quizzes:
-        carried = [kind for kind in kinds if shelf.file(kind.format_name, bank.source_locale, quiz.id)]
+        carried = [kind for kind in kinds if shelf.file(kind.name, bank.source_locale, quiz.id)]
         sections = resolve_quiz(bank, quiz)
         parts = ", ".join(
             f"{s.draw} of {len(s.questions)} ({s.id})" if s.draws else f"all {len(s.questions)} ({s.id})"
@@ -333,7 +286,7 @@ def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str
             "",
             f"{'; '.join(settings)}.",
             "",
-            "| Language | The quiz's own texts | " + " | ".join(kind.label for kind in carried) + " |",
+            "| Language | The quiz's own texts | " + " | ".join(_entry(kind).label for kind in carried) + " |",
             "| --- | --- | " + " | ".join("---" for _ in carried) + " |",
         ]
         include_drafts = any(item.options.include_drafts for item in shelf.items)
@@ -349,13 +302,13 @@ def _quiz_sections(shelf: Plan, kinds: list[Kind], *, several: bool) -> list[str
                 if used < len(texts):
                     own += f"; the rest in {locale_info(bank.source_locale).english_name}"
             cells = [f"{info.name}, `{locale}`", own]
-            cells += [_link(shelf.file(k.format_name, locale, quiz.id)) for k in carried]
+            cells += [_link(shelf.file(k.name, locale, quiz.id)) for k in carried]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         for kind in kinds:
             if kind in carried:
                 continue
-            lines.append(f"- {kind.label}: not for a quiz: {formats.get(kind.format_name).quiz_refusal}.")
+            lines.append(f"- {_entry(kind).label}: not for a quiz: {kind.quiz_refusal}.")
         lines.append("")
     return lines
 
@@ -377,216 +330,49 @@ def readme(shelf: Plan, others: Mapping[str, Record] | None = None) -> str:
         ]
         for bank_id in sorted(sections):
             lines += [sections[bank_id].rstrip("\n"), ""]
-    held = _Held.of(shelf, others.values())
-    lines += _which_platform(held)
-    lines += _instructions(held)
+    present, held = _held(shelf, others.values())
+    lines += _which_platform(present)
+    lines += _instructions(present, held)
     return "\n".join(lines).rstrip() + "\n"
 
 
-@dataclass(frozen=True)
-class _Held:
+def _held(shelf: Plan, others: Iterable[Record]) -> tuple[list[Format], Held]:
     """What the whole shelf holds, whichever bank is being built: its guide speaks of every file on it."""
-
-    formats: frozenset[str]
-    multilang: bool  # a Moodle file with every language
-    quizzes: bool = False  # a quiz of a bank, drawing from its sections
-
-    @classmethod
-    def of(cls, shelf: Plan, others: Iterable[Record]) -> _Held:
-        present = {item.format_name for item in shelf.items}
-        multilang = shelf.file("moodle", None) is not None
-        quizzes = bool(shelf.bank.quizzes) or any("## Quiz `" in r.readme or "### Quiz `" in r.readme for r in others)
-        kinds = [kind.format_name for kind in SHELF if kind.format_name not in shelf.skipped]
-        suffixes = {name: formats.get(name).suffix for name in kinds}
-        for name in (f for r in others for f in r.files):
-            present.update(kind for kind, suffix in suffixes.items() if name.endswith(suffix))
-            multilang = multilang or name.endswith(f".{MULTILANG}{suffixes.get('moodle', '.moodle.xml')}")
-        return cls(frozenset(present), multilang, quizzes)
-
-
-def _which_platform(held: _Held) -> list[str]:
-    present = held.formats
-    lines = ["## Which platform takes which file", ""]
-    if "cc11" in present:
-        lines.append(
-            "- **Blackboard Learn, D2L Brightspace, Sakai, Schoology** (or any platform that imports IMS Common "
-            "Cartridge): the `.imscc` cartridge."
+    names = {item.format_name for item in shelf.items}
+    every_locale = any(item.locale is None for item in shelf.items)
+    quizzes = bool(shelf.bank.quizzes) or any("## Quiz `" in r.readme or "### Quiz `" in r.readme for r in others)
+    kinds = shelf.shelved
+    for name in (f for r in others for f in r.files):
+        names.update(kind.name for kind in kinds if name.endswith(kind.suffix))
+        every_locale = every_locale or any(
+            name.endswith(f".{every.name}{kind.suffix}")
+            for kind in kinds
+            if (every := _entry(kind).all_locales) is not None
         )
-    canvas = [
-        "`moe-lms push canvas` (keeps the quiz in sync)",
-        *(["the `.canvas-qti.zip` package"] if "canvas-qti" in present else []),
-        *(["the `.imscc` cartridge (its quiz keeps the title but not the intro)"] if "cc11" in present else []),
-    ]
-    lines.append(f"- **Canvas**: {', or '.join(canvas)}.")
-    if "moodle" in present:
-        lines.append("- **Moodle**: the `.moodle.xml` file (not the cartridge: see below).")
-    if "qti21" in present:
-        lines.append("- **TAO, Inspera, OpenOLAT, ONYX** and other QTI 2.1 platforms: the `.qti21.zip` package.")
-    if "qti3" in present:
-        lines.append("- **TAO, Amp-up, Citolab** and other QTI 3.0 platforms: the `.qti3.zip` package.")
-    if "olx" in present:
-        lines.append("- **Open edX** (edX, and the MOOC platforms of many universities): the `.olx.tar.gz` course.")
+    return [kind for kind in kinds if kind.name in names], Held(quizzes=quizzes, every_locale=every_locale)
+
+
+def _which_platform(present: list[Format]) -> list[str]:
+    """A line per platform: the files it takes, from every format's offers (in rank order)."""
+    offers = sorted((offer for kind in present for offer in _entry(kind).offers), key=lambda offer: offer.rank)
+    platforms: dict[str, list[str]] = {}
+    for offer in offers:
+        platforms.setdefault(offer.platform, []).append(offer.file)
+    lines = ["## Which platform takes which file", ""]
+    lines += [f"- {platform}: {', or '.join(files)}." for platform, files in platforms.items()]
     return [*lines, ""]
 
 
-def _instructions(held: _Held) -> list[str]:
-    present = held.formats
-    lines: list[str] = []
-    if "moodle" in present or "gift" in present:
-        lines += [
-            "## Moodle",
-            "",
-            "1. Open your course and go to **More → Question bank** (Moodle 4.x; in Moodle 3.x: "
-            "**Course administration → Question bank**).",
-            "2. Choose **Import** (in Moodle 4.x it is in the drop-down at the top of the question bank page).",
-            "3. Under **File format** choose **Moodle XML format** for a `.moodle.xml` file, or **GIFT format** for a "
-            "`.gift.txt` file.",
-            "4. Under **General**, pick the question category to import into.",
-            "5. Under **Import questions from file**, drop the file of your language and click **Import**; "
-            "Moodle lists the questions it read. Click **Continue**.",
-            "6. To use them in a quiz: open the quiz, **Questions → Add → from question bank**, and pick the category.",
-            "",
-            "Importing again never updates questions: Moodle adds every question of the file as a new one beside the "
-            "old ones, and drops the idnumber of each whose idnumber the category already has. To bring in a changed "
-            "bank, import it into a new, empty category (or first delete the old questions, once no quiz uses them).",
-            "",
-            "GIFT keeps the texts, per-choice feedback, the explanation, the grades, and each question's idnumber and "
-            "tags (Moodle 3.6 and later read them from the `// [id:…] [tag:…]` line). It has no place for the overall "
-            "feedback messages (correct, partially correct, incorrect), which Moodle leaves blank"
-            + ("; Moodle XML keeps them." if "moodle" in present else "."),
-            "",
-        ]
-        if held.quizzes:
-            lines += [
-                "A quiz's Moodle XML and GIFT files hold each section's questions in a category of its own, "
-                "*<bank>/<language>/<quiz>/<section>*: Moodle draws from exactly that pool. To build the quiz:",
-                "",
-                "1. Import the quiz's file as above (keep **Get category from file** ticked).",
-                "2. Create the quiz (**Add an activity or resource → Quiz**), and set its **Timing** (time limit) and "
-                "**Grade → Attempts allowed** as the quiz's part of this README says.",
-                "3. Open **Questions**. For each section that draws: **Add → a random question**, choose the section's "
-                "category, set **Number of random questions** to the section's draw, and **Add random question**. For "
-                "each section that does not: **Add → from question bank**, its category, select all, **Add selected "
-                "questions to the quiz**.",
-                "4. Set each question's mark to the section's points (the pencil beside **Maximum grade** of each "
-                "slot), and tick **Shuffle** when the quiz shuffles its questions.",
-                "",
-            ]
-        if held.multilang:
-            lines += [
-                "For the all-languages file, first switch on the filter once: **Site administration → Plugins → "
-                "Filters → Manage filters → Multi-language content: On**, applied to *Content and headings*.",
-                "",
-            ]
-    if "cc11" in present:
-        lines += [
-            "## Blackboard, Brightspace, Sakai, Schoology: the Common Cartridge",
-            "",
-            "Moodle and Canvas users: take the Moodle XML file or the Canvas package instead. Moodle's cartridge "
-            "restore gives the quiz a fixed sum of marks (4) and maximum grade (10) whatever the questions are worth, "
-            "shows learners no feedback (review options off), and gives every wrong choice of a multiple-answer "
-            "question 0 instead of a penalty; Canvas's keeps the quiz title but not its introduction. These are the "
-            "platforms' importers, not the file (see docs/how-to/import-into-lms.md).",
-            "",
-            "A `.imscc` file is an IMS Common Cartridge 1.1: the questions as a question bank, and the quiz of its "
-            "language with each choice's explanation as feedback and the general explanation.",
-            "",
-            "Use the course's import tool for Common Cartridge (IMS CC) packages and choose the file of your "
-            "language: in Blackboard Learn *Packages and Utilities → Import Package*, in Brightspace *Course Admin → "
-            "Import/Export/Copy Components*, in Sakai *Site Info → Import from File*, in Schoology the course's "
-            "*Import* option. Canvas (*Settings → Import Course Content → Common Cartridge 1.x Package*) and "
-            "Moodle (course *Restore*) read it too, though each has a better file of its own (see its section).",
-            "",
-        ]
-    if "qti21" in present or "canvas" in present or "canvas-qti" in present:
-        lines += ["## Canvas", ""]
-        if "canvas-qti" in present:
-            lines += [
-                "Upload the Canvas QTI package (Canvas's own quiz format: each answer's explanation becomes its "
-                "comment):",
-                "",
-                "1. In your course go to **Settings → Import Course Content**.",
-                "2. **Content Type: QTI .zip file**; choose the `.canvas-qti.zip` of your language.",
-                "3. **Import**, and wait until **Current Jobs** says *Completed*; the quiz is then under **Quizzes**.",
-                "",
-            ]
-        if "qti21" in present:
-            lines += [
-                "Or upload the QTI 2.1 package the same way:" if "canvas-qti" in present else "Upload the QTI package:",
-                "",
-                "1. In your course go to **Settings → Import Course Content**.",
-                "2. **Content Type: QTI .zip file**; choose the `.qti21.zip` of your language.",
-                "3. Leave **Default Question bank** as it is (or pick one), then **Import**.",
-                "4. Wait until **Current Jobs** says *Completed*; the quiz is then under **Quizzes**.",
-                "",
-            ]
-        lines += [
-            "Or send the bank straight into a course with moe-lms (needs Python and a Canvas API token, see the "
-            "project's README): `moe-lms push canvas`.",
-            "",
-        ]
-        if "canvas" in present:
-            lines += [
-                "The `.canvas.json` files are exactly what `moe-lms push canvas` sends (quiz settings and questions) "
-                "— for review, or for your own scripts against the Canvas API.",
-                "",
-            ]
-    if "qti21" in present:
-        lines += [
-            "## Any other QTI 2.1 platform",
-            "",
-            "The `.qti21.zip` files are IMS Content Packages holding QTI 2.1 items and a test. Import them where your "
-            "platform takes *QTI 2.1* or *IMS Content Package* files; the menu is usually called *Import* in the "
-            "question bank or item bank. Each item keeps its per-choice feedback and the general explanation.",
-            "",
-        ]
-    if "qti3" in present:
-        lines += [
-            "## QTI 3.0 platforms",
-            "",
-            "The `.qti3.zip` files are QTI 3.0 content packages: an item per question with each choice's explanation "
-            "as its feedback and the general explanation, and a test. In TAO, choose *Import* in *Items* (or *Tests*) "
-            "and its QTI content package format, then the file of your language; other QTI 3 platforms take them "
-            "where they import *QTI 3* or *IMS Content Package* files.",
-            "",
-        ]
-    if "olx" in present:
-        lines += [
-            "## Open edX",
-            "",
-            "A `.olx.tar.gz` file is an Open edX course in one language: one section holding the quiz, a unit per "
-            "question, each a multiple-choice (or checkboxes) problem whose every choice shows its explanation when "
-            "chosen, with the general explanation under *Show answer*.",
-            "",
-            "1. In Studio, create a course (or open an empty one) and go to **Content → Import** (older Studio: "
-            "**Tools → Import**).",
-            "2. Choose the `.olx.tar.gz` of your language and **Replace my course with the one above**.",
-            "3. Wait for *Success*, then **View updated outline**; the quiz is the course's first section.",
-            "",
-            "Import replaces the course's content: import into a new course, or export the old one first.",
-            "",
-            *(
-                [
-                    "A quiz's `.olx.tar.gz` has a unit per section instead; a section that draws is a *problem bank* "
-                    "showing each learner as many of its problems as the quiz draws (it needs an Open edX with the "
-                    "problem bank block, `itembank`).",
-                    "",
-                ]
-                if held.quizzes
-                else []
-            ),
-        ]
-    if "html" in present:
-        lines += [
-            "## Take the quiz in a browser",
-            "",
-            "Open a `.html` file: double-click it, or drag it into a browser window. It works offline and needs "
-            "nothing else; the links at the top switch language while the pages stay side by side in one folder. "
-            "Choose an answer and press **Check** (or Enter) to see whether it is right and why; after the last "
-            "question you get your score. With JavaScript off, each question's answers and explanations are under "
-            "*Answers and explanations*.",
-            "",
-        ]
+def _instructions(present: list[Format], held: Held) -> list[str]:
+    """A section per heading of the formats' guides: its parts in rank order."""
+    parts = sorted((part for kind in present for part in _entry(kind).guide), key=lambda part: part.rank)
+    sections: dict[str, list[str]] = {}
+    for part in parts:
+        section = sections.get(part.heading)
+        if section is None:
+            section = sections[part.heading] = [f"## {part.heading}", ""]
+        section += part.lines(held, len(section) == 2)
+    lines = [line for section in sections.values() for line in section]
     lines += [
         "## Rebuilding",
         "",

@@ -13,10 +13,12 @@ from typing import TypedDict
 
 from lxml import etree
 
+from .problems import MoeLmsError
+
 MAX_XML_BYTES = 64 * 1024 * 1024
 
 
-class UnsafeXmlError(ValueError):
+class UnsafeXmlError(MoeLmsError, ValueError):
     """The XML is malformed, too large, or uses a feature we refuse (DTD, entities)."""
 
     def __init__(self, message: str, line: int | None = None) -> None:

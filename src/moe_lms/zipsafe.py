@@ -15,6 +15,7 @@ import zipfile
 
 from lxml import etree
 
+from .problems import MoeLmsError
 from .xmlsafe import Budget, UnsafeXmlError, parse_untrusted
 
 # Limits for packages that come from outside.
@@ -34,7 +35,7 @@ MAX_XML_DEPTH = 100
 # --- reading packages from outside -----------------------------------------------------------------------------
 
 
-class UnsafePackage(ValueError):
+class UnsafePackage(MoeLmsError, ValueError):
     """The package is not a zip we are willing to read: too big, too many files, a path that escapes, …"""
 
 

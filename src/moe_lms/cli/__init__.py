@@ -15,7 +15,8 @@ import click
 
 from .. import __version__
 from ..bulk import settled, short_lived_process
-from ..files import OutputError, remove_temporary_files_on_signals
+from ..errors import MoeLmsError
+from ..files import remove_temporary_files_on_signals
 
 # command name -> ("module:attribute" in this package, the first paragraph of its help for the command list)
 _COMMANDS = {
@@ -26,14 +27,12 @@ _COMMANDS = {
     "export": ("export:export", "Export a bank to a file an LMS imports."),
     "build": (
         "export:build",
-        "Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas "
-        "QTI package, QTI 2.1, QTI 3.0, an Open edX course, Canvas API payloads, GIFT and HTML, one Moodle file with "
-        "every locale, and a README saying which file to take and how to import it.",
+        "Write a bank's ready-to-import files into exporters/: per locale a file of each format on the shelf, the "
+        "files carrying every locale, and a README saying which file to take and how to import it.",
     ),
     "validate": (
         "interchange:validate",
-        "Check a QTI 2.1 or QTI 3.0 package (.zip), a Common Cartridge (.imscc), a Canvas QTI package, an Open edX "
-        "course (.tar.gz) or a Moodle XML file before an LMS sees it.",
+        "Check a package or file before an LMS sees it; its format is found from its content.",
     ),
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),
@@ -67,13 +66,21 @@ class _LazyGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a file it cannot write is one line on stderr and exit 1, never a traceback."""
+        """Run the command. The one place moe-lms's errors become exit codes: problems found are listed and exit 1;
+        any other :class:`~moe_lms.problems.MoeLmsError` is one line on stderr and its ``exit_code`` (1 problems,
+        2 usage), never a traceback. (A command may say more first, by catching its errors itself.)"""
         remove_temporary_files_on_signals()
         try:
             return super().invoke(ctx)
-        except OutputError as exc:
+        except MoeLmsError as exc:
+            from ..problems import ProblemsFound
+
+            if isinstance(exc, ProblemsFound):
+                from .common import fail
+
+                fail(exc.problems)
             click.echo(f"error: {exc}", err=True)
-            sys.exit(1)
+            sys.exit(exc.exit_code)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -146,17 +146,14 @@ def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
     """What an export refuses (or does differently) in a bank check otherwise passes: named here, so that what
     check passes every export accepts or check says which one will not."""
     from ..richtext import MAX_HIGHLIGHT, code_blocks
-    from ..shelf import multilang_refusal
+    from ..shelf import shelved
 
     found = []
-    if len(bank.locales) > 1:
-        path = multilang_refusal(bank)
-        if path is not None:
-            message = (
-                f"{path}: holds a list, a table, a quote or a code block, which a Moodle multilang span cannot hold: "
-                "export --format moodle --multilang refuses this bank, and build leaves the all-languages Moodle "
-                "file out (the per-locale files carry it)"
-            )
+    for fmt in shelved() if len(bank.locales) > 1 else ():  # a file carrying every locale the bank cannot fill
+        every = fmt.shelf.all_locales if fmt.shelf else None
+        path = every.refusal(bank) if every else None
+        if every is not None and path is not None:
+            message = f"{path}: {every.refused}"
             found.append(Problem(shown(directory / loader.BANK_FILE), None, message, severity=Severity.WARNING))
     # The file is named once, not per string: resolving a path per string took 80 % of check at 10,000 questions.
     bank_file = shown(directory / loader.BANK_FILE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -12,7 +13,7 @@ import click
 from .. import formats
 from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import locale_info, resolve
-from ..problems import Problem, ProblemsFound
+from ..problems import OptionError, Problem, ProblemsFound, Severity
 from .common import (
     EXIT_PROBLEMS,
     bank_argument,
@@ -42,8 +43,36 @@ def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str
     return f"{bank_id}.{'+'.join(locales)}{suffix}" if locales else f"{bank_id}{suffix}"
 
 
+class _Formats(click.Choice[str]):
+    """--format's choices: the registry's as it is when the command runs (a format registered later is one)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> list[str]:
+        return formats.names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass
+
+
+class _Shelf(click.Command):
+    """build, whose help names the formats on the shelf (imported for --help only)."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from ..shelf import shelved
+
+        super().format_help_text(ctx, formatter)
+        formatter.write_paragraph()
+        with formatter.indentation():
+            names = ", ".join(f"{f.shelf.label} ({f.name})" for f in shelved() if f.shelf)
+            formatter.write_text(f"On the shelf: {names}.")
+
+
 @click.command()
-@click.option("--format", "format_name", required=True, type=click.Choice(formats.names()), help="Output format.")
+@click.option("--format", "format_name", required=True, type=_Formats(), help="Output format.")
 @bank_argument
 @click.option(
     "--locale", "locales", multiple=True,
@@ -63,6 +92,9 @@ def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str
     "--drop-images", is_flag=True,
     help="gift: leave images out, with a warning for each (GIFT cannot carry them); else such a bank is refused.",
 )  # fmt: skip
+@click.option(
+    "--strict", is_flag=True, help="Refuse to write when the format would drop or degrade anything (its warnings)."
+)
 def export(
     format_name: str,
     bank_dir: Path | None,
@@ -73,15 +105,15 @@ def export(
     parents: bool,
     quiz: str | None,
     drop_images: bool,
+    strict: bool,
 ) -> None:
     """Export a bank to a file an LMS imports."""
     fmt = formats.get(format_name)
-    if drop_images and fmt.name != "gift":
-        raise click.UsageError(
-            f"--drop-images is for --format gift only (the other formats carry images), not {fmt.name}"
-        )
-    if multilang and fmt.name != "moodle":
-        raise click.UsageError(f"--multilang is for --format moodle only (Moodle's multilang filter), not {fmt.name}")
+    for option, given in (("multilang", multilang), ("drop_images", drop_images)):
+        if given and option not in fmt.accepts:
+            takers = ", ".join(f.name for f in formats.every() if option in f.accepts)
+            flag = "--" + option.replace("_", "-")
+            raise click.UsageError(f"{flag} is for --format {takers} only, not {fmt.name}")
     if fmt.one_locale_per_file and len(locales) > 1:
         raise click.UsageError(
             f"--format {fmt.name} writes one language per file: give one --locale (moe-lms build writes them all)"
@@ -95,12 +127,9 @@ def export(
         options = formats.ExportOptions.for_bank(
             bank, locales, quiz=quiz, include_drafts=include_drafts, multilang=multilang, drop_images=drop_images
         )
-    except ValueError as exc:
+    except OptionError as exc:
         raise click.UsageError(str(exc)) from None
-    if drop_images:
-        from ..formats.gift import image_problems
-
-        print_problems(image_problems(bank, options))
+    _report_warnings(fmt, bank, options, strict=strict)
     stem = bank.id if quiz is None else f"{bank.id}.{quiz}"
     target = output or Path(default_filename(stem, locales, fmt.suffix))
     try:
@@ -117,6 +146,17 @@ def export(
         err.print(f"wrote {target} ({fmt.description}, {len(bank.questions)} questions)", markup=False)
     for locale in options.locales:
         err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+
+
+def _report_warnings(fmt: formats.Format, bank: Bank, options: formats.ExportOptions, *, strict: bool) -> None:
+    """What the export drops or degrades, said before writing (the format's warnings channel); with ``strict``,
+    or when the format refuses something outright, nothing is written."""
+    found = fmt.warnings(bank, options) if fmt.warnings else []
+    if strict and found:
+        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in found])
+    if any(p.severity is Severity.ERROR for p in found):
+        fail(found)
+    print_problems(found)
 
 
 def _default_shelf(directory: Path) -> Path:
@@ -163,7 +203,7 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
     return {}
 
 
-@click.command()
+@click.command(cls=_Shelf)
 @bank_argument
 @click.option(
     "--out", "out_dir", type=click.Path(path_type=Path, file_okay=False),
@@ -179,9 +219,8 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
 def build(
     bank_dir: Path | None, out_dir: Path | None, check: bool, init: bool, include_drafts: bool, jobs: int | None
 ) -> None:
-    """Write a bank's ready-to-import files into exporters/: per locale Moodle XML, a Common Cartridge, a Canvas
-    QTI package, QTI 2.1, QTI 3.0, an Open edX course, Canvas API payloads, GIFT and HTML, one Moodle file with
-    every locale, and a README saying which file to take and how to import it.
+    """Write a bank's ready-to-import files into exporters/: per locale a file of each format on the shelf, the
+    files carrying every locale, and a README saying which file to take and how to import it.
 
     A shelf may hold several banks; its README lists them all. build records what it wrote in the shelf's
     .moe-lms-shelf.json and never overwrites or deletes a file it did not write. The files are written in
@@ -193,11 +232,6 @@ def build(
     bank = load_or_exit(directory)
     folder = out_dir or _default_shelf(directory)
     plan = shelf.plan(bank, include_drafts=include_drafts, source=shelf.source_name(directory, folder))
-    if plan.skipped:
-        err.print(
-            f"skipped {', '.join(plan.skipped)}: not available in this moe-lms yet (left out of the shelf)",
-            markup=False,
-        )
     refused = "is a symbolic link: a shelf and its manifest are never written through one"
     for link in (folder, folder / shelf.MANIFEST):
         if link.is_symlink():  # (a cloned repository can hold one: build writes only into the shelf itself)
@@ -286,11 +320,12 @@ def _build(
     for name in sorted(present - owned - planned):
         err.print(f"left {shown(folder / name)} alone: moe-lms did not write it", markup=False)
     out.print(f"{shown(folder)}: {written} written, {unchanged} unchanged", markup=False)
-    for item in plan.items:  # (GIFT cannot carry a file: say which files lack what)
-        if item.options.drop_images:
+    for item in plan.items:  # (say which files lack what)
+        shelf_entry = formats.get(item.format_name).shelf
+        if item.options.drop_images and shelf_entry is not None:
             out.print(
                 f"{item.filename}: without its images ({', '.join(sorted(bank.media))}), "
-                "each shown as its alt text in brackets: GIFT cannot carry images",
+                f"each shown as its alt text in brackets: {shelf_entry.without_images}",
                 markup=False,
             )
     for locale in bank.target_locales:

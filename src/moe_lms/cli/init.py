@@ -9,10 +9,8 @@ import click
 
 from .. import loader
 from ..init import in_the_way, planned_files, write_new
-from ..locales import check_locale
+from ..locales import LOCALE_TAG, check_locale
 from .common import EXIT_PROBLEMS, err, fail, shown
-
-_LOCALE_TAG = re.compile(r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$")
 
 
 def _locales(value: str | None) -> tuple[str, ...]:
@@ -22,7 +20,7 @@ def _locales(value: str | None) -> tuple[str, ...]:
     tags = tuple(tag.strip().replace("-", "_") for tag in re.split(r"[,\s]+", value) if tag.strip())
     for tag in tags:
         try:
-            if not _LOCALE_TAG.match(tag):
+            if not LOCALE_TAG.fullmatch(tag):
                 raise ValueError(tag)
             check_locale(tag)
         except ValueError:

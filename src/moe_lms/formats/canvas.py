@@ -55,7 +55,7 @@ from ..model import (
 from ..numeric import number_text
 from ..problems import Problem, ProblemsFound
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
-from . import ExportOptions, Format
+from . import ExportOptions, Format, Guide, Held, Offer, ShelfEntry
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
 
 Engine = Literal["classic", "new-quizzes"]
@@ -1002,6 +1002,17 @@ def _quiz_request(stream: QuizStream, path: str, level: int) -> Iterator[str | b
     yield _dumps({"method": "POST", "path": path, "body": stream.quiz().body()}, level)
 
 
+def _guide(held: Held, first: bool) -> list[str]:
+    return [
+        "Or send the bank straight into a course with moe-lms (needs Python and a Canvas API token, see the "
+        "project's README): `moe-lms push canvas`.",
+        "",
+        "The `.canvas.json` files are exactly what `moe-lms push canvas` sends (quiz settings and questions) "
+        "— for review, or for your own scripts against the Canvas API.",
+        "",
+    ]
+
+
 FORMAT = Format(
     name="canvas",
     description="Canvas API request bodies (Classic and New Quizzes), JSON",
@@ -1010,6 +1021,12 @@ FORMAT = Format(
     quiz_refusal=(
         "its file is the whole bank's request bodies for both engines, and New Quizzes cannot take a draw; "
         "`moe-lms push canvas --quiz ID` sends a quiz (its dry run prints the plan)"
+    ),
+    label="Canvas payload",
+    shelf=ShelfEntry(
+        label="Canvas payload",
+        offers=(Offer(21, "**Canvas**", "`moe-lms push canvas` (keeps the quiz in sync)"),),
+        guide=(Guide(33, "Canvas", _guide),),
     ),
 )
 

@@ -23,9 +23,9 @@ from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question, resolve_quiz
 from ..numeric import number_text
-from ..problems import Problem, ProblemsFound, Severity
+from ..problems import MoeLmsError, Problem, ProblemsFound, Severity
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
-from . import ExportOptions, Format
+from . import ExportOptions, Format, Guide, Held, ShelfEntry
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
 # a literal backslash.
@@ -294,6 +294,16 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
 _BATCH = 64  # questions per write
 
 
+def _guide(held: Held, first: bool) -> list[str]:
+    return [
+        "GIFT keeps the texts, per-choice feedback, the explanation, the grades, and each question's idnumber and "
+        "tags (Moodle 3.6 and later read them from the `// [id:…] [tag:…]` line). It has no place for the overall "
+        "feedback messages (correct, partially correct, incorrect), which Moodle leaves blank; Moodle XML keeps "
+        "them.",
+        "",
+    ]
+
+
 FORMAT = Format(
     name="gift",
     description="Moodle GIFT text",
@@ -301,6 +311,11 @@ FORMAT = Format(
     write=write,
     one_locale_per_file=True,
     quizzes=True,
+    label="GIFT",
+    accepts=frozenset({"drop_images"}),
+    warnings=image_problems,
+    # A GIFT file cannot carry images: the shelf's leaves them out (the other files carry them).
+    shelf=ShelfEntry(label="GIFT", without_images="GIFT cannot carry them", guide=(Guide(11, "Moodle", _guide),)),
 )
 
 
@@ -329,7 +344,7 @@ class GiftQuestion:
     tags: tuple[str, ...] = ()  # from "[tag:…]" there
 
 
-class GiftSyntaxError(ValueError):
+class GiftSyntaxError(MoeLmsError, ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line

@@ -44,7 +44,7 @@ from ..richtext import (
     renders_as_itself,
 )
 from ..skeleton import Skeleton, raw, slot
-from . import ExportOptions, Format
+from . import ExportOptions, Format, Guide, Held, ShelfEntry
 
 _ASSETS = resources.files(__package__) / "html_assets"
 # The page's stylesheet, then the highlighted code's (class-based: the CSP refuses style attributes).
@@ -856,6 +856,17 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     stream(bank, options.locales[0], out, include_drafts=options.include_drafts, siblings=siblings, quiz=quiz)
 
 
+def _guide(held: Held, first: bool) -> list[str]:
+    return [
+        "Open a `.html` file: double-click it, or drag it into a browser window. It works offline and needs "
+        "nothing else; the links at the top switch language while the pages stay side by side in one folder. "
+        "Choose an answer and press **Check** (or Enter) to see whether it is right and why; after the last "
+        "question you get your score. With JavaScript off, each question's answers and explanations are under "
+        "*Answers and explanations*.",
+        "",
+    ]
+
+
 FORMAT = Format(
     name="html",
     description="take-the-quiz HTML page",
@@ -863,4 +874,9 @@ FORMAT = Format(
     write=write,
     one_locale_per_file=True,
     quizzes=True,
+    label="HTML page",
+    # The page of one locale lists every locale, so the shelf's links its siblings.
+    shelf=ShelfEntry(
+        label="Take the quiz (HTML)", siblings=True, guide=(Guide(70, "Take the quiz in a browser", _guide),)
+    ),
 )

@@ -53,6 +53,7 @@ from urllib3.exceptions import LocationParseError, NameResolutionError, NewConne
 from urllib3.util import parse_url
 
 from .. import __version__
+from ..problems import MoeLmsError
 
 RATE_LIMIT_BODY = "Rate Limit Exceeded"
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -61,7 +62,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 ShapeT = TypeVar("ShapeT", bound=BaseModel)
 
 
-class CanvasError(Exception):
+class CanvasError(MoeLmsError):
     """A failure to tell the user about; its message never contains the token."""
 
     def __init__(self, message: str, status: int | None = None) -> None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from lxml import etree
 
+from ...locales import from_language_tag
 from ...model import Bank
 from ...problems import Problem, ProblemsFound
 from ...zipsafe import resolve_href
 from ..imported import slug
-from ..qti12 import locale_of
 from ..qti12.read import MANIFEST, Found, build_bank, open_package, read_qti_file
 from .write import CP, LOM_CATALOG, LOM_MANIFEST
 
@@ -66,7 +66,7 @@ def read_package(data: bytes, *, name: str = "cartridge.imscc") -> tuple[Bank, l
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", manifest.sourceline, message)])
     found = Found()
     _manifest_metadata(manifest, found)
-    default = (locale_of(found.language) if found.language else None) or "en"
+    default = (from_language_tag(found.language) if found.language else None) or "en"
     paths = qti_files(manifest)
     for path in paths:
         if path not in package.infos:

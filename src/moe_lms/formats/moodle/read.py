@@ -14,14 +14,14 @@ import hashlib
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from lxml import etree
 from pydantic import ValidationError
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...model import (
     ID_MAX_LENGTH,
     ID_PATTERN,
@@ -33,10 +33,11 @@ from ...model import (
     Translation,
     clean_text,
 )
-from ...problems import Problem, Severity
+from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html, render_inline
 from ...unrender import markdown_from_html
 from ...xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted
+from .. import Imported
 from .files import MEDIA_FOLDER, bank_html, read_files
 from .shape import (
     _TITLE,
@@ -174,7 +175,7 @@ class _Importer:
         if re.fullmatch(ID_PATTERN, bank_id) and len(bank_id) <= ID_MAX_LENGTH:
             if suffix == MULTILANG_SUFFIX:
                 category.bank_id, category.multilang = bank_id, True
-            elif re.fullmatch(r"[a-z]{2,3}(_[A-Za-z0-9]{2,8})*", suffix) and _known_locale(suffix):
+            elif from_language_tag(suffix) == suffix:  # (a locale tag Babel knows, as moe-lms writes it)
                 category.bank_id, category.locale = bank_id, suffix
         return category
 
@@ -679,3 +680,13 @@ def load(
         return ImportResult(None, (), (Problem(file, exc.line, exc.message),))
     bank = importer.bank()
     return ImportResult(bank, tuple(importer.skipped), tuple(importer.problems))
+
+
+def import_files(files: Sequence[tuple[str, bytes]], /, *, locale: str | None, max_bytes: int) -> Imported:
+    """:func:`load` as the registry's :class:`~moe_lms.formats.Reader`: errors raised, skipped questions listed."""
+    ((name, data),) = files
+    result = load(data, file=name, locale=locale, max_bytes=max_bytes)
+    if result.bank is None or any(p.severity is Severity.ERROR for p in result.problems):
+        raise ProblemsFound(list(result.problems))
+    skipped = tuple(f"{s} (moe-lms keeps multichoice and truefalse)" for s in result.skipped)
+    return Imported(result.bank, list(result.problems), skipped)

@@ -17,6 +17,7 @@ from decimal import Decimal
 from functools import cache
 
 from ...model import (
+    Bank,
     Kind,
     Question,
 )
@@ -276,3 +277,26 @@ def _visible(rendered: str) -> str:
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<") == 2:
         rendered = rendered[3:-4]  # the common case: one paragraph of text
     return visible_text(rendered)  # never a tag, even from text the bank escaped
+
+
+def multilang_refusal(bank: Bank) -> str | None:
+    """The path of the first text (source or translation) that a Moodle multilang span cannot hold, or None.
+
+    ``export --format moodle --multilang`` refuses a bank with one, so ``check`` names it and the shelf leaves
+    the all-languages file out. Only a text that is not one paragraph is rendered to see (most are one)."""
+    from ...model import strings
+    from ...richtext import render_block
+    from ...text import one_paragraph
+
+    def refused(path: str, text: str) -> bool:
+        inline = path == "title" or path.endswith("/text")
+        return not inline and not one_paragraph(text) and _simple_blocks(render_block(text)) is None
+
+    for path, source in strings(bank):
+        if refused(path, source):
+            return path
+    for catalog in bank.translations.values():
+        for path, translation in catalog.items():
+            if translation.text and refused(path, translation.text):
+                return path
+    return None

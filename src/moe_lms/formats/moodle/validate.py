@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -17,6 +18,9 @@ from ...problems import Problem, Severity
 from ...xmlsafe import UnsafeXmlError, parse_untrusted
 from .files import missing_files
 from .shape import _GRADE_TOLERANCE, GRADES, _multilang_problems, on_grade_list
+
+if TYPE_CHECKING:
+    from ...schemas import Schemas
 
 
 def _single(element: etree._Element) -> bool:
@@ -121,3 +125,8 @@ def _multichoice_problems(q: etree._Element) -> Iterable[tuple[str, int | None]]
         total = sum(f for f in fractions if f > 0)
         if round(total / 100, 2) != 1:
             yield f"the positive fractions add up to {total}%, not 100%", q.sourceline
+
+
+def check(data: bytes, schemas: Schemas | None, /, *, name: str) -> list[Problem]:
+    """:func:`check_moodle_xml` as the registry's :class:`~moe_lms.formats.Checker` (Moodle XML has no XSD)."""
+    return check_moodle_xml(data, file=name)

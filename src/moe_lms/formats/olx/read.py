@@ -19,12 +19,12 @@ import posixpath
 import re
 import tarfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
 from ...problems import Problem, ProblemsFound, Severity
@@ -43,8 +43,8 @@ from ...zipsafe import (
     UnsafePackage,
     safe_member_name,
 )
+from .. import Imported
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti12 import locale_of
 from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
 
 COURSE_FILE = "course.xml"
@@ -275,7 +275,7 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
             [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
         )
     language = course.get("language") or "en"
-    locale = locale_of(language)
+    locale = from_language_tag(language)
     if locale is None:
         problems.append(
             Problem(
@@ -547,6 +547,12 @@ def read_courses(archives: list[tuple[str, bytes]]) -> tuple[Bank, list[Problem]
 
     raw["media"] = packaged_media(read, f"{STATIC}/", texts, name, problems)
     return validated_bank(raw, name, problems, no_questions="no question of the course could be imported")
+
+
+def import_courses(archives: Sequence[tuple[str, bytes]], /, *, locale: str | None, max_bytes: int) -> Imported:
+    """:func:`read_courses` as the registry's :class:`~moe_lms.formats.Reader`."""
+    bank, warnings = read_courses(list(archives))
+    return Imported(bank, warnings)
 
 
 def read_package(data: bytes, *, name: str = "course.tar.gz") -> tuple[Bank, list[Problem]]:

@@ -42,12 +42,11 @@ from lxml import etree
 
 from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import shown_media
-from ...model import Bank, Kind, MediaItem, Question, Quiz, resolve_quiz
+from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank, resolve_quiz
 from ...numeric import number_text
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, plain_text, render_block, render_inline, rendering
 from .. import ExportOptions
-from ..qti21.write import quiz_bank
 
 ROOT = "course"  # the folder every entry is in (Studio finds course.xml in it)
 ORG = "moe-lms"
@@ -271,7 +270,7 @@ def _leaf(tag: str, attrib: dict[str, str], children: list[tuple[str, str]]) -> 
 
 def files(bank: Bank, view: LocalizedView, quiz: Quiz | None = None) -> list[tuple[str, bytes]]:
     """Every file of the course of one locale, in archive order (paths inside ROOT); with ``quiz``, of that quiz
-    (``bank`` then holds its questions alone: :func:`..qti21.write.quiz_bank`)."""
+    (``bank`` then holds its questions alone: :func:`moe_lms.model.quiz_bank`)."""
     title = title_of(view.title.text, 1000)
     out: list[tuple[str, bytes]] = []
 

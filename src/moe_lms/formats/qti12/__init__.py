@@ -45,7 +45,7 @@ from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
 from lxml import etree
 
-from ...locales import LocalizedView, Origin, Resolved, locale_info
+from ...locales import LocalizedView, Origin, Resolved, from_language_tag, locale_info
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...richtext import (
@@ -829,19 +829,6 @@ def _mattexts(element: etree._Element | None) -> list[etree._Element]:
     return [] if element is None else list(element.iter(q("mattext")))
 
 
-def locale_of(lang: str) -> str | None:
-    """A bank locale tag (pt_BR) for a language tag (pt-BR), or None if Babel does not know it."""
-    parts = lang.strip().replace("-", "_").split("_")
-    tag = "_".join([parts[0].lower(), *parts[1:]])
-    if not re.match(r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", tag):
-        return None
-    try:
-        locale_info(tag)
-    except ValueError:
-        return None
-    return tag
-
-
 def item_metadata(item: etree._Element) -> dict[str, str]:
     fields: dict[str, str] = {}
     for meta in item.iterfind(f"{q('itemmetadata')}/{q('qtimetadata')}/{q('qtimetadatafield')}"):
@@ -879,7 +866,7 @@ def parse_item(
     lid = lids[0]
     respident = lid.get("ident", "")
     lang = _lang_of(item)
-    locale = locale_of(lang) if lang else default_locale
+    locale = from_language_tag(lang) if lang else default_locale
     if locale is None:
         warn(f"xml:lang {lang!r} is not a language moe-lms knows", Severity.ERROR)
         return None

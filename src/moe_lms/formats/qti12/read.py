@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Question, Translation
 from ...problems import Problem, ProblemsFound
@@ -23,7 +23,7 @@ from ...text import plain_text
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage
 from ..imported import ParsedItem, question_of, same_lang, slug, translate, validated_bank
-from . import WEB_RESOURCES, Text, locale_of, parse_item, q, text_of
+from . import WEB_RESOURCES, Text, parse_item, q, text_of
 
 MANIFEST = "imsmanifest.xml"
 
@@ -98,7 +98,7 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
         rubric = assessment.find(f"{q('rubric')}/{q('material')}")
         intro = text_of(list(rubric.iter(q("mattext"))), lang, inline=False) if rubric is not None else None
         entry = Assessment(
-            assessment.get("ident", ""), locale_of(lang) if lang else None, assessment.get("title"), intro
+            assessment.get("ident", ""), from_language_tag(lang) if lang else None, assessment.get("title"), intro
         )
         for item in assessment.iter(q("item")):
             entry.items.append(item.get("ident", ""))
@@ -242,7 +242,7 @@ def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple
     if not groups:
         problems.append(Problem(name, None, "the package has no choice question moe-lms can import"))
         raise ProblemsFound(problems)
-    default = locale_of(found.language) if found.language else None
+    default = from_language_tag(found.language) if found.language else None
     present = list(
         dict.fromkeys([*(a.locale for a in found.assessments if a.locale), *(i.locale for i in found.items.values())])
     )

@@ -15,7 +15,7 @@ from typing import Any
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
 from ...problems import Problem, ProblemsFound, Severity
@@ -101,19 +101,6 @@ def _lang_of(element: etree._Element) -> str | None:
     return None
 
 
-def _locale_of(lang: str) -> str | None:
-    """A bank locale tag (pt_BR) for a BCP 47 language (pt-BR), or None if Babel does not know it."""
-    parts = lang.replace("-", "_").split("_")
-    tag = "_".join([parts[0].lower(), *parts[1:]])
-    if not re.match(r"^[a-z]{2,3}(_[A-Za-z0-9]{2,8})*$", tag):
-        return None
-    try:
-        locale_info(tag)
-    except ValueError:
-        return None
-    return tag
-
-
 def _feedback_text(element: etree._Element) -> _Text:
     """Our feedback wraps its content in one div that carries language and direction; others' may not."""
     children = [c for c in element if isinstance(c.tag, str)]
@@ -156,7 +143,7 @@ def _parse_item(
         report.add(interaction, "the choiceInteraction's response is not declared")
         return None
     lang = root.get(XML_LANG)
-    locale = _locale_of(lang) if lang else default_locale
+    locale = from_language_tag(lang) if lang else default_locale
     if locale is None:
         report.add(root, f"xml:lang {lang!r} is not a language moe-lms knows")
         return None
@@ -314,7 +301,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
     attempts = control.get("maxAttempts", "") if control is not None else ""
     return ParsedTest(
         identifier=root.get("identifier", ""),
-        locale=_locale_of(lang) if lang else None,
+        locale=from_language_tag(lang) if lang else None,
         title=root.get("title"),
         intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
@@ -430,7 +417,7 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
     package, manifest = _open(data, name)
     problems: list[Problem] = []
     meta = _bank_metadata(manifest)
-    default_locale = (_locale_of(meta.language) if meta.language else None) or "en"
+    default_locale = (from_language_tag(meta.language) if meta.language else None) or "en"
     items, tests = _read_resources(package, manifest, name, default_locale, problems)
     groups = _group(items, tests, problems)
     if not groups:

@@ -23,7 +23,7 @@ from lxml import etree
 from ... import __version__
 from ...bulk import gc_paused
 from ...locales import LocalizedView, Resolved, resolve
-from ...model import XML_ILLEGAL, Bank, Kind, Question, Quiz, resolve_quiz
+from ...model import XML_ILLEGAL, Bank, Kind, Question, Quiz, quiz_bank
 from ...numeric import number_text
 from ...problems import Problem, ProblemsFound
 from ...richtext import (
@@ -424,13 +424,6 @@ def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Eleme
         total = _sub(set_outcome(_sub, processing, identifier), "sum")
         expression(_sub, total, "testVariables", variableIdentifier=identifier)
     return test
-
-
-def quiz_bank(bank: Bank, quiz: Quiz) -> Bank:
-    """The bank with the quiz's questions alone, in quiz order, each worth its points in the quiz: what a quiz's
-    package holds items of (its manifest, its items and its media come from it)."""
-    questions = tuple(q for drawn in resolve_quiz(bank, quiz) for q in drawn.scored())
-    return bank.model_copy(update={"questions": questions})
 
 
 def _check_text(bank: Bank, locales: Iterable[str]) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...locales import locale_info
+from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
 from ...problems import Problem, ProblemsFound, Severity
@@ -28,7 +28,6 @@ from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti12 import locale_of
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
     AS_SPAN,
@@ -173,7 +172,7 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
         return None
     interaction = interactions[0]
     lang = root.get(XML_LANG) or "en"
-    locale = locale_of(lang) or "en"
+    locale = from_language_tag(lang) or "en"
     identifier = root.get("identifier", "")
     qid = identifier.removesuffix(f"-{locale}") if identifier.endswith(f"-{locale}") else identifier
     declarations = {d.get("identifier"): d for d in root.iterfind(q("qti-response-declaration"))}
@@ -314,7 +313,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 body = rubric.find(q("qti-content-body"))
                 intro = text_of(body if body is not None else rubric, rubric.get(XML_LANG), inline=False)
             test_locale = root.get("identifier", "").rpartition("-")[2]  # (ours: BANK-LOCALE)
-            locale = locale_of(test_locale) if test_locale else None
+            locale = from_language_tag(test_locale) if test_locale else None
             if locale is not None:
                 found.tests[locale] = (root.get("title", ""), intro)
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
@@ -346,7 +345,7 @@ def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
         identifier=identifier,
-        locale=locale_of(test_locale) if test_locale else None,
+        locale=from_language_tag(test_locale) if test_locale else None,
         title=root.get("title"),
         intro=None,
         items=[i for s in sections for i in s.items],
@@ -385,7 +384,7 @@ def _bank(
     present = list(dict.fromkeys(i.locale for i in found.items))
     if not present:
         raise ProblemsFound([*problems, Problem(name, None, "the package has no choice item moe-lms can import")])
-    declared = locale_of(languages[0]) if languages else None
+    declared = from_language_tag(languages[0]) if languages else None
     source = declared if declared in present else present[0]
     targets = [loc for loc in present if loc != source]
     questions: list[Question] = []

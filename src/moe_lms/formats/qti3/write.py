@@ -42,12 +42,11 @@ from lxml import etree
 from ... import __version__
 from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import image_references, media_of, shown_media
-from ...model import Bank, Kind, MediaItem, Question, Quiz
+from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, mathml, render_block, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
-from ..qti21.write import quiz_bank
 from ..qti_item import (
     FIXED,
     IDENTIFIER,
