@@ -18,7 +18,7 @@ from moe_lms.formats.canvas import (
 )
 from moe_lms.formats.canvas_media import image_ref
 from moe_lms.locales import LocalizedView, Resolved, locale_info
-from moe_lms.model import Bank, Kind, Question
+from moe_lms.model import Bank, Kind, Question, flat_quiz, variant_of
 from moe_lms.richtext import latin_isolated, plain_text, render_block, render_inline, rendering
 
 
@@ -107,7 +107,8 @@ def new_quizzes_item(view: LocalizedView, q: Question, position: int) -> tuple[s
 
 def bodies(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> list[tuple[str, Any]]:
     """Each question's (fingerprint, body), as a push with image references sends them."""
-    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_ref)
+    flat = flat_quiz(bank) if any(variant_of(q.id) for q in bank.questions) else None  # (see document)
+    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_ref, quiz=flat)
     made = []
     for position, q in enumerate(bank.questions, start=1):
         with rendering(stream.profile):
@@ -124,7 +125,11 @@ def document(bank: Bank, options: ExportOptions) -> bytes:
     for locale in options.locales:
         entry: dict[str, Any] = {"locale": locale}
         for engine, name, items, path, item_path in _SECTIONS:
-            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
+            # (a bank with variants: every variant, in bank order, in both engines' quiz, as the writer does)
+            flat = flat_quiz(bank) if any(variant_of(q.id) for q in bank.questions) else None
+            stream = QuizStream(
+                bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref, quiz=flat
+            )
             made = bodies(bank, locale, engine, include_drafts=options.include_drafts)
             stream._made = [(q.id, fp) for q, (fp, _) in zip(bank.questions, made, strict=True)]
             entry[name] = {

@@ -73,7 +73,9 @@ NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://moe-lms.invalid/canvas/new-q
 
 _ID = r"[a-z][a-z0-9-]*"
 _FP = rf"[0-9a-f]{{{FINGERPRINT_LENGTH}}}"
-QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
+# A question's key may be a variant's id, capacity~2 (moe_lms.variants): a push finds its variants again by it.
+_QUESTION_ID = rf"{_ID}(?:~[1-9][0-9]*)?"
+QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_QUESTION_ID}):(?P<fp>{_FP})\]")
 # A quiz of the bank's quizzes: has its id after the bank's (``[moe:<bank>/<quiz>@<locale>:…]``); the whole bank's
 # quiz has none.
 QUIZ_MARKER = re.compile(
@@ -87,7 +89,7 @@ _GROUP_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{GROUP_MARKER.pattern}\s*\Z")
 # characters earlier in the description is just text.
 _APPENDED_QUIZ_MARKER = re.compile(rf"<small>\s*{QUIZ_MARKER.pattern}\s*</small>(?:\s|</[a-z]+>)*\Z")
 # A question's name (classic) or item's title (New Quizzes) is exactly "<stable id> <marker of that id>".
-_QUESTION_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{QUESTION_MARKER.pattern}\s*\Z")
+_QUESTION_NAME = re.compile(rf"\A\s*(?P<name>{_QUESTION_ID})\s+{QUESTION_MARKER.pattern}\s*\Z")
 
 
 @dataclass(frozen=True)
