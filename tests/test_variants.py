@@ -245,3 +245,13 @@ def test_check_refuses_numerical_values_that_meet_in_too_many_combinations(tmp_p
     (problem,) = problems
     assert problem.message.startswith("asks for 15 variant(s) but only 14 of the 18 combinations of params: are valid")
     assert "the values of choices 'right' and 'truncated' meet (625)" in problem.message
+
+
+def test_check_says_how_many_variants_the_parameterised_questions_make(bank_dir: Path) -> None:
+    from click.testing import CliRunner
+
+    from moe_lms.cli import main
+
+    result = CliRunner().invoke(main, ["check", str(bank_dir)])
+    assert result.exit_code == 0, result.output
+    assert "variant-demo: 3 questions (2 parameterised: 9 variants), source en" in result.output

@@ -113,7 +113,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     problems += translator.missing_catalogs(directory, locales)
     problems = translator.of_other_locales(problems, directory, locales)
     out.print(
-        f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
+        f"{bank.id}: {len(bank.questions)} questions{_variants_said(bank)}, source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
         markup=False,
     )
@@ -231,3 +231,17 @@ def translations_update(bank_dir: Path | None) -> None:
             f"{counts['obsolete']} made obsolete",
             markup=False,
         )
+
+
+def _variants_said(bank: Bank) -> str:
+    """ " (2 parameterised: 12 variants)" for a bank with parameterised questions (moe_lms.variants), else ""."""
+    from .. import variants
+
+    templates = [q for q in bank.questions if q.params is not None]
+    if not templates:
+        return ""
+    count = 0
+    for q in templates:
+        drawn, _ = variants.draw(q, bank.source_locale)
+        count += len(drawn.combinations) if drawn is not None else 0
+    return f" ({len(templates)} parameterised: {count} variants)"
