@@ -36,7 +36,7 @@ BYTES = {
     "unit": "KiB",
     "tolerance": 0.05,
     "choices": [
-        {"id": "right", "value": 224, "correct": True, "explanation": "Dispatch and combine, 8 copies of 14 KiB."},
+        {"id": "both-ways", "value": 224, "correct": True, "explanation": "Dispatch and combine, 8 copies of 14 KiB."},
         {"id": "dispatch-only", "value": 112, "explanation": "That is the dispatch alone; the combine moves as much."},
         {"id": "bits", "value": 1792, "explanation": "Bits counted as bytes: bf16 is 2 bytes, not 16."},
         {"id": "fraction", "value": 0.5, "explanation": "A fraction of a KiB: you divided once too often."},

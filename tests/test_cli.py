@@ -104,8 +104,13 @@ def test_schema_is_json_schema_of_bank_yaml() -> None:
     schema = json.loads(output)
     assert schema["title"] == "moe-lms bank.yaml"
     assert "translations" not in schema["properties"]
-    assert schema["$defs"]["Choice"]["required"] == ["id", "text", "explanation"]
+    assert schema["$defs"]["Choice"]["required"] == ["id", "explanation"]
     assert schema["$defs"]["Choice"]["additionalProperties"] is False
+    # A choice needs its text, but a numerical question's, which has a value and no text (issue 30).
+    question = schema["$defs"]["Question"]
+    assert question["if"]["properties"]["kind"] == {"const": "numerical"}
+    assert question["then"]["properties"]["choices"]["items"] == {"required": ["value"], "not": {"required": ["text"]}}
+    assert question["else"]["properties"]["choices"]["items"] == {"required": ["text"]}
 
 
 def test_translations_update_resyncs_po_files_like_msgmerge(bank_copy: Path) -> None:

@@ -61,8 +61,8 @@ def test_the_issue_shape_loads_as_a_numerical_question(tmp_path: Path) -> None:
 
 def test_a_typed_number_matches_the_value_whose_range_holds_it() -> None:
     q = numerical_bank().question("dispatch-kib")  # tolerance 0.05 on every value
-    assert q.matching(224).id == "right"  # type: ignore[union-attr]
-    assert q.matching(224.04).id == "right"  # type: ignore[union-attr]
+    assert q.matching(224).id == "both-ways"  # type: ignore[union-attr]
+    assert q.matching(224.04).id == "both-ways"  # type: ignore[union-attr]
     assert q.matching(112).id == "dispatch-only"  # type: ignore[union-attr]
     assert q.matching(224.2) is None
     assert numerical_bank().question("capacity-tokens").matching(59.5).id == "no-top-k"  # type: ignore[union-attr]

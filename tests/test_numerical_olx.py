@@ -57,3 +57,21 @@ def test_capa_grades_typed_numbers_with_the_tolerance_and_hints_the_right_values
                 assert plain_text(view.choice_explanation(q, c).text) in plain_text(
                     lxml.html.fromstring(solution).text_content()
                 )
+
+
+def test_capa_grades_the_shipped_banks_numerical_questions_in_every_locale(capa: Any) -> None:  # noqa: F811
+    from pathlib import Path
+
+    from moe_lms.loader import load_bank
+
+    bank = load_bank(Path(__file__).resolve().parents[1] / "question_bank" / "moe-serving-arithmetic")
+    numerical = [q for q in bank.questions if q.numerical]
+    assert len(numerical) >= 3
+    for locale in bank.locales:
+        archive = export(bank, locale)
+        for q in numerical:
+            for c in q.choices:
+                problem = capa(problem_xml(archive, q.id), q.id)
+                key = answer_id(problem)
+                grade = problem.grade_answers({key: number_text(q.value_of(c))})
+                assert grade.get_correctness(key) == ("correct" if c.correct else "incorrect"), (locale, q.id, c.id)

@@ -15,8 +15,8 @@ from lxml import etree
 
 from moe_lms import schemas
 from moe_lms.formats.cc11.validate import check_package
+from moe_lms.formats.qti12 import read_value_classes
 from moe_lms.model import Bank
-from moe_lms.numeric import number_text
 from moe_lms.problems import ProblemsFound
 from moe_lms.richtext import plain_text
 
@@ -92,13 +92,11 @@ def test_canvas_qti_carries_the_correct_values_and_explains_the_anticipated_ones
         ]
         comments = item.findtext(".//q:itemfeedback[@ident='general_incorrect_fb']//q:mattext", namespaces=NS)
         incorrect = etree.fromstring(f"<div>{comments}</div>")
-        listed = {li.get("data-choice"): li for li in incorrect.iter("li")}
+        listed = {read_value_classes(li.get("class") or "")[0]: li for li in incorrect.iter("li")}
         for c in q.choices:
             if not c.correct:
                 li = listed[c.id]
-                assert (li.get("data-value"), li.get("data-tolerance")) == (
-                    number_text(q.value_of(c)), number_text(q.tolerance_of(c))
-                )  # fmt: skip
+                assert read_value_classes(li.get("class") or "") == (c.id, q.value_of(c), q.tolerance_of(c))
                 assert plain_text(c.explanation) in " ".join("".join(li.itertext()).split())
 
 

@@ -74,3 +74,20 @@ def test_qti_sdk_scores_typed_numbers_and_shows_the_matching_values_explanation(
             if choice_id is not None:
                 c = next(c for c in q.choices if c.id == choice_id)
                 assert shown[choice_id] == plain_text(view.choice_explanation(q, c).text), (q.id, typed)
+
+
+def test_qti_sdk_scores_the_shipped_banks_numerical_questions_in_every_locale(tmp_path: Path) -> None:
+    from moe_lms.loader import load_bank
+
+    bank = load_bank(Path(__file__).resolve().parents[1] / "question_bank" / "moe-serving-arithmetic")
+    files = package(bank, ())
+    numerical = [q for q in bank.questions if q.numerical]
+    assert len(numerical) >= 3
+    items = {f"{q.id}-{loc}": files[f"items/{q.id}-{loc}.xml"] for q in numerical for loc in bank.locales}
+    typed = {f"{q.id}-{loc}": [q.value_of(c) for c in q.choices] for q in numerical for loc in bank.locales}
+    results = score(items, typed, tmp_path)
+    for q in numerical:
+        for loc in bank.locales:
+            for c, result in zip(q.choices, results[f"{q.id}-{loc}"], strict=True):
+                assert result["score"] == (q.points if c.correct else 0), (loc, q.id, c.id, result)
+                assert set(result["feedback"]) == {c.id, "general_explanation"}, (loc, q.id, c.id, result)

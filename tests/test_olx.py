@@ -142,6 +142,8 @@ def test_capa_grades_every_shipped_choice_as_the_key_says_and_shows_its_explanat
         archive = export(bank, locale)
         view = resolve(bank, locale)
         for question in bank.questions:
+            if question.numerical:  # (typed, not chosen: tests/test_numerical_olx.py)
+                continue
             problem = capa(problem_xml(archive, question.id), question.id)
             key = answer_id(problem)
             multiple = question.kind is Kind.MULTIPLE
@@ -159,12 +161,14 @@ def test_capa_grades_every_shipped_choice_as_the_key_says_and_shows_its_explanat
             if multiple:
                 whole = problem.grade_answers({key: [names[c.id] for c in question.correct_choices]})
                 assert whole.get_correctness(key) == "correct"
-    assert graded == 3 * sum(len(q.choices) for q in bank.questions)
+    assert graded == 3 * sum(len(q.choices) for q in bank.questions if not q.numerical)
 
 
 def test_capa_renders_every_shipped_problem_with_its_stem_as_the_legend_of_its_choices(bank: Bank, capa: Any) -> None:
     archive = export(bank, "ur")
     for question in reviewed_in_ur(bank):
+        if question.numerical:  # (a text box and its label: tests/test_numerical_olx.py)
+            continue
         page = lxml.html.fromstring(capa(problem_xml(archive, question.id), question.id, render=True).get_html())
         (legend,) = page.iter("legend")
         (stem,) = legend
@@ -223,9 +227,11 @@ def test_a_course_is_the_layout_studio_imports_in_one_language(bank: Bank) -> No
 def test_right_to_left_text_says_its_language_and_direction(bank: Bank) -> None:
     archive = export(bank, "ur")
     for question in reviewed_in_ur(bank):
+        if question.numerical:  # (its drafts fall back to English until reviewed: tests/test_numerical_olx.py)
+            continue
         problem = etree.fromstring(problem_xml(archive, question.id).encode())
         wrappers = problem.xpath("(.//label|.//choice|.//choicehint|.//div[@class='detailed-solution'])/*[@lang]")
-        assert len(wrappers) == 2 + 2 * len(question.choices)
+        assert len(wrappers) == (2 if question.numerical else 2 + 2 * len(question.choices))
         assert {(w.get("lang"), w.get("dir")) for w in wrappers} == {("ur", "rtl")}
 
 
@@ -295,7 +301,8 @@ def test_the_courses_of_every_language_read_back_into_the_shipped_bank(bank: Ban
     for locale in bank.target_locales:
         # capa has no place for the overall feedback messages (it says Correct / Incorrect in the learner's language)
         kept = as_read_back(bank).translations[locale].items()
-        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/"))}
+        # (drafts, PO fuzzy, are not exported: issue 30's units and changed stem, issue 31's templates)
+        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/")) and not t.draft}
         assert {p: (t.text, t.source) for p, t in back.translations[locale].items()} == want
 
 

@@ -133,7 +133,8 @@ def test_the_package_reads_back_into_the_shipped_bank(bank: Bank) -> None:
     for locale in bank.target_locales:
         # QTI has no place for the bank's overall feedback messages (players say correct / incorrect themselves)
         kept = as_read_back(bank).translations[locale].items()
-        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/"))}
+        # (drafts, PO fuzzy, are not exported: issue 30's units and changed stem, issue 31's templates)
+        want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/")) and not t.draft}
         assert {p: (t.text, t.source) for p, t in back.translations[locale].items()} == want
 
 
@@ -324,6 +325,8 @@ def test_the_citolab_player_scores_every_shipped_choice_as_keyed_and_opens_only_
     checked = 0
     for locale in ("en", "ur", "vi"):
         for question in bank.questions:
+            if question.numerical:  # (typed, not chosen: tests/test_numerical_qti3.py)
+                continue
             url = f"{bank.id}/{item_path(question.id, locale)}"  # (a variant's ~ is written _: qti_item)
             selections = [{c.id} for c in question.choices]
             if question.kind is Kind.MULTIPLE:
@@ -336,7 +339,7 @@ def test_the_citolab_player_scores_every_shipped_choice_as_keyed_and_opens_only_
                 assert got["score"] == pytest.approx(keyed_score(question, chosen)), (locale, question.id, chosen)
                 assert sorted(got["open"]) == sorted([*chosen, "not_answered"]), (locale, question.id, chosen)
                 checked += 1
-    assert checked >= 3 * sum(len(q.choices) for q in bank.questions)
+    assert checked >= 3 * sum(len(q.choices) for q in bank.questions if not q.numerical)
 
 
 def spelled(element: etree._Element) -> tuple[object, ...]:

@@ -233,6 +233,11 @@ def _shorthand_schema(schema: dict[str, Any]) -> None:
             "reads (why it is right, or why it is wrong and what is true instead).",
         }
     schema["required"] = [key for key in schema.get("required", []) if key != "choices"]
+    # A choice's text is required but of a numerical question, whose choices have a value instead (_answer_key).
+    numerical = {"properties": {"kind": {"const": Kind.NUMERICAL.value}}, "required": ["kind"]}
+    schema["if"] = numerical
+    schema["then"] = {"properties": {"choices": {"items": {"required": ["value"], "not": {"required": ["text"]}}}}}
+    schema["else"] = {"properties": {"choices": {"items": {"required": ["text"]}}}}
 
 
 ParamName = Annotated[

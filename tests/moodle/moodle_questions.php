@@ -16,8 +16,9 @@
 // and feedback, the overall feedback messages; then "graded": for each choice alone (and, with several correct
 // answers, for the set of correct ones) the mark Moodle's question engine gave and the feedback its renderer showed
 // (the chosen answer's feedback, the overall message, the general feedback), with every feedback shown.
-// A numerical question is graded for each typed answer MOE_TYPED (a JSON file: idnumber => [typed text, …]) lists
-// for its idnumber: the mark, the state and the feedback shown for each.
+// A numerical (or short-answer) question is graded for each typed answer MOE_TYPED (a JSON file: idnumber =>
+// [typed text, …]) lists for its idnumber, else for each of its answers and 123456: the mark, the state and the
+// feedback shown for each.
 // Everything goes to stdout as one JSON document; Moodle's own progress output goes to stderr.
 
 define('CLI_SCRIPT', true);
@@ -183,9 +184,14 @@ function moe_question($id): array {
         'incorrectfeedback' => $question->incorrectfeedback ?? null,
         'graded' => [],
     ];
-    if ($question instanceof qtype_numerical_question) {
-        $found['units'] = array_keys($question->ap->get_unit_options() ?: []);
-        $typed = moe_typed()[$question->idnumber] ?? [];
+    if ($question instanceof qtype_numerical_question || $question instanceof qtype_shortanswer_question) {
+        if ($question instanceof qtype_numerical_question) {
+            $found['units'] = array_keys($question->ap->get_unit_options() ?: []);
+        }
+        // What MOE_TYPED lists for it, else each of its answers as written (but a catch-all *) and one no answer is.
+        $typed = moe_typed()[$question->idnumber] ?? array_merge(
+            array_values(array_filter(array_map(fn($a) => (string) $a->answer, $question->answers), fn($t) => $t !== '*')),
+            ['123456']);
         foreach ($typed as $text) {
             $found['graded'][] = ['typed' => $text] + moe_respond($question->id, ['answer' => $text]);
         }

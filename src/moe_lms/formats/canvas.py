@@ -57,6 +57,7 @@ from ..problems import Problem, ProblemsFound
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format, Guide, Held, Offer, ShelfEntry
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
+from .qti12 import value_classes
 
 Engine = Literal["classic", "new-quizzes"]
 ENGINES: tuple[Engine, ...] = ("classic", "new-quizzes")
@@ -650,7 +651,8 @@ class QuizStream:
             comment, tokens[f"comment{j}"] = t.block(string_offset(q, "explanation", q.choices.index(c)))
             check(q, f"choice '{c.id}' explanation", comment, MAX_TEXT)
         listed = "".join(
-            f'<li><bdi dir="ltr">{_value_text(q, c)}</bdi>: {t.block(string_offset(q, "explanation", j))[0]}</li>'
+            f'<li class="{value_classes(c.id, q.value_of(c), q.tolerance_of(c))}"><span dir="ltr">{_value_text(q, c)}'
+            f"</span>: {t.block(string_offset(q, 'explanation', j))[0]}</li>"
             for j, c in enumerate(q.choices)
             if not c.correct
         )

@@ -59,6 +59,8 @@ TITLE_LIMIT = 80
 KIND_ATTRIBUTE = "moe_lms_kind"
 TAGS_ATTRIBUTE = "moe_lms_tags"
 SOURCE_ATTRIBUTE = "moe_lms_source_language"
+CORRECT_ATTRIBUTE = "moe_lms_correct"  # a numerical problem's correct values' ids, in answer order
+UNIT_LANG_ATTRIBUTE = "moe_lms_unit_lang"  # the language of a numerical problem's unit, when not the course's
 
 
 def static_url(item: MediaItem) -> str:
@@ -184,6 +186,7 @@ def build_numerical(question: Question, view: LocalizedView) -> etree._Element:
         {"display_name": title_of(view.stem(question).text), "weight": num(question.points), "markdown": "null"},
     )
     problem.set(KIND_ATTRIBUTE, question.kind.value)
+    problem.set(CORRECT_ATTRIBUTE, " ".join(c.id for c in correct))  # (capa has no place for a value's id)
     if question.tags:
         problem.set(TAGS_ATTRIBUTE, " ".join(question.tags))
     problem.text = "\n"
@@ -198,6 +201,8 @@ def build_numerical(question: Question, view: LocalizedView) -> etree._Element:
     unit = view.unit(question)
     if unit is not None:
         entry.set("trailing_text", plain_text(unit.text))
+        if unit.lang != view.info.lang:  # (trailing text is plain: a fallback's language is said here)
+            problem.set(UNIT_LANG_ATTRIBUTE, unit.lang)
     hint = _nl(etree.SubElement(response, "correcthint"))
     text_element(hint, "div", view.choice_explanation(question, correct[0]), render_block)
     for choice in correct[1:]:

@@ -250,9 +250,17 @@ def build_numerical_item(q: Question, view: LocalizedView) -> etree._Element:
     unit = view.unit(q)
     if unit is not None:
         entry.tail = " "
-        _content(_sub(answer, "span", {"class": "moe-unit"}), unit, lang, render_inline, always=False)
+        unit_span = _sub(answer, "span")
+        _content(unit_span, unit, lang, render_inline, always=False)
+        unit_span.set("class", " ".join(filter(None, ["moe-unit", unit_span.get("class")])))
     processing = _sub(item, "responseProcessing")
-    numerical_scoring(_sub, processing, q, lambda answered: add_to_feedback(_sub, answered, GENERAL_FEEDBACK))
+    numerical_scoring(
+        _sub,
+        processing,
+        q,
+        lambda branch, choice_id: None if choice_id is None else add_to_feedback(_sub, branch, choice_id),
+        lambda answered: add_to_feedback(_sub, answered, GENERAL_FEEDBACK),
+    )
     feedback = [(c.id, view.choice_explanation(q, c)) for c in q.choices] + [(GENERAL_FEEDBACK, view.explanation(q))]
     for identifier, text in feedback:
         modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
