@@ -152,8 +152,9 @@ def _report_warnings(fmt: formats.Format, bank: Bank, options: formats.ExportOpt
     """What the export drops or degrades, said before writing (the format's warnings channel); with ``strict``,
     or when the format refuses something outright, nothing is written."""
     found = fmt.warnings(bank, options) if fmt.warnings else []
-    if strict and found:
-        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in found])
+    dropped = [p for p in found if p.severity is Severity.WARNING]  # notes say what to do; nothing is lost
+    if strict and dropped:
+        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in dropped])
     if any(p.severity is Severity.ERROR for p in found):
         fail(found)
     print_problems(found)
