@@ -126,8 +126,8 @@ def test_push_canvas_makes_each_questions_variants_a_question_group_picking_one(
     with CanvasServer(app):
         client = CanvasClient(app.base_url, TOKEN, retry=RetryPolicy(attempts=5, base_delay=0.001), seed=3)
         pusher = Pusher(client, "1", "classic")
-        concrete, options = formats.concrete(bank, formats.ExportOptions(locales=("en",)))
-        desired = list(desired_quizzes(concrete, options, "classic"))
+        concrete, options = formats.concrete(bank, formats.ExportOptions(locales=("en",)), quizzes=False)
+        desired = list(desired_quizzes(concrete, options, "classic"))  # (as push canvas calls it)
         pusher.apply(pusher.plan(desired, bank.locales, prune=False, publish=False))
         again = pusher.plan(desired, bank.locales, prune=False, publish=False)
         assert again.writes == 0  # a second push finds every variant again by its marker, and writes nothing
@@ -143,3 +143,12 @@ def test_push_canvas_makes_each_questions_variants_a_question_group_picking_one(
     assert groups[capacity]["pick_count"] == groups[powers]["pick_count"] == 1
     assert members[None] == ["plain"]
     assert quiz["points_possible"] == 3  # an attempt: the plain question and one variant of each
+
+
+def test_new_quizzes_asks_the_first_variant_of_each_and_says_it_cannot_draw(bank: Bank) -> None:
+    from moe_lms.formats.canvas import desired_quizzes
+
+    concrete, options = formats.concrete(bank, formats.ExportOptions(locales=("en",)), quizzes=False)
+    (quiz,) = desired_quizzes(concrete, options, "new-quizzes")  # (as push canvas calls it)
+    assert [q.key for q in quiz.questions] == ["plain", "capacity~1", "powers~1"]
+    assert any("New Quizzes cannot draw a question per attempt" in w for w in quiz.warnings), quiz.warnings

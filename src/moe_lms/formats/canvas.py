@@ -613,6 +613,9 @@ class QuizStream:
         self.bank, self.locale, self.engine = bank, locale, engine
         self.the_quiz = quiz or whole_bank_quiz(bank)
         self.quiz_id = None if quiz is None else quiz.id
+        asked_first = quiz is None and engine == "new-quizzes" and _has_variants(bank)
+        if asked_first:  # New Quizzes cannot draw (refuse_draws): the whole bank asks each first variant
+            self.the_quiz = _first_variants(bank)
         sections = resolve_quiz(bank, self.the_quiz)
         if engine == "new-quizzes":
             refuse_draws(self.the_quiz, sections)
@@ -625,6 +628,11 @@ class QuizStream:
             for s in sections
             for q, points in zip(s.questions, s.points, strict=True)
         ]
+        if asked_first:
+            self.warnings += (
+                "New Quizzes cannot draw a question per attempt (its API creates no item banks), so each "
+                "parameterised question asks its first variant; push to Classic Quizzes, or --via qti, for a draw",
+            )
         if engine == "new-quizzes" and any(q.numerical for q, _, _ in self.entries):
             self.warnings += (numerical_left_out([q.id for q, _, _ in self.entries if q.numerical]),)
         self.limits = _Limits(bank, locale)
@@ -1052,3 +1060,10 @@ FORMAT = Format(
 def _has_variants(bank: Bank) -> bool:
     """Whether the bank's parameterised questions were expanded into variants (moe_lms.variants)."""
     return any(variant_of(q.id) is not None for q in bank.questions)
+
+
+def _first_variants(bank: Bank) -> Quiz:
+    """The whole bank with the first variant of each parameterised question alone (moe_lms.variants), in one
+    section: what New Quizzes, which cannot draw, is given."""
+    asked = [q for q in bank.questions if variant_of(q.id) is None or q.id.endswith("~1")]
+    return flat_quiz(bank.model_copy(update={"questions": tuple(asked)}))
