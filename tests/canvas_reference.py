@@ -82,11 +82,13 @@ def classic_numerical(view: LocalizedView, q: Question) -> tuple[str, dict[str, 
             "answer_error_margin": json.loads(number_text(q.tolerance_of(c))),
             "answer_weight": 100,
             "answer_comment_html": _block(view.choice_explanation(q, c)),
+            "comments": plain_text(view.choice_explanation(q, c).text),
         }
         for c in q.choices
         if c.correct
     ]
     listed = ""
+    plain_listed = []
     for c in q.choices:
         if c.correct:
             continue
@@ -94,6 +96,7 @@ def classic_numerical(view: LocalizedView, q: Question) -> tuple[str, dict[str, 
         shown = number_text(q.value_of(c)) + (f" ± {number_text(tolerance)}" if tolerance else "")
         classes = f"moe-choice-{c.id} moe-value-{number_text(q.value_of(c))} moe-tolerance-{number_text(tolerance)}"
         listed += f'<li class="{classes}"><span dir="ltr">{shown}</span>: {_block(view.choice_explanation(q, c))}</li>'
+        plain_listed.append(f"{shown}: {plain_text(view.choice_explanation(q, c).text)}")
     fields: dict[str, Any] = {
         "question_type": "numerical_question",
         "question_text": _block(view.stem(q)),
@@ -101,6 +104,9 @@ def classic_numerical(view: LocalizedView, q: Question) -> tuple[str, dict[str, 
         "neutral_comments_html": _block(view.explanation(q)),
         "correct_comments_html": _block(view.feedback("correct")),
         "incorrect_comments_html": _block(view.feedback("incorrect")) + (f"<ul>{listed}</ul>" if listed else ""),
+        "neutral_comments": plain_text(view.explanation(q).text),
+        "correct_comments": plain_text(view.feedback("correct").text),
+        "incorrect_comments": " ".join([plain_text(view.feedback("incorrect").text), *plain_listed]),
         "answers": answers,
     }
     fp = fingerprint("classic", fields)

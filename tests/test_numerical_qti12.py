@@ -119,3 +119,18 @@ def test_a_cartridge_refuses_a_tolerance_and_carries_exact_values_as_fill_in_the
         if c.find("q:conditionvar/q:varequal", NS) is not None
     }
     assert scored == {"469": "100", "468": "0", "59": "0"}
+
+
+def test_validate_finds_a_numerical_range_that_leaves_its_value_out() -> None:
+    from .qti12_support import rezip
+
+    bank = numerical_bank()
+    files = members(export("canvas-qti", bank, ["en"]))
+    name = "numerical-check-en/numerical-check-en.xml"
+    files[name] = files[name].replace(
+        b'<varlte respident="response1">469</varlte>', b'<varlte respident="response1">400</varlte>', 1
+    )
+    found = [str(p) for p in check_package(rezip(files), None)]
+    assert any("the range 469 to 400 does not hold its value 469" in p and "capacity-tokens-en" in p for p in found), (
+        found
+    )

@@ -314,6 +314,10 @@ def _numerical_layouts(correct: int) -> tuple[Layout, Layout]:
         "neutral_comments_html": Slot("explanation"),
         "correct_comments_html": Slot("correct"),
         "incorrect_comments_html": Slot("incorrect"),
+        # The plain fields too, as a choice question's (canvas-lms #2433: the HTML field alone is not shown).
+        "neutral_comments": Slot("explanation_plain"),
+        "correct_comments": Slot("correct_plain"),
+        "incorrect_comments": Slot("incorrect_plain"),
         "answers": [
             {
                 "numerical_answer_type": "exact_answer",
@@ -321,6 +325,7 @@ def _numerical_layouts(correct: int) -> tuple[Layout, Layout]:
                 "answer_error_margin": Slot(f"margin{j}"),
                 "answer_weight": 100,
                 "answer_comment_html": Slot(f"comment{j}"),
+                "comments": Slot(f"plain_comment{j}"),
             }
             for j in range(correct)
         ],
@@ -667,6 +672,7 @@ class QuizStream:
             tokens[f"exact{j}"] = number_text(q.value_of(c)).encode()
             tokens[f"margin{j}"] = number_text(q.tolerance_of(c)).encode()
             comment, tokens[f"comment{j}"] = t.block(string_offset(q, "explanation", q.choices.index(c)))
+            tokens[f"plain_comment{j}"] = t.plain(string_offset(q, "explanation", q.choices.index(c)))[1]
             check(q, f"choice '{c.id}' explanation", comment, MAX_TEXT)
         listed = "".join(
             f'<li class="{value_classes(c.id, q.value_of(c), q.tolerance_of(c))}"><span dir="ltr">{_value_text(q, c)}'
@@ -677,12 +683,19 @@ class QuizStream:
         incorrect = feedback.incorrect + (f"<ul>{listed}</ul>" if listed else "")
         check(q, "incorrect feedback", incorrect, MAX_COMMENT)
         tokens["incorrect"] = encode_string(incorrect)
+        plain_listed = [
+            f"{_value_text(q, c)}: {t.plain(string_offset(q, 'explanation', j))[0]}"
+            for j, c in enumerate(q.choices)
+            if not c.correct
+        ]
+        tokens["incorrect_plain"] = encode_string(" ".join([json.loads(feedback.plain[1]), *plain_listed]))
         stem, tokens["stem"] = t.block(0)
         check(q, "stem", stem, MAX_TEXT)
         tokens["points"] = token(points)
         explanation, tokens["explanation"] = t.block(1)
         check(q, "explanation", explanation, MAX_COMMENT)
-        tokens["correct"] = feedback.tokens[0]
+        tokens["explanation_plain"] = t.plain(1)[1]
+        tokens["correct"], tokens["correct_plain"] = feedback.tokens[0], feedback.plain[0]
         layout, signed = _numerical_layouts(len(correct))
         fp = _signed(signed, tokens)
         tokens["name"] = encode_string(f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]")

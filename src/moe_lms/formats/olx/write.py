@@ -212,7 +212,7 @@ def build_numerical(question: Question, view: LocalizedView) -> etree._Element:
     entry = _nl(etree.SubElement(response, "formulaequationinput", {"size": "12"}))
     unit = view.unit(question)
     if unit is not None:
-        entry.set("trailing_text", plain_text(unit.text))
+        entry.set("trailing_text", readable_text(unit.text))
         if unit.lang != view.info.lang:  # (trailing text is plain: a fallback's language is said here)
             problem.set(UNIT_LANG_ATTRIBUTE, unit.lang)
     hint = _nl(etree.SubElement(response, "correcthint"))

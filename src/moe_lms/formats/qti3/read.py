@@ -263,7 +263,7 @@ def _parse_numerical(
             points = number(outcome.findtext(f"{q('qti-default-value')}/{q('qti-value')}"))
     feedback: dict[str, etree._Element] = {}
     general = None
-    for modal in root.iterfind(q("qti-modal-feedback")):
+    for modal in [*root.iterfind(q("qti-modal-feedback")), *root.iter(q("qti-feedback-block"))]:
         body = modal.find(q("qti-content-body"))
         body = modal if body is None else body
         if modal.get("identifier") == NOT_ANSWERED or modal.get("identifier") in GENERAL_NAMES:

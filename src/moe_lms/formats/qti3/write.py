@@ -268,7 +268,7 @@ def build_numerical_item(question: Question, view: LocalizedView) -> etree._Elem
     and the unit after it; the shared rules (qti_item.numerical_scoring) in QTI 3's names, FEEDBACK set to the
     matching value's id (or ``other_value``) as a container of one, never built from FEEDBACK itself (the module
     docstring says why); a tolerance as decimal bounds (gte, lte), as the Citolab player has none on ``equal``;
-    a ``qti-modal-feedback`` per value, and the general one whenever FEEDBACK is set."""
+    a ``qti-feedback-block`` per value after the box, and the general one whenever FEEDBACK is set."""
     from ...numeric import number_text
 
     lang = view.info.lang
@@ -303,14 +303,18 @@ def build_numerical_item(question: Question, view: LocalizedView) -> etree._Elem
         feedback = sub_as_qti21(set_outcome(sub_as_qti21, branch, "FEEDBACK"), "multiple")
         sub_as_qti21(feedback, "baseValue", {"baseType": "identifier"}, choice_id or OTHER_VALUE)
 
-    processing = sub(item, "qti-response-processing")
-    numerical_scoring(sub_as_qti21, processing, question, mark, lambda answered: None, bounds=True)
+    # The feedback as blocks after the box, each in the item's language and direction, as a choice item's (the value's
+    # explanation first, the general one after it).
     feedback = [(c.id, "show", view.choice_explanation(question, c)) for c in question.choices]
     feedback.append((NOT_ANSWERED, "hide", view.explanation(question)))
     for identifier, show_hide, text in feedback:
-        modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
-        modal.set("identifier", identifier)
-        content(sub(modal, "qti-content-body"), "div", text, lang, render_block).set("class", "moe-feedback")
+        block = sub(body, "qti-feedback-block", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
+        block.set("identifier", identifier)
+        block.set(XML_LANG, lang)
+        block.set("dir", view.info.direction)
+        content(sub(block, "qti-content-body"), "div", text, lang, render_block).set("class", "moe-feedback")
+    processing = sub(item, "qti-response-processing")
+    numerical_scoring(sub_as_qti21, processing, question, mark, lambda answered: None, bounds=True)
     return item
 
 
