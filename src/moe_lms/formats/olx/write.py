@@ -56,7 +56,7 @@ from ...media import shown_media
 from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank, resolve_quiz
 from ...numeric import number_text
 from ...problems import Problem, ProblemsFound
-from ...richtext import Profile, plain_text, readable_text, render_block, render_inline, rendering
+from ...richtext import Profile, readable_text, render_block, render_inline, rendering
 from .. import ExportOptions
 
 ROOT = "course"  # the folder every entry is in (Studio finds course.xml in it)
