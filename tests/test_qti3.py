@@ -381,7 +381,8 @@ def test_the_citolab_player_shows_urdu_feedback_right_to_left_the_chosen_explana
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_bytes(data)
     page.set_viewport_size({"width": 390, "height": 844})
-    for question in [q for q in bank.questions if not q.numerical][:4]:  # (numerical: test_numerical_qti3.py)
+    # (numerical: test_numerical_qti3.py; a variant's Urdu is a draft until reviewed, so English: issue 31)
+    for question in [q for q in bank.questions if not q.numerical and "~" not in q.id][:4]:
         chosen = question.choices[-1].id
         page.evaluate(LOAD, f"{package.name}/items/{question.id}-ur.xml")
         page.click(f"qti-simple-choice[identifier='{chosen}']")
