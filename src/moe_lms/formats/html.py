@@ -85,12 +85,11 @@ class Chrome:
     attempts: str
     attempt_score: str
     letters: tuple[str, ...]
+    # A numerical question's words (issue 30): its hint, the box's label, what a text that is no number gets.
+    type_number: str
+    answer_label: str
+    not_a_number: str
     lowercase_language_names: bool = False  # mid-sentence, as Vietnamese writes "tiếng Anh"
-    # A numerical question's words: its hint, the box's label, what a text that is no number gets, a typed answer.
-    type_number: str = "Type a number."
-    answer_label: str = "Your answer"
-    not_a_number: str = "Type a number, such as {example}."
-    other_value: str = "Any other number"
 
 
 def chrome_for(locale: str, bank_words: Mapping[str, pagewords.Catalog] | None = None, *,
