@@ -27,6 +27,7 @@ from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..ims.xhtml import add_text
 from ..qti_item import GENERAL_FEEDBACK
 from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
 from .names import (
@@ -43,7 +44,7 @@ from .names import (
     _tag,
 )
 from .validate import _FEEDBACK_TAGS, _Report
-from .xhtml import _add_text, _html_of
+from .xhtml import html_of
 
 
 def _without(container: etree._Element, tags: tuple[str, ...]) -> etree._Element:
@@ -52,7 +53,7 @@ def _without(container: etree._Element, tags: tuple[str, ...]) -> etree._Element
     copy.text = container.text
     for child in container:
         if child.tag in tags or not isinstance(child.tag, str):
-            _add_text(copy, child.tail)
+            add_text(copy, child.tail)
         else:
             copy.append(_clone(child))
     return copy
@@ -65,7 +66,7 @@ def _clone(element: etree._Element) -> etree._Element:
         if isinstance(child.tag, str):
             clone.append(_clone(child))
         else:
-            _add_text(clone, child.tail)
+            add_text(clone, child.tail)
     clone.tail = element.tail
     return clone
 
@@ -84,7 +85,7 @@ class _Text:
 
     @classmethod
     def of(cls, container: etree._Element, lang: str | None, inline: bool) -> _Text:
-        return cls(_html_of(container), lang, inline)
+        return cls(html_of(container), lang, inline)
 
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""

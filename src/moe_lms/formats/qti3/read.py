@@ -28,9 +28,9 @@ from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..ims.xhtml import FROM_SPAN, VOID, add_text
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
-    AS_SPAN,
     CP,
     ITEM_TYPE,
     LOM,
@@ -45,8 +45,6 @@ from .write import (
 
 MAX_ITEM_ELEMENTS = 5_000
 GENERAL_NAMES = ("general_explanation", "general")
-_FROM_SPAN = {v: k for k, v in AS_SPAN.items()}
-_VOID = frozenset({"br", "hr", "img"})
 
 
 def q(tag: str) -> str:
@@ -60,15 +58,6 @@ def local(element: etree._Element) -> str:
 # --- QTI 3 XHTML back to HTML ------------------------------------------------------------------------------------
 
 
-def _add_text(parent: etree._Element, text: str | None) -> None:
-    if not text:
-        return
-    if len(parent):
-        parent[-1].tail = (parent[-1].tail or "") + text
-    else:
-        parent.text = (parent.text or "") + text
-
-
 def _plain(element: etree._Element) -> etree._Element | str:
     """A no-namespace HTML copy of a QTI XHTML element; a formula becomes its LaTeX between \\( \\) or \\[ \\]."""
     tag = local(element)
@@ -77,7 +66,7 @@ def _plain(element: etree._Element) -> etree._Element | str:
         latex = annotation.text if annotation is not None and annotation.text else "".join(element.itertext())
         return f"\\[{latex}\\]" if element.get("display") == "block" else f"\\({latex}\\)"
     classes = (element.get("class") or "").split()
-    tag = next((_FROM_SPAN[c] for c in classes if tag == "span" and c in _FROM_SPAN), tag)
+    tag = next((FROM_SPAN[c] for c in classes if tag == "span" and c in FROM_SPAN), tag)
     out = etree.Element(tag)
     for name, value in element.attrib.items():
         if name == XML_LANG:
@@ -87,14 +76,14 @@ def _plain(element: etree._Element) -> etree._Element | str:
     kept = [c for c in classes if c.startswith("language-") and tag == "code"]
     if kept:
         out.set("class", " ".join(kept))
-    out.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
+    out.text = element.text if element.text or tag in VOID else ""  # "" keeps <li></li> from becoming <li/>
     for child in element:
         if not isinstance(child.tag, str):
-            _add_text(out, child.tail)
+            add_text(out, child.tail)
             continue
         made = _plain(child)
         if isinstance(made, str):
-            _add_text(out, made + (child.tail or ""))
+            add_text(out, made + (child.tail or ""))
         else:
             made.tail = child.tail
             out.append(made)
