@@ -27,9 +27,10 @@ from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..ims.cp import Resource, open_package
 from ..ims.xhtml import add_text
 from ..qti_item import GENERAL_FEEDBACK
-from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
+from .manifest import PACKAGING, bank_paths
 from .names import (
     ITEM_TYPE_PREFIX,
     LOM_CATALOG,
@@ -89,7 +90,7 @@ class _Text:
 
     def markdown(self) -> str:
         """Markdown that renders back to exactly this content when possible (checked, not hoped); see unrender."""
-        return markdown_from_rich_html(_bank_paths(self.html), lambda f: markdown_from_html(f, inline=self.inline))
+        return markdown_from_rich_html(bank_paths(self.html), lambda f: markdown_from_html(f, inline=self.inline))
 
 
 def _lang_of(element: etree._Element) -> str | None:
@@ -116,7 +117,7 @@ def _feedback_text(element: etree._Element) -> _Text:
 
 
 def _parse_item(
-    root: etree._Element, resource: _Resource, default_locale: str, report: _Report
+    root: etree._Element, resource: Resource, default_locale: str, report: _Report
 ) -> ParsedItem[_Text] | None:
     if root.tag != _q("assessmentItem"):
         report.add(root, f"expected a QTI 2.1 assessmentItem, found {_tag(root)}")
@@ -206,14 +207,14 @@ def _parse_item(
 
 
 def _lom_general(element: etree._Element) -> etree._Element | None:
-    return element.find(f"{_cp('metadata')}/{_lom('lom')}/{_lom('general')}")
+    return PACKAGING.metadata_general(element)
 
 
 def _keywords(element: etree._Element) -> tuple[str, ...]:
     general = _lom_general(element)
     if general is None:
         return ()
-    words = (k.findtext(_lom("string")) or "" for k in general.iterfind(_lom("keyword")))
+    words = (k.findtext(PACKAGING.lom_tag("string")) or "" for k in general.iterfind(PACKAGING.lom_tag("keyword")))
     return tuple(dict.fromkeys(slug(w) for w in words if w.strip()))
 
 
@@ -230,12 +231,12 @@ def _bank_metadata(manifest: etree._Element) -> _BankMetadata:
     general = _lom_general(manifest)
     if general is None:
         return meta
-    identifier = general.find(_lom("identifier"))
-    if identifier is not None and identifier.findtext(_lom("catalog")) == LOM_CATALOG:
-        meta.id = identifier.findtext(_lom("entry"))
-    for string in general.iterfind(f"{_lom('title')}/{_lom('string')}"):
+    identifier = general.find(PACKAGING.lom_tag("identifier"))
+    if identifier is not None and identifier.findtext(PACKAGING.lom_tag("catalog")) == LOM_CATALOG:
+        meta.id = identifier.findtext(PACKAGING.lom_tag("entry"))
+    for string in general.iterfind(f"{PACKAGING.lom_tag('title')}/{PACKAGING.lom_tag('string')}"):
         meta.titles.append((string.get("language") or "", string.text or ""))
-    meta.language = general.findtext(_lom("language"))
+    meta.language = general.findtext(PACKAGING.lom_tag("language"))
     meta.tags = _keywords(manifest)
     return meta
 
@@ -272,12 +273,12 @@ class ParsedTest:
         return len(self.sections) > 1 or any(s.select is not None for s in self.sections)
 
 
-def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> ParsedTest | None:
+def _parse_test(root: etree._Element, resource: Resource, report: _Report) -> ParsedTest | None:
     if root.tag != _q("assessmentTest") or resource.path is None:
         report.add(root, f"expected a QTI 2.1 assessmentTest, found {_tag(root)}")
         return None
     general = _lom_general(resource.element)
-    lang = general.findtext(_lom("language")) if general is not None else None
+    lang = general.findtext(PACKAGING.lom_tag("language")) if general is not None else None
     rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
     path = resource.path
     refs = [resolve_href(path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
@@ -351,14 +352,8 @@ def quizzes_of(
 
 
 def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
-    try:
-        package = SafeZip(data)
-        if MANIFEST not in package.infos:
-            raise UnsafePackage(f"no {MANIFEST} at the root of the package")
-        manifest = package.xml(MANIFEST)
-    except (UnsafePackage, UnsafeXmlError) as exc:
-        raise ProblemsFound([Problem(name, None, str(exc))]) from None
-    if manifest.tag != _cp("manifest"):
+    package, manifest = open_package(data, name)
+    if manifest.tag != PACKAGING.cp_tag("manifest"):
         message = f"the root element is {_tag(manifest)}, not an IMS CP manifest"
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", 1, message)])
     return package, manifest
@@ -370,7 +365,7 @@ def _read_resources(
     """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, ParsedItem[_Text]] = {}
     tests: list[ParsedTest] = []
-    for resource in _resources(manifest):
+    for resource in PACKAGING.resources(manifest):
         is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
             continue

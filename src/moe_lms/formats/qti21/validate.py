@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...problems import Problem, Severity
+from ...problems import Problem, ProblemsFound, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from .manifest import _cp, _Resource, _resources
+from ..ims.cp import Resource, open_package
+from .manifest import PACKAGING
 from .names import ITEM_TYPE_PREFIX, MANIFEST, MAX_ITEM_ELEMENTS, MAX_TEST_ELEMENTS, QTI, TEST_TYPE_PREFIX, _q, _tag
 
 _BUILT_IN_VARIABLES = frozenset({"completionStatus", "duration", "numAttempts"})
@@ -163,19 +164,13 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     identifiers unique, referenced outcomes declared, correctResponse names a choice, every choice has its
     feedback, the manifest and the zip agree, Canvas's QTI 2 detection."""
     try:
-        package = SafeZip(data)
-    except UnsafePackage as exc:
-        return [Problem(name, None, str(exc))]
+        package, manifest = open_package(data, name)
+    except ProblemsFound as exc:
+        return exc.problems
     place = f"{name}!/"
     manifest_report = _Report(place + MANIFEST)
-    if MANIFEST not in package.infos:
-        return [Problem(name, None, f"no {MANIFEST} at the root of the package")]
-    try:
-        manifest = package.xml(MANIFEST)
-    except (UnsafeXmlError, UnsafePackage) as exc:
-        return [Problem(manifest_report.file, getattr(exc, "line", None), str(exc))]
     problems = manifest_report.problems
-    if manifest.tag != _cp("manifest"):
+    if manifest.tag != PACKAGING.cp_tag("manifest"):
         manifest_report.add(manifest, f"the root element is {_tag(manifest)}, not an IMS CP 1.1 manifest")
         return problems
     if schemas is not None:
@@ -185,14 +180,14 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
             manifest, f"the manifest does not declare the QTI 2.1 namespace {QTI}; Canvas will not read it as QTI 2"
         )
 
-    resources = _resources(manifest)
-    by_id: dict[str, _Resource] = {}
+    resources = PACKAGING.resources(manifest)
+    by_id: dict[str, Resource] = {}
     listed: set[str] = {MANIFEST}
     for res in resources:
         if res.identifier in by_id:
             manifest_report.add(res.element, f"resource identifier {res.identifier!r} is used twice")
         by_id[res.identifier] = res
-        for f, element in zip(res.files, res.element.iterfind(_cp("file")), strict=True):
+        for f, element in zip(res.files, res.element.iterfind(PACKAGING.cp_tag("file")), strict=True):
             if f is None:
                 manifest_report.add(element, f"file href {element.get('href')!r} leaves the package or is not a path")
             elif f not in package.infos:

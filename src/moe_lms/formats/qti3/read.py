@@ -28,6 +28,7 @@ from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..ims.cp import open_package
 from ..ims.xhtml import FROM_SPAN, VOID, add_text
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
@@ -246,13 +247,7 @@ def _keywords(general: etree._Element | None) -> tuple[str, ...]:
 
 def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, list[Problem]]:
     """A bank from a QTI 3 package; raises ProblemsFound with every error, else returns it with warnings."""
-    try:
-        package = SafeZip(data)
-        if MANIFEST not in package.infos:
-            raise ProblemsFound([Problem(name, None, f"no {MANIFEST} at the root of the package")])
-        manifest = package.xml(MANIFEST)
-    except (UnsafePackage, UnsafeXmlError) as exc:
-        raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    package, manifest = open_package(data, name)
     if manifest.tag != f"{{{CP}}}manifest":
         message = f"the root element is {etree.QName(manifest).text}, not a QTI 3 package manifest ({CP})"
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", manifest.sourceline, message)])

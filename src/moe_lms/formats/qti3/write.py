@@ -45,6 +45,7 @@ from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, render_block, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
+from ..ims.cp import Packaging
 from ..ims.xhtml import QtiXhtml
 from ..qti_item import (
     FIXED,
@@ -304,24 +305,10 @@ def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Eleme
 # --- the manifest -----------------------------------------------------------------------------------------------
 
 
-def _cp(
-    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
-) -> etree._Element:
-    element = etree.SubElement(parent, f"{{{CP}}}{tag}", attrib)
-    if text is not None:
-        element.text = text
-    return element
-
-
-def _lom(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
-    element = etree.SubElement(parent, f"{{{LOM}}}{tag}", attrib)
-    if text is not None:
-        element.text = text
-    return element
-
-
-def _lom_string(parent: etree._Element, tag: str, language: str, text: str) -> None:
-    _lom(_lom(parent, tag), "string", text, language=language)
+PACKAGING = Packaging(CP, LOM)
+_cp = PACKAGING.sub
+_lom = PACKAGING.lom_sub
+_lom_string = PACKAGING.lom_string
 
 
 def build_manifest(bank: Bank, views: dict[str, LocalizedView], quiz: Quiz | None = None) -> etree._Element:
@@ -331,13 +318,8 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView], quiz: Quiz | Non
     metadata = _cp(manifest, "metadata")
     _cp(metadata, "schema", text="QTI Package")
     _cp(metadata, "schemaversion", text="3.0.0")
-    general = _lom(_lom(metadata, "lom"), "general")
-    identifier = _lom(general, "identifier")
-    _lom(identifier, "catalog", LOM_CATALOG)
-    _lom(identifier, "entry", bank.id)
-    title = _lom(general, "title")
-    for view in views.values():
-        _lom(title, "string", plain_title(view.title.text, 1000), language=view.title.lang)
+    titles = [(view.title.lang, plain_title(view.title.text, 1000)) for view in views.values()]
+    general = PACKAGING.lom_general(metadata, LOM_CATALOG, bank.id, titles)
     source = locale_info(bank.source_locale).lang
     for language in dict.fromkeys([source, *(v.info.lang for v in views.values())]):
         _lom(general, "language", language)
