@@ -8,25 +8,22 @@ This module must not know how the export builds its elements: it reads what a pa
 from __future__ import annotations
 
 import posixpath
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from lxml import etree
 
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
-from ...model import Bank, Kind, Question, Translation
+from ...model import Bank, Kind, Translation
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import (
     markdown_from_rich_html,
-    plain_text,
 )
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..imported import ParsedChoice, ParsedItem, assemble, number, plain_markdown, same_lang, slug, validated_bank
+from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import Resource, open_package
 from ..ims.xhtml import add_text
 from ..qti_item import GENERAL_FEEDBACK
@@ -70,9 +67,6 @@ def _clone(element: etree._Element) -> etree._Element:
             add_text(clone, child.tail)
     clone.tail = element.tail
     return clone
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 
 @dataclass(frozen=True)
@@ -241,38 +235,6 @@ def _bank_metadata(manifest: etree._Element) -> _BankMetadata:
     return meta
 
 
-def _plain_markdown(text: str) -> str:
-    """Markdown whose plain text is exactly ``text`` (titles are plain text in QTI)."""
-    text = " ".join(text.split())
-    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
-
-
-@dataclass
-class ParsedSection:
-    identifier: str
-    title: str | None
-    items: list[str]  # package paths
-    select: int | None
-    shuffle: bool
-
-
-@dataclass
-class ParsedTest:
-    identifier: str
-    locale: str | None
-    title: str | None
-    intro: _Text | None
-    items: list[str]
-    sections: list[ParsedSection] = field(default_factory=list)
-    max_time: float | None = None  # seconds (timeLimits maxTime)
-    max_attempts: int | None = None  # the first testPart's itemSessionControl (0: unlimited)
-
-    @property
-    def is_quiz(self) -> bool:
-        """Whether the test is a quiz of sections (more than one, or one that draws), not one list of items."""
-        return len(self.sections) > 1 or any(s.select is not None for s in self.sections)
-
-
 def _parse_test(root: etree._Element, resource: Resource, report: _Report) -> ParsedTest | None:
     if root.tag != _q("assessmentTest") or resource.path is None:
         report.add(root, f"expected a QTI 2.1 assessmentTest, found {_tag(root)}")
@@ -282,73 +244,17 @@ def _parse_test(root: etree._Element, resource: Resource, report: _Report) -> Pa
     rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
     path = resource.path
     refs = [resolve_href(path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
-    sections = []
-    for section in root.iter(_q("assessmentSection")):  # (a section's own items: nested sections have theirs)
-        own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(_q("assessmentItemRef"))]
-        selection = section.find(_q("selection"))
-        select = selection.get("select", "") if selection is not None else ""
-        ordering = section.find(_q("ordering"))
-        sections.append(
-            ParsedSection(
-                section.get("identifier", ""),
-                section.get("title"),
-                [r for r in own if r],
-                int(select) if select.isdigit() else None,
-                ordering is not None and ordering.get("shuffle") == "true",
-            )
-        )
-    limits = root.find(_q("timeLimits"))
-    max_time = number(limits.get("maxTime")) if limits is not None else None
-    control = root.find(f"{_q('testPart')}/{_q('itemSessionControl')}")
-    attempts = control.get("maxAttempts", "") if control is not None else ""
+    parts = read_parts(root, path, _SPELLING)
     return ParsedTest(
         identifier=root.get("identifier", ""),
         locale=from_language_tag(lang) if lang else None,
         title=root.get("title"),
         intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
-        sections=[s for s in sections if s.items],
-        max_time=max_time,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        sections=parts.sections,
+        max_time=parts.max_time,
+        max_attempts=parts.max_attempts,
     )
-
-
-def quizzes_of(
-    tests: list[ParsedTest], source: str, bank_id: str | None, items: Mapping[str, ParsedItem[Any]]
-) -> list[dict[str, object]]:
-    """The bank's quizzes: each source-language test of sections, its draws and settings (``items``: the items by
-    package path). QTI 3's reader makes its tests of the same :class:`ParsedTest` and reads them back here too."""
-    quizzes: list[dict[str, object]] = []
-    for test in tests:
-        if test.locale != source or not test.is_quiz:
-            continue
-        ident = test.identifier.removesuffix(f"-{source}")
-        if bank_id and ident.startswith(f"{bank_id}-"):
-            ident = ident.removeprefix(f"{bank_id}-")
-        sections = []
-        for number_, part in enumerate(test.sections, start=1):
-            ids = list(dict.fromkeys(items[p].qid for p in part.items if p in items))
-            if not ids:
-                continue
-            section: dict[str, object] = {"id": slug(part.identifier) or f"part-{number_}", "questions": ids}
-            if part.title and part.title != part.identifier:
-                section["title"] = _plain_markdown(part.title)
-            if part.select is not None and 0 < part.select < len(ids):
-                section["draw"] = part.select
-            sections.append(section)
-        quiz: dict[str, object] = {
-            "id": slug(ident) or f"quiz-{len(quizzes) + 1}",
-            "title": _plain_markdown(test.title or ident),
-            "sections": sections,
-        }
-        if any(part.shuffle for part in test.sections):
-            quiz["shuffle_questions"] = True
-        if test.max_time is not None and test.max_time >= 60:
-            quiz["time_limit_minutes"] = int(test.max_time // 60)
-        if test.max_attempts is not None:
-            quiz["attempts"] = test.max_attempts
-        quizzes.append(quiz)
-    return quizzes
 
 
 def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
@@ -357,6 +263,9 @@ def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
         message = f"the root element is {_tag(manifest)}, not an IMS CP manifest"
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", 1, message)])
     return package, manifest
+
+
+_SPELLING = Spelling(element=_q, attribute=lambda name: name)
 
 
 def _read_resources(
@@ -424,20 +333,14 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
     source_lang = locale_info(source).lang
     targets = [loc for loc in present if loc != source]
 
-    questions: list[Question] = []
-    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
     foreign: dict[str, int] = {}  # languages of source-locale strings that are not in the source language
-    for qid, versions in groups.items():
-        question = question_of(qid, versions, source, problems)
-        if question is None:
-            continue
-        questions.append(question)
-        for text in versions[source].texts():
+
+    def count_foreign(item: ParsedItem[_Text]) -> None:
+        for text in item.texts():
             if text.lang is not None and not same_lang(text.lang, source_lang):
                 foreign[text.lang] = foreign.get(text.lang, 0) + 1
-        for locale, item in versions.items():
-            if locale != source:
-                translate(question, item, locale, translations[locale], problems)
+
+    questions, translations = assemble(groups, source, targets, problems, count_foreign)
     if foreign:
         languages = ", ".join(f"{n} in {lang}" for lang, n in foreign.items())
         message = (
@@ -448,7 +351,7 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
 
     source_test = next((t for t in tests if t.locale == source), None)
     titles = dict(reversed(meta.titles))
-    title = _plain_markdown(titles.get(source_lang) or (source_test.title if source_test else None) or name)
+    title = plain_markdown(titles.get(source_lang) or (source_test.title if source_test else None) or name)
     bank_id = meta.id or (source_test.identifier.removesuffix(f"-{source}") if source_test else None)
     raw: dict[str, object] = {
         "id": slug(bank_id or posixpath.basename(name).split(".")[0]),
@@ -467,7 +370,7 @@ def read_package(data: bytes, *, name: str = "package.zip") -> tuple[Bank, list[
             continue
         lang, catalog = locale_info(test.locale).lang, translations[test.locale]
         if lang in titles:  # a title that fell back is in the source language, so it has no entry here
-            catalog["title"] = Translation(text=_plain_markdown(titles[lang]), source=title)
+            catalog["title"] = Translation(text=plain_markdown(titles[lang]), source=title)
         if intro is not None and test.intro is not None and same_lang(test.intro.lang, lang):
             catalog["intro"] = Translation(text=test.intro.markdown(), source=intro)
 

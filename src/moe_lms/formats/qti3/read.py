@@ -20,17 +20,17 @@ from lxml import etree
 
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
-from ...model import Bank, Kind, Question, Translation
+from ...model import Bank, Kind, Translation
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
+from ..imported import ParsedChoice, ParsedItem, assemble, number, plain_markdown, same_lang, slug, validated_bank
+from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import open_package
 from ..ims.xhtml import FROM_SPAN, VOID, add_text
-from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
 from .write import (
     CP,
     ITEM_TYPE,
@@ -42,6 +42,7 @@ from .write import (
     TEST_TYPE,
     TRUE_FALSE_CLASS,
     XML_LANG,
+    kebab,
 )
 
 MAX_ITEM_ELEMENTS = 5_000
@@ -303,28 +304,14 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
 
 
+_SPELLING = Spelling(element=lambda name: q(f"qti-{kebab(name)}"), attribute=kebab)
+
+
 def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
     limit (``qti-time-limits max-time``) and attempts (the first part's ``qti-item-session-control max-attempts``):
-    QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes the quizzes)."""
-    sections = []
-    for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
-        own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
-        selection = section.find(q("qti-selection"))
-        select = selection.get("select", "") if selection is not None else ""
-        ordering = section.find(q("qti-ordering"))
-        sections.append(
-            ParsedSection(
-                section.get("identifier", ""),
-                section.get("title"),
-                [r for r in own if r],
-                int(select) if select.isdigit() else None,
-                ordering is not None and ordering.get("shuffle") == "true",
-            )
-        )
-    limits = root.find(q("qti-time-limits"))
-    control = root.find(f"{q('qti-test-part')}/{q('qti-item-session-control')}")
-    attempts = control.get("max-attempts", "") if control is not None else ""
+    QTI 2.1's reading of a quiz (:func:`..ims.assessment.quizzes_of` makes the quizzes)."""
+    parts = read_parts(root, path, _SPELLING)
     identifier = root.get("identifier", "")
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
@@ -332,20 +319,11 @@ def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
         locale=from_language_tag(test_locale) if test_locale else None,
         title=root.get("title"),
         intro=None,
-        items=[i for s in sections for i in s.items],
-        sections=[s for s in sections if s.items],
-        max_time=number(limits.get("max-time")) if limits is not None else None,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        items=[i for s in parts.sections for i in s.items],
+        sections=parts.sections,
+        max_time=parts.max_time,
+        max_attempts=parts.max_attempts,
     )
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def _plain_markdown(text: str) -> str:
-    """Markdown whose plain text is exactly ``text`` (titles are plain text)."""
-    text = " ".join(text.split())
-    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def _bank(
@@ -371,26 +349,17 @@ def _bank(
     declared = from_language_tag(languages[0]) if languages else None
     source = declared if declared in present else present[0]
     targets = [loc for loc in present if loc != source]
-    questions: list[Question] = []
-    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
-    for qid, versions in groups.items():
-        question = question_of(qid, versions, source, problems)
-        if question is None:
-            continue
-        questions.append(question)
-        for locale, item in versions.items():
-            if locale != source:
-                translate(question, item, locale, translations[locale], problems)
+    questions, translations = assemble(groups, source, targets, problems)
     source_lang = locale_info(source).lang
     source_test = found.tests.get(source)
     title_text = titles.get(source_lang) or (source_test[0] if source_test else "") or posixpath.basename(name)
-    title = _plain_markdown(title_text)
+    title = plain_markdown(title_text)
     intro = source_test[1].markdown() if source_test is not None and source_test[1] is not None else None
     for locale in targets:
         lang, catalog = locale_info(locale).lang, translations[locale]
         other = titles.get(lang) or (found.tests[locale][0] if locale in found.tests else None)
         if other and other.strip() != title_text.strip():
-            catalog["title"] = Translation(text=_plain_markdown(other), source=title)
+            catalog["title"] = Translation(text=plain_markdown(other), source=title)
         test = found.tests.get(locale)
         if intro and test is not None and test[1] is not None and same_lang(test[1].lang, lang):
             catalog["intro"] = Translation(text=test[1].markdown(), source=intro)
