@@ -58,6 +58,17 @@ def add_text(parent: etree._Element, text: str | None) -> None:
         parent.text = (parent.text or "") + text
 
 
+def inherited_lang(element: etree._Element) -> str | None:
+    """The ``xml:lang`` in force at ``element``: its own, else its nearest ancestor's."""
+    node: etree._Element | None = element
+    while node is not None:
+        lang = node.get(XML_LANG)
+        if lang:
+            return lang
+        node = node.getparent()
+    return None
+
+
 def append_fragment(parent: etree._Element, fragment: str, convert: Convert, paragraph: str) -> None:
     """Append a rendered HTML fragment to ``parent``, each parsed element through ``convert``. Plain text and one
     plain paragraph (``paragraph`` is the target's tag for it) skip the HTML parser. Raises ValueError for

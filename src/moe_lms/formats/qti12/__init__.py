@@ -60,6 +60,7 @@ from ...richtext import (
 from ...skeleton import Skeleton, escape_text, raw, slot, xml_compatible
 from ...unrender import markdown_from_html
 from ..imported import ParsedChoice, ParsedItem, number, slug
+from ..ims.xhtml import inherited_lang
 
 if TYPE_CHECKING:
     from lxml.etree._serializer import _IncrementalFileWriter
@@ -714,16 +715,6 @@ def item_metadata(item: etree._Element) -> dict[str, str]:
     return fields
 
 
-def _lang_of(element: etree._Element) -> str | None:
-    node: etree._Element | None = element
-    while node is not None:
-        lang = node.get(XML_LANG)
-        if lang:
-            return lang
-        node = node.getparent()
-    return None
-
-
 def parse_item(
     item: etree._Element, path: str, default_locale: str, problems: list[Problem]
 ) -> ParsedItem[Text] | None:
@@ -742,7 +733,7 @@ def parse_item(
         return None
     lid = lids[0]
     respident = lid.get("ident", "")
-    lang = _lang_of(item)
+    lang = inherited_lang(item)
     locale = from_language_tag(lang) if lang else default_locale
     if locale is None:
         warn(f"xml:lang {lang!r} is not a language moe-lms knows", Severity.ERROR)

@@ -25,7 +25,7 @@ from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, assemble, number, plain_markdown, same_lang, slug, validated_bank
 from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import Resource, open_package
-from ..ims.xhtml import add_text
+from ..ims.xhtml import add_text, inherited_lang
 from ..qti_item import GENERAL_FEEDBACK
 from .manifest import PACKAGING, bank_paths
 from .names import (
@@ -87,16 +87,6 @@ class _Text:
         return markdown_from_rich_html(bank_paths(self.html), lambda f: markdown_from_html(f, inline=self.inline))
 
 
-def _lang_of(element: etree._Element) -> str | None:
-    node: etree._Element | None = element
-    while node is not None:
-        lang = node.get(XML_LANG)
-        if lang:
-            return lang
-        node = node.getparent()
-    return None
-
-
 def _feedback_text(element: etree._Element) -> _Text:
     """Our feedback wraps its content in one div that carries language and direction; others' may not."""
     children = [c for c in element if isinstance(c.tag, str)]
@@ -107,7 +97,7 @@ def _feedback_text(element: etree._Element) -> _Text:
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text.of(_without(element, ()), _lang_of(element), inline=element.tag == _q("feedbackInline"))
+    return _Text.of(_without(element, ()), inherited_lang(element), inline=element.tag == _q("feedbackInline"))
 
 
 def _parse_item(
@@ -178,7 +168,7 @@ def _parse_item(
     for choice in interaction.iterfind(_q("simpleChoice")):
         cid = choice.get("identifier", "")
         bound = feedback.get(cid)
-        text = _Text.of(_without(choice, _FEEDBACK_TAGS), _lang_of(choice), inline=True)
+        text = _Text.of(_without(choice, _FEEDBACK_TAGS), inherited_lang(choice), inline=True)
         choices.append(ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
     general = feedback.get(GENERAL_FEEDBACK)
     if general is None:
@@ -193,7 +183,9 @@ def _parse_item(
         kind=kind,
         points=points,
         shuffle=interaction.get("shuffle") == "true",
-        stem=_Text.of(_without(prompt, ()), _lang_of(prompt) if prompt.getparent() is not None else lang, inline=False),
+        stem=_Text.of(
+            _without(prompt, ()), inherited_lang(prompt) if prompt.getparent() is not None else lang, inline=False
+        ),
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
@@ -249,7 +241,7 @@ def _parse_test(root: etree._Element, resource: Resource, report: _Report) -> Pa
         identifier=root.get("identifier", ""),
         locale=from_language_tag(lang) if lang else None,
         title=root.get("title"),
-        intro=_Text.of(_without(rubric, ()), _lang_of(rubric), inline=False) if rubric is not None else None,
+        intro=_Text.of(_without(rubric, ()), inherited_lang(rubric), inline=False) if rubric is not None else None,
         items=[r for r in refs if r],
         sections=parts.sections,
         max_time=parts.max_time,
