@@ -40,7 +40,7 @@ from ..richtext import (
     render_block,
     render_inline,
     rendering,
-    renders_as_itself,
+    renders_as_itself_everywhere,
 )
 from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format, Guide, Held, ShelfEntry
@@ -341,7 +341,9 @@ class _Page:
         text, origin, lang = resolved
         key = (block, cls, bool(id), lang != self.lang, origin is Origin.FALLBACK)
         wrapper = self._wrappers.get(key) or self._wrapper(*key)
-        if renders_as_itself(text) if plain is None else plain:  # (no & < >: lxml writes it back as it stands)
+        if (
+            renders_as_itself_everywhere(text) if plain is None else plain
+        ):  # (no & < >: lxml writes it back as it stands)
             content = f"<p>{text}</p>" if block else text
         else:
             content = lxml_form(render_block(text) if block else render_inline(text))

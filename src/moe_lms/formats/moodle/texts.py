@@ -2,7 +2,7 @@
 source's language) or for every locale at once as multilang spans (``<span lang class="multilang">``, a
 ``<bdi dir lang>`` inside each, blocks outside the spans).
 
-This module knows Moodle's multilang filter and HTML cleaning (see the comment in :class:`_Texts`), not the
+This module knows Moodle's multilang filter and HTML cleaning (see the comment in :class:`Texts`), not the
 question element around a text: that is :mod:`.write`.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from ...locales import LocaleInfo, LocalizedView, Resolved
 from ...richtext import direction_style, latin_isolated, render_block, render_inline
 from ...text import renders_blank
-from .shape import _simple_blocks, moodle_lang, unwrap
+from .shape import moodle_lang, simple_blocks, unwrap
 
 
-class _Unwritable(Exception):
+class Unwritable(Exception):
     """A text Moodle would receive broken; carries the message of the problem."""
 
 
@@ -28,7 +28,7 @@ def _wrapper(info: LocaleInfo) -> str:
     return f'<div dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
 
 
-class _Texts:
+class Texts:
     """The HTML of the texts of one category: one locale, or every locale as multilang spans."""
 
     def __init__(self, views: Sequence[LocalizedView]) -> None:
@@ -59,13 +59,13 @@ class _Texts:
         for i, view in enumerate(self.views):
             rendered = render(resolved[i].text)
             if "<span" in rendered or "</lang" in rendered:
-                raise _Unwritable(
+                raise Unwritable(
                     f"{_label(what, choice)} ({view.locale}) contains a <span>; Moodle's multilang filter ends a "
                     "language at the first </span>, so it cannot go in a multilang export (use <em>, <strong> or "
                     "<bdi> instead)"
                 )
             if renders_blank(rendered):
-                raise _Unwritable(f"{_label(what, choice)} ({view.locale}) renders to no text at all")
+                raise Unwritable(f"{_label(what, choice)} ({view.locale}) renders to no text at all")
             rendered_texts.append(rendered)
         if render is render_inline:
             return self._run([self._marked(i, resolved[i], [r])[0] for i, r in enumerate(rendered_texts)])
@@ -99,9 +99,9 @@ class _Texts:
         paragraph each, the usual case), else each locale's blocks in turn with the other locales' spans empty."""
         layouts = []
         for i, text in enumerate(rendered):
-            blocks = _simple_blocks(text)
+            blocks = simple_blocks(text)
             if blocks is None:
-                raise _Unwritable(
+                raise Unwritable(
                     f"{_label(what, choice)} ({self.views[i].locale}) holds a list, a table, a quote or a code block: "
                     "a multilang span can hold only inline text (Moodle's content cleaning moves blocks out of the "
                     "spans, and learners then see every language); export one file per locale instead"
@@ -124,7 +124,7 @@ class _Texts:
     def _localized(self, i: int, what: str, resolved: Resolved, rendered: str, choice: str | None = None) -> str:
         """Rendered text as locale ``i`` shows it: marked when it fell back, direction set when right-to-left."""
         if renders_blank(rendered):
-            raise _Unwritable(f"{_label(what, choice)} ({self.views[i].locale}) renders to no text at all")
+            raise Unwritable(f"{_label(what, choice)} ({self.views[i].locale}) renders to no text at all")
         if resolved.lang != self._langs[i]:
             return self._fallback[i] + rendered + "</div>"
         own = self._own[i]
@@ -144,7 +144,7 @@ class _Texts:
             rendered = [render_inline(title.text) for title in titles]
             for view, text in zip(self.views, rendered, strict=True):
                 if renders_blank(text) or "<span" in text:
-                    raise _Unwritable(f"the bank title ({view.locale}) renders to no text or holds a <span>")
+                    raise Unwritable(f"the bank title ({view.locale}) renders to no text or holds a <span>")
             marked = [
                 self._marked(i, title, [text])[0] for i, (title, text) in enumerate(zip(titles, rendered, strict=True))
             ]

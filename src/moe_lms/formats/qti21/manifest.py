@@ -21,7 +21,7 @@ from ...locales import LocalizedView, locale_info
 from ...media import image_references, media_of
 from ...model import Bank, MediaItem, Question, Quiz
 from ...skeleton import Skeleton, inner, raw, slot
-from ...text import renders_as_itself
+from ...text import has_no_markdown_syntax
 from ..ims.cp import Packaging
 from ..qti_item import item_identifier, plain_title, shorten, stem_title
 from .names import (
@@ -197,7 +197,7 @@ class _ManifestWriter:
             item_path(q.id, view.locale),
             q.id,
             stem.lang,
-            shorten(stem.text, 80) if renders_as_itself(stem.text) else stem_title(stem.text),
+            shorten(stem.text, 80) if has_no_markdown_syntax(stem.text) else stem_title(stem.text),
             view.info.lang,
             view.source_info.lang,  # tags are words of the bank's source language
             *q.tags,
@@ -227,7 +227,7 @@ def item_media(view: LocalizedView, q: Question) -> list[str]:
     return sorted(found)
 
 
-def _package_url(item: MediaItem) -> str:
+def package_url(item: MediaItem) -> str:
     """An image's URL from an item (items/ is one folder down from the package root, where media/ is)."""
     return f"../{item.path}"
 
@@ -244,7 +244,7 @@ def _item_resource_id(question_id: str, locale: str) -> str:
     return f"ITEM-{item_identifier(question_id, locale)}"
 
 
-def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable, quiz: Quiz | None = None) -> None:
+def write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable, quiz: Quiz | None = None) -> None:
     """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each. (A quiz's
     package: ``bank`` holds the quiz's questions alone, and its test is the quiz's.)"""
     writer = _ManifestWriter(stream)

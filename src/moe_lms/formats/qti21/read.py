@@ -38,10 +38,10 @@ from .names import (
     TEST_TYPE_PREFIX,
     TRUE_FALSE_CLASS,
     XML_LANG,
-    _q,
-    _tag,
+    qname,
+    tag_name,
 )
-from .validate import _FEEDBACK_TAGS, _Report
+from .validate import FEEDBACK_TAGS, Report
 from .xhtml import html_of
 
 
@@ -92,19 +92,19 @@ def _feedback_text(element: etree._Element) -> _Text:
     children = [c for c in element if isinstance(c.tag, str)]
     if (
         len(children) == 1
-        and children[0].tag == _q("div")
+        and children[0].tag == qname("div")
         and not (element.text or "").strip()
         and not (children[0].tail or "").strip()
     ):
         element = children[0]
-    return _Text.of(_without(element, ()), inherited_lang(element), inline=element.tag == _q("feedbackInline"))
+    return _Text.of(_without(element, ()), inherited_lang(element), inline=element.tag == qname("feedbackInline"))
 
 
 def _parse_item(
-    root: etree._Element, resource: Resource, default_locale: str, report: _Report
+    root: etree._Element, resource: Resource, default_locale: str, report: Report
 ) -> ParsedItem[_Text] | None:
-    if root.tag != _q("assessmentItem"):
-        report.add(root, f"expected a QTI 2.1 assessmentItem, found {_tag(root)}")
+    if root.tag != qname("assessmentItem"):
+        report.add(root, f"expected a QTI 2.1 assessmentItem, found {tag_name(root)}")
         return None
     identifier = root.get("identifier", "")
     report.where = f"item {identifier!r}"
@@ -113,14 +113,14 @@ def _parse_item(
         for e in root.iter()
         if isinstance(e.tag, str) and e.tag.startswith(f"{{{QTI}}}") and e.tag.endswith("Interaction")
     ]
-    if len(interactions) != 1 or interactions[0].tag != _q("choiceInteraction"):
+    if len(interactions) != 1 or interactions[0].tag != qname("choiceInteraction"):
         report.add(root, "skipped: only items with exactly one choiceInteraction can be imported", Severity.WARNING)
         return None
     interaction = interactions[0]
     declaration = next(
         (
             d
-            for d in root.iterfind(_q("responseDeclaration"))
+            for d in root.iterfind(qname("responseDeclaration"))
             if d.get("identifier") == interaction.get("responseIdentifier")
         ),
         None,
@@ -133,47 +133,47 @@ def _parse_item(
     if locale is None:
         report.add(root, f"xml:lang {lang!r} is not a language moe-lms knows")
         return None
-    correct = {(v.text or "").strip() for v in declaration.iterfind(f"{_q('correctResponse')}/{_q('value')}")}
-    mapping = declaration.find(_q("mapping"))
+    correct = {(v.text or "").strip() for v in declaration.iterfind(f"{qname('correctResponse')}/{qname('value')}")}
+    mapping = declaration.find(qname("mapping"))
     if not correct and mapping is not None:
         correct = {
-            e.get("mapKey", "") for e in mapping.iterfind(_q("mapEntry")) if (number(e.get("mappedValue")) or 0) > 0
+            e.get("mapKey", "") for e in mapping.iterfind(qname("mapEntry")) if (number(e.get("mappedValue")) or 0) > 0
         }
     multiple = declaration.get("cardinality") == "multiple"
     classes = (interaction.get("class") or "").split()
     kind = Kind.MULTIPLE if multiple else Kind.TRUE_FALSE if TRUE_FALSE_CLASS in classes else Kind.SINGLE
 
     points: float | int | None = None
-    for outcome in root.iterfind(_q("outcomeDeclaration")):
+    for outcome in root.iterfind(qname("outcomeDeclaration")):
         if outcome.get("identifier") == "MAXSCORE":
-            points = number(outcome.findtext(f"{_q('defaultValue')}/{_q('value')}"))
+            points = number(outcome.findtext(f"{qname('defaultValue')}/{qname('value')}"))
     if points is None and mapping is not None:
         points = number(mapping.get("upperBound"))
     if points is None or points <= 0:
         points = 1
 
     feedback: dict[str, etree._Element] = {}
-    for element in root.iter(*_FEEDBACK_TAGS):
+    for element in root.iter(*FEEDBACK_TAGS):
         feedback.setdefault(element.get("identifier", ""), element)
-    prompt = interaction.find(_q("prompt"))
+    prompt = interaction.find(qname("prompt"))
     if prompt is None:  # the stem as blocks before the interaction, as some tools write it
-        prompt = etree.Element(_q("prompt"))
-        body = root.find(_q("itemBody"))
+        prompt = etree.Element(qname("prompt"))
+        body = root.find(qname("itemBody"))
         for child in body if body is not None else ():
             if child is interaction or interaction in child.iterdescendants():
                 break
             if isinstance(child.tag, str):
                 prompt.append(_clone(child))
     choices = []
-    for choice in interaction.iterfind(_q("simpleChoice")):
+    for choice in interaction.iterfind(qname("simpleChoice")):
         cid = choice.get("identifier", "")
         bound = feedback.get(cid)
-        text = _Text.of(_without(choice, _FEEDBACK_TAGS), inherited_lang(choice), inline=True)
+        text = _Text.of(_without(choice, FEEDBACK_TAGS), inherited_lang(choice), inline=True)
         choices.append(ParsedChoice(cid, text, cid in correct, _feedback_text(bound) if bound is not None else None))
     general = feedback.get(GENERAL_FEEDBACK)
     if general is None:
         ids = {c.id for c in choices}
-        general = next((f for f in root.iterfind(_q("modalFeedback")) if f.get("identifier") not in ids), None)
+        general = next((f for f in root.iterfind(qname("modalFeedback")) if f.get("identifier") not in ids), None)
     suffix = f"-{locale}"
     qid = identifier.removesuffix(suffix) if identifier.endswith(suffix) else identifier
     return ParsedItem(
@@ -227,15 +227,15 @@ def _bank_metadata(manifest: etree._Element) -> _BankMetadata:
     return meta
 
 
-def _parse_test(root: etree._Element, resource: Resource, report: _Report) -> ParsedTest | None:
-    if root.tag != _q("assessmentTest") or resource.path is None:
-        report.add(root, f"expected a QTI 2.1 assessmentTest, found {_tag(root)}")
+def _parse_test(root: etree._Element, resource: Resource, report: Report) -> ParsedTest | None:
+    if root.tag != qname("assessmentTest") or resource.path is None:
+        report.add(root, f"expected a QTI 2.1 assessmentTest, found {tag_name(root)}")
         return None
     general = _lom_general(resource.element)
     lang = general.findtext(PACKAGING.lom_tag("language")) if general is not None else None
-    rubric = next((r for r in root.iter(_q("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
+    rubric = next((r for r in root.iter(qname("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
     path = resource.path
-    refs = [resolve_href(path, r.get("href", "")) for r in root.iter(_q("assessmentItemRef"))]
+    refs = [resolve_href(path, r.get("href", "")) for r in root.iter(qname("assessmentItemRef"))]
     parts = read_parts(root, path, _SPELLING)
     return ParsedTest(
         identifier=root.get("identifier", ""),
@@ -252,12 +252,12 @@ def _parse_test(root: etree._Element, resource: Resource, report: _Report) -> Pa
 def _open(data: bytes, name: str) -> tuple[SafeZip, etree._Element]:
     package, manifest = open_package(data, name)
     if manifest.tag != PACKAGING.cp_tag("manifest"):
-        message = f"the root element is {_tag(manifest)}, not an IMS CP manifest"
+        message = f"the root element is {tag_name(manifest)}, not an IMS CP manifest"
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", 1, message)])
     return package, manifest
 
 
-_SPELLING = Spelling(element=_q, attribute=lambda name: name)
+_SPELLING = Spelling(element=qname, attribute=lambda name: name)
 
 
 def _read_resources(
@@ -274,7 +274,7 @@ def _read_resources(
             message = f"resource {resource.identifier!r} names no file of the package"
             problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
             continue
-        report = _Report(f"{name}!/{resource.path}")
+        report = Report(f"{name}!/{resource.path}")
         try:
             root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
         except (UnsafePackage, UnsafeXmlError) as exc:
