@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from ...locales import LocaleInfo, LocalizedView, Resolved
 from ...richtext import direction_style, latin_isolated, render_block, render_inline
 from ...text import renders_blank
-from .shape import moodle_lang, simple_blocks, unwrap
+from .shape import moodle_lang, simple_blocks
 
 
 class Unwritable(Exception):
@@ -36,10 +36,9 @@ class Texts:
         self.multilang = len(views) > 1
         self._langs = [v.info.lang for v in views]
         self._own = [_wrapper(v.info) for v in views]  # every text says its language (issue 10, item 3)
-        self._mark = [_wrapper(v.info) for v in views]
         self._fallback = [_wrapper(v.source_info) for v in views]
         self._spans = [f'<span lang="{html.escape(moodle_lang(v.locale))}" class="multilang">' for v in views]
-        self._first_lang, self._first_own, self._first_fallback = self._langs[0], self._own[0], self._fallback[0]
+        self._first_lang, self._first_fallback = self._langs[0], self._fallback[0]
 
     def html(
         self, what: str, resolved: Sequence[Resolved], render: Callable[[str], str], choice: str | None = None
@@ -49,11 +48,8 @@ class Texts:
         if not self.multilang:  # the hot path of a per-locale export: _localized for one locale, inlined
             first = resolved[0]
             rendered = render(first.text)
-            if rendered:
-                if first.lang != self._first_lang:
-                    return self._first_fallback + rendered + "</div>"
-                if self._first_own is None and not rendered.startswith("<div"):
-                    return rendered
+            if rendered and first.lang != self._first_lang:
+                return self._first_fallback + rendered + "</div>"
             return self._localized(0, what, first, rendered, choice)
         rendered_texts = []
         for i, view in enumerate(self.views):
@@ -127,15 +123,9 @@ class Texts:
             raise Unwritable(f"{_label(what, choice)} ({self.views[i].locale}) renders to no text at all")
         if resolved.lang != self._langs[i]:
             return self._fallback[i] + rendered + "</div>"
-        own = self._own[i]
-        if own is not None:
-            if self.views[i].info.rtl:
-                rendered = latin_isolated(rendered)
-            return own + rendered + "</div>"
-        if rendered.startswith("<div") and unwrap(rendered) is not None:
-            # A text that itself looks like our wrapper is wrapped once more, so the importer removes only ours.
-            return self._mark[i] + rendered + "</div>"
-        return rendered
+        if self.views[i].info.rtl:
+            rendered = latin_isolated(rendered)
+        return self._own[i] + rendered + "</div>"  # (a text that looks like our wrapper is so wrapped once more)
 
     def info(self) -> str:
         """Category description: the localized title as a heading, then the intro."""
