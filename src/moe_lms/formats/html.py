@@ -449,7 +449,9 @@ class _Page:
 
     def question_html(self, number: int, q: Question, points: float | None = None) -> str:
         """:meth:`question` serialised, from one skeleton per shape of question (kind, which choices are right)
-        with each bank text put in from :meth:`bank_html`."""
+        with each bank text put in from :meth:`bank_html`. Measured in issue 29 (docs/design/speed.md): the 10k
+        bank's page 2.24 s of CPU this way, 8.07 s element by element; no floor covers HTML yet, so whether it
+        stays is open there."""
         shape = _shape(q)
         skeleton = self._questions.get(shape)
         n = len(shape.correct)
