@@ -50,6 +50,7 @@ def classic_question(view: LocalizedView, q: Question) -> tuple[str, dict[str, A
                 "answer_html": _inline(text),
                 "answer_weight": 100 if c.correct else 0,
                 "answer_comment_html": _block(view.choice_explanation(q, c)),
+                "comments": plain_text(view.choice_explanation(q, c).text),
             }
         )
     fields: dict[str, Any] = {
@@ -59,6 +60,9 @@ def classic_question(view: LocalizedView, q: Question) -> tuple[str, dict[str, A
         "neutral_comments_html": _block(view.explanation(q)),
         "correct_comments_html": _block(view.feedback("correct")),
         "incorrect_comments_html": _block(view.feedback("incorrect")),
+        "neutral_comments": plain_text(view.explanation(q).text),
+        "correct_comments": plain_text(view.feedback("correct").text),
+        "incorrect_comments": plain_text(view.feedback("incorrect").text),
         "answers": answers,
     }
     fp = fingerprint("classic", fields)

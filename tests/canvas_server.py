@@ -362,6 +362,46 @@ QUIZ_FIELDS = {
     "points_possible",
 }
 QUIZ_TYPES = {"practice_quiz", "assignment", "graded_survey", "survey"}
+# What Canvas's sanitizer keeps of a style attribute, and how it writes it back (cl:gems/canvas_sanitize/lib/
+# canvas_sanitize/canvas_sanitize.rb, sanitize_style and SANITIZE[:style_properties]): the allowed properties as
+# "property: value" joined by "; ", ending in ";". A quiz's description is stored sanitized (the Quiz model's
+# sanitize_field :description).
+STYLE_PROPERTIES = frozenset(
+    {
+        "background", "border", "clear", "color", "cursor", "direction", "display", "float", "font", "height",
+        "left", "line-height", "list-style", "margin", "max-height", "max-width", "min-height", "min-width",
+        "overflow", "overflow-x", "overflow-y", "padding", "position", "right", "text-align", "table-layout",
+        "text-decoration", "text-indent", "top", "vertical-align", "visibility", "white-space", "width", "z-index",
+        "zoom",
+    }
+)  # fmt: skip
+_STYLE_EXPRESSIONS = re.compile(
+    r"\A(?:background-(?:attachment|color|image|position|repeat)|background-position-(?:x|y)"
+    r"|border-(?:bottom|collapse|color|left|right|spacing|style|top|width)|border-(?:bottom|left|right|top)-"
+    r"(?:color|style|width)|font-(?:family|size|stretch|style|variant|weight)|list-style-(?:image|position|type)"
+    r"|margin-(?:bottom|left|right|top|offset)|padding-(?:bottom|left|right|top))\Z"
+)
+_STYLE_ATTRIBUTE = re.compile(r'style="([^"]*)"')
+
+
+def sanitize_style(style: str) -> str:
+    """A style attribute's value as Canvas's sanitizer writes it back."""
+    if not re.fullmatch(r"""([-:,;#%.()/\sa-zA-Z0-9!]|'[\s\w]+'|"[\s\w]+"|\([\d,\s]+\))*""", style):
+        style = ""
+    if not re.fullmatch(r"\s*([-\w]+\s*:[^;]*(;\s*|$))*", style):
+        style = ""
+    kept = [
+        (name.lower(), value)
+        for name, value in re.findall(r"([-\w]+)\s*:\s*([^;]*)", style)
+        if name.lower() in STYLE_PROPERTIES or _STYLE_EXPRESSIONS.match(name.lower())
+    ]
+    return "; ".join(f"{name}: {value}" for name, value in kept) + ";"
+
+
+def sanitize_styles(html: str) -> str:
+    return _STYLE_ATTRIBUTE.sub(lambda m: f'style="{sanitize_style(m.group(1))}"', html)
+
+
 QUESTION_FIELDS = (
     "question_name",
     "question_text",
@@ -686,7 +726,9 @@ class Canvas:
                 },
             )
         for key, value in params.items():
-            if key in QUIZ_FIELDS:  # other keys are silently ignored
+            if key == "description" and isinstance(value, str):
+                quiz[key] = sanitize_styles(value)
+            elif key in QUIZ_FIELDS:  # other keys are silently ignored
                 quiz[key] = truthy(value) if key == "shuffle_answers" and not isinstance(value, bool) else value
         if not quiz["published"]:
             quiz["points_possible"] = self.courses[course].points_possible(quiz["id"])

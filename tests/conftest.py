@@ -13,6 +13,9 @@ from moe_lms import schemas
 from moe_lms.loader import load_bank
 from moe_lms.model import Bank
 
+from .capa_block import submit  # noqa: F401  (fixture: Open edX's ProblemBlock)
+from .qti21_engine import qti_sdk  # noqa: F401  (fixture: qti-sdk, a QTI 2.1 engine)
+
 # CI runs the same examples every time, so a property test cannot pass or fail by luck of the draw;
 # local runs keep exploring (and remember failures in .hypothesis/).
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)

@@ -85,6 +85,9 @@ def test_a_refused_connection_fails_at_once_naming_the_url_without_retrying(bank
     assert_clean_failure(result, 1)
     assert f"cannot reach {url}: connection refused: check --base-url" in result.output
     assert "retrying" not in result.output and "0 retries" in result.output
+    # Issue 34 (C3, C22): one request, said so; and where to see the request bodies without a Canvas.
+    assert "1 request (0 writes)" in result.output
+    assert "moe-lms export --format canvas writes the request bodies" in result.output
 
 
 def test_an_unknown_host_fails_at_once(bank_dir: Path) -> None:

@@ -9,12 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import lxml.html
 import pytest
 from click.testing import CliRunner
 
 from moe_lms.cli import main
 from moe_lms.formats import ExportOptions
-from moe_lms.formats.canvas import Engine, desired_quizzes, read_group_marker, read_question_marker, read_quiz_marker
+from moe_lms.formats.canvas import Engine, desired_quizzes, read_question_marker, read_quiz_marker
 from moe_lms.lms.canvas import Action, Outcome, Plan, Pusher
 from moe_lms.lms.canvas_client import CanvasClient, RetryPolicy
 from moe_lms.model import Bank
@@ -44,12 +45,26 @@ def push(
 
 
 def groups_by_section(app: Canvas, quiz_id: int) -> dict[str, dict[str, Any]]:
+    """The quiz's question groups by the section their questions are from (each group holds one section's)."""
     found = {}
-    for group in app.course().quiz_groups(quiz_id):
-        marker = read_group_marker(group["name"])
-        assert marker is not None
-        found[marker.key] = group
+    groups = {g["id"]: g for g in app.course().quiz_groups(quiz_id)}
+    for question in app.course().classic_questions(quiz_id):
+        marker = read_question_marker(question["question_name"])
+        if marker is not None and question["quiz_group_id"] in groups:
+            section = {"routing": "routing", "memory": "memory", "network": "fixed"}[marker.key.split("-")[0]]
+            found[section] = groups[question["quiz_group_id"]]
+    assert len({g["id"] for g in found.values()}) == len(found) == len(groups), "a group holds one section's"
     return found
+
+
+def visible_text(html: str) -> str:
+    """What a learner reads of an HTML field: its text, less what is hidden (display: none, as Canvas stores it)."""
+    if not html.strip():
+        return ""
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    for hidden in root.xpath(".//*[contains(translate(@style, ' ', ''), 'display:none')]"):
+        hidden.drop_tree()
+    return " ".join(root.text_content().split())
 
 
 def the_quiz(app: Canvas) -> dict[str, Any]:
@@ -76,6 +91,58 @@ def test_a_quizs_draws_become_question_groups_holding_their_pools(app: Canvas) -
     assert len(members["memory"]) == 20 and sorted(members["fixed"]) == list(FIXED)
     assert quiz["points_possible"] == 2 * 1 + 3 * 2 + 2 * 1  # what an attempt is worth
     assert [g["position"] for g in app.course().quiz_groups(quiz["id"])] == [1, 2, 3]
+
+
+def test_question_groups_are_named_by_their_section_titles_with_no_marker_a_teacher_reads(app: Canvas) -> None:
+    push(app, quiz_bank())
+    groups = groups_by_section(app, the_quiz(app)["id"])
+    assert {key: g["name"] for key, g in groups.items()} == {
+        "routing": "Routing", "memory": "Memory", "fixed": "Always asked",
+    }  # fmt: skip
+    assert push(app, quiz_bank())[0].writes == 0  # found again through their questions
+
+
+def test_groups_an_older_push_named_with_markers_are_renamed_once(app: Canvas) -> None:
+    push(app, quiz_bank())
+    quiz_id = the_quiz(app)["id"]
+    for key, group in groups_by_section(app, quiz_id).items():
+        group["name"] = f"{key} [moe:pools/midterm/{key}:0123456789ab]"  # as moe-lms once named them
+    the_plan, _ = push(app, quiz_bank())
+    (step,) = the_plan.quizzes
+    assert sorted(g.key for g in step.groups if g.action is Action.UPDATE) == ["fixed", "memory", "routing"]
+    assert {g["name"] for g in groups_by_section(app, quiz_id).values()} == {"Routing", "Memory", "Always asked"}
+    assert push(app, quiz_bank())[0].writes == 0
+
+
+def test_the_quiz_intro_shows_learners_no_marker(app: Canvas) -> None:
+    push(app, quiz_bank())
+    description = the_quiz(app)["description"]  # as Canvas stores it (its sanitizer rewrites style attributes)
+    assert visible_text(description) == "Twenty minutes, two attempts."
+    assert read_quiz_marker(description) is not None  # the push's own marker is there, hidden
+    assert push(app, quiz_bank())[0].writes == 0
+
+
+def test_a_quiz_pushed_with_a_visible_marker_hides_it_on_the_next_push(app: Canvas) -> None:
+    push(app, quiz_bank())
+    quiz = the_quiz(app)
+    quiz["description"] = quiz["description"].replace(' style="display: none;"', "")  # as moe-lms once wrote it
+    assert "[moe:" in visible_text(quiz["description"])
+    assert push(app, quiz_bank())[0].writes == 1
+    assert "[moe:" not in visible_text(the_quiz(app)["description"])
+    assert push(app, quiz_bank())[0].writes == 0
+
+
+def test_each_question_sends_plain_feedback_beside_the_html(app: Canvas) -> None:
+    """canvas-lms #2433: general feedback set through the API shows only when the plain field is set too (as the
+    import path stores both); Canvas takes each answer's plain comment as ``comments`` (answer_parsers)."""
+    push(app, quiz_bank())
+    for question in app.course().classic_questions(the_quiz(app)["id"]):
+        for kind in ("neutral", "correct", "incorrect"):
+            html = question[f"{kind}_comments_html"]
+            assert question[f"{kind}_comments"] == visible_text(html), (kind, question["question_name"])
+        assert question["neutral_comments"].startswith("The right choice of question")
+        for answer in question["answers"]:
+            assert answer["comments"] == visible_text(answer["comments_html"]) != ""
 
 
 def test_a_second_push_of_the_same_quiz_writes_nothing(app: Canvas) -> None:

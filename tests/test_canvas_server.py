@@ -149,3 +149,13 @@ def test_positional_items_insert_at_their_position_and_shift_the_later_ones(app:
     assert titles() == [(1, "a"), (2, "c"), (3, "b")]
     requests.delete(f"{items}/{b}", headers=AUTH)
     assert titles() == [(1, "a"), (2, "c")]
+
+
+def test_a_quiz_description_is_stored_with_its_styles_as_canvas_sanitizes_them() -> None:
+    from tests.canvas_server import sanitize_styles
+
+    assert sanitize_styles('<p style="display:none">x</p>') == '<p style="display: none;">x</p>'
+    assert sanitize_styles('<p style="DISPLAY: none; behavior: url(x)">x</p>') == '<p style="display: none;">x</p>'
+    assert sanitize_styles('<span style="font-weight: bold;color:red">x</span>') == (
+        '<span style="font-weight: bold; color: red;">x</span>'
+    )

@@ -124,3 +124,16 @@ def test_an_export_of_a_locale_the_bank_does_not_have_says_how_to_add_it(bank_co
         "has no locale de (it has en, ur, vi); to add one, put it in target_locales: in bank.yaml and run "
         "`moe-lms translations update`"
     ) in result.stderr
+
+
+@pytest.mark.parametrize("options", [(), ("--strict",), ("--locale", "ur")])
+def test_a_po_file_of_a_locale_the_bank_does_not_list_fails_check_as_it_fails_export(
+    bank_copy: Path, options: tuple[str, ...]
+) -> None:
+    """Issue 34 (M1): check passed a stray locales/de.po that export and build refuse."""
+    shutil.copy(bank_copy / "locales" / "vi.po", bank_copy / "locales" / "de.po")
+    result = invoke("check", *options, str(bank_copy))
+    assert result.exit_code == 1, result.output
+    assert "de.po: error: locale 'de' is not in the bank's target_locales" in result.stderr
+    exported = invoke("export", "--format", "moodle", "-o", str(bank_copy / "out.xml"), str(bank_copy))
+    assert exported.exit_code == 1

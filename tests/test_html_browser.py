@@ -283,3 +283,53 @@ def test_the_your_choice_line_isolates_the_choice_so_mixed_urdu_and_english_read
     assert line.locator("> bdi").count() == 1
     assert line.locator("> bdi .choice-text").get_attribute("lang") == "en"
     assert line.evaluate("p => getComputedStyle(p.querySelector('bdi')).unicodeBidi") == "isolate"
+
+
+def test_an_arabic_page_has_its_own_words_and_letters_and_works_at_phone_width(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 34 (M4): the page's words come from the page-word catalogs (here the shipped Arabic ones, taken as
+    reviewed by the bank's own catalog), its choice letters too; the page works and fits at 390 px."""
+    from moe_lms import pagewords
+
+    shipped = pagewords.shipped("ar")
+    assert shipped is not None
+    reviewed = pagewords.Catalog("ar", reviewed={**shipped.reviewed, **shipped.drafts})
+    bank = sample_bank(target_locales=("ar",), translations={}, page_words={"ar": reviewed})
+    page = browse("ar", bank, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == ["ar", "rtl"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    question = page.locator("#q-ep-distributes")
+    letters = question.locator(".choice .letter").all_inner_texts()
+    assert letters[:3] == ["أ", "ب", "ج"]
+    assert "اختر إجابة واحدة." in question.inner_text()
+    question.get_by_role("button", name="تحقّق").click()  # nothing chosen yet
+    assert "اختر إجابة أولًا." in question.locator(".nudge").inner_text()
+    question.get_by_label("Full copies of the model").check()
+    question.get_by_role("button", name="تحقّق").click()
+    answer = question.locator(".result .answer")
+    assert answer.inner_text().startswith("إجابة صحيحة")
+    assert "English" not in page.locator(".choices").first.inner_text()
+    page.screenshot(path=ARTIFACTS / "html-ar-390-page-words.png", full_page=True)
+
+
+def test_a_display_formula_that_scrolls_shows_an_edge_shadow_and_urdu_lines_have_the_fonts_height(browse) -> None:  # type: ignore[no-untyped-def]
+    """Issue 34 (C1, C2): at 390 px a display formula wider than its box is cut with a shadow at the edge it
+    continues past (gone once scrolled to that end); an Urdu line is 2.5 em high, Noto Nastaliq Urdu's own line
+    metrics (ascender 1.904 + descender 0.596), so that long connected words do not rise into the line above."""
+    from moe_lms.loader import load_bank
+
+    bank = load_bank(ROOT / "question_bank" / "moe-serving-arithmetic")
+    page = browse("ur", bank, viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    page.evaluate(  # every answer key shown and open, as after a check
+        "document.querySelectorAll('details').forEach(d => { d.open = true; d.hidden = false })"
+    )
+    wide = page.evaluate(
+        "[...document.querySelectorAll('math[display=block]')]"
+        ".filter(e => e.getClientRects().length && e.scrollWidth > e.clientWidth + 5)"
+        ".map(e => getComputedStyle(e).backgroundImage)"
+    )
+    assert wide, "no display formula wider than its box at 390 px"
+    assert all(image.count("radial-gradient") == 2 and "local" not in image for image in wide)
+    stem = page.locator(".stem p").first
+    height, size = stem.evaluate("e => [getComputedStyle(e).lineHeight, getComputedStyle(e).fontSize].map(parseFloat)")
+    assert height / size >= 2.5 - 1e-6
+    page.screenshot(path=ARTIFACTS / "html-ur-390-formula-shadow.png", full_page=True)

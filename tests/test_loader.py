@@ -204,7 +204,8 @@ def test_an_unquoted_colon_says_to_put_the_text_in_quotes(tmp_path: Path) -> Non
     found = problems(write(tmp_path, GOOD.replace("stem: What is 2 + 2?", "stem: Sum: what is 2 + 2?")))
     assert found == [
         f"{tmp_path / 'bank.yaml'}:6:14: error: YAML syntax error: a colon followed by a space inside a text makes "
-        'YAML read a new key: put the text in quotes (stem: "Note: …") (YAML: mapping values are not allowed in this '
+        "YAML read a new key: put the text in single quotes (stem: 'Note: …'; a ' inside is written '') or write it "
+        "as a block (stem: >- and the text on the next lines, indented) (YAML: mapping values are not allowed in this "
         "context)"
     ]
 
@@ -285,3 +286,31 @@ def test_only_text_with_a_list_number_or_an_ol_tag_is_rendered_again_for_the_lis
 
     if LIST_START.search(render_block(s)):
         assert MAYBE_ORDERED_LIST.search(s)
+
+
+@pytest.mark.parametrize("text", ["0_", "1_000", "0o7", "_1", "1__2", "0b1_", "+1_0"])
+def test_a_saved_bank_reads_back_a_text_that_looks_like_a_number_as_that_text(tmp_path: Path, text: str) -> None:
+    """yaml_rs writes these plain and reads them back as numbers; a saved bank must read back as itself."""
+    from moe_lms.loader import load_bank, save_bank
+    from moe_lms.model import Bank
+
+    bank = Bank.model_validate(
+        {
+            "id": "numbers",
+            "title": "Numbers",
+            "questions": [
+                {
+                    "id": "q",
+                    "kind": "single",
+                    "stem": "Which?",
+                    "explanation": "Because.",
+                    "choices": [
+                        {"id": "a", "text": text, "correct": True, "explanation": "It is."},
+                        {"id": "b", "text": "other", "explanation": "It is not."},
+                    ],
+                }
+            ],
+        }
+    )
+    save_bank(bank, tmp_path)
+    assert load_bank(tmp_path).questions[0].choices[0].text == text

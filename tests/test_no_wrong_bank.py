@@ -38,7 +38,7 @@ def test_a_named_folder_with_bank_yml_is_that_bank(tmp_path: Path) -> None:
     (tmp_path / "bank.yml").write_text(BANK, encoding="utf-8")
     result = CliRunner().invoke(main, ["check", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("demo: 1 questions")
+    assert result.stdout.startswith("demo: 1 question,")
 
 
 def test_bank_yaml_and_bank_yml_side_by_side_are_refused(tmp_path: Path) -> None:

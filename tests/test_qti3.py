@@ -174,7 +174,8 @@ def test_validate_finds_an_item_without_a_key_or_choice_feedback() -> None:
     files = members(export(rich_bank(), ("en",)))
     name = "items/single-md-en.xml"
     item = etree.fromstring(files[name])
-    for element in [*item.iter("{*}qti-correct-response"), *item.iterfind("{*}qti-modal-feedback[@identifier='b']")]:
+    blocks = [b for b in item.iter("{*}qti-feedback-block") if b.get("identifier") == "b"]
+    for element in [*item.iter("{*}qti-correct-response"), *blocks]:
         parent = element.getparent()
         assert parent is not None
         parent.remove(element)
@@ -275,8 +276,8 @@ SUBMIT = """async () => {
     const item = document.querySelector('qti-assessment-item');
     item.processResponse();
     await new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
-    const open = [...document.querySelectorAll('qti-modal-feedback')]
-        .filter(m => m.showStatus === 'on' && m.shadowRoot.querySelector('dialog')?.open)
+    const open = [...document.querySelectorAll('qti-feedback-block')]
+        .filter(m => m.showStatus === 'on' && m.getBoundingClientRect().height > 0)
         .map(m => m.getAttribute('identifier'));
     return {score: Number(item.getOutcome('SCORE').value), open};
 }"""
@@ -322,6 +323,55 @@ def test_the_citolab_player_scores_every_shipped_choice_as_keyed_and_opens_only_
                 assert sorted(got["open"]) == sorted([*chosen, "not_answered"]), (locale, question.id, chosen)
                 checked += 1
     assert checked >= 3 * sum(len(q.choices) for q in bank.questions)
+
+
+# Every feedback the player shows after an answer, modal (a dialog) or inline (a block), in the order it reads: its
+# identifier, its text's direction and language, its top edge, and whether it can be seen at its first line (the
+# element there is inside it, not another dialog over it).
+SHOWN = """async () => {
+    const item = document.querySelector('qti-assessment-item');
+    item.processResponse();
+    await new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 50)));
+    const shown = [];
+    for (const m of document.querySelectorAll('qti-modal-feedback, qti-feedback-block')) {
+        const dialog = m.shadowRoot?.querySelector('dialog');
+        const text = m.querySelector('.moe-feedback') || m;
+        const on = m.tagName === 'QTI-MODAL-FEEDBACK'
+            ? !!dialog?.open : m.showStatus === 'on' && text.getBoundingClientRect().height > 0;
+        if (!on) continue;
+        text.scrollIntoView({block: 'center'});
+        const box = text.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + 4);
+        shown.push({
+            id: m.getAttribute('identifier'), direction: getComputedStyle(text).direction,
+            lang: text.closest('[lang]')?.getAttribute('lang'), top: box.top + window.scrollY,
+            visible: !!hit && (text.contains(hit) || hit.contains(text)),
+        });
+    }
+    return shown;
+}"""
+
+
+def test_the_citolab_player_shows_urdu_feedback_right_to_left_the_chosen_explanation_first_uncovered(
+    bank: Bank, site: tuple[str, Path], page: Any
+) -> None:
+    """In Urdu every feedback reads right to left in Urdu; the chosen choice's explanation comes first and the
+    general explanation neither covers it nor hides it until closed (as modal dialogs did)."""
+    _, folder = site
+    package = folder / f"{bank.id}-feedback"
+    for name, data in members(export(bank, ("ur",))).items():
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_bytes(data)
+    page.set_viewport_size({"width": 390, "height": 844})
+    for question in bank.questions[:4]:
+        chosen = question.choices[-1].id
+        page.evaluate(LOAD, f"{package.name}/items/{question.id}-ur.xml")
+        page.click(f"qti-simple-choice[identifier='{chosen}']")
+        shown = page.evaluate(SHOWN)
+        assert [f["id"] for f in sorted(shown, key=lambda f: f["top"])] == [chosen, "not_answered"], question.id
+        assert all(f["direction"] == "rtl" and f["lang"] == "ur" for f in shown), (question.id, shown)
+        assert all(f["visible"] for f in shown), (question.id, shown)
+    page.set_viewport_size({"width": 1280, "height": 720})
 
 
 def spelled(element: etree._Element) -> tuple[object, ...]:

@@ -1,11 +1,13 @@
 """A quiz as an Open edX course: one timed subsection of a unit per section; a section that draws (or any, when the
 quiz shuffles) a problem bank (itembank, edx-platform xmodule/item_bank_block.py) of its problems inline in the
-course, showing max_count of them; each problem at its quiz points with the quiz's attempts."""
+course, showing max_count of them; each problem at its quiz points, answered once."""
 
 from __future__ import annotations
 
 import io
+import json
 import tarfile
+from typing import Any
 
 from lxml import etree
 
@@ -13,6 +15,7 @@ from moe_lms.formats import ExportOptions, get
 from moe_lms.formats.olx import read
 from moe_lms.formats.olx.validate import check_course
 
+from .capa_block import Submit
 from .quiz_bank import FIXED, MIDTERM, PER_POOL, quiz_bank
 
 
@@ -24,8 +27,42 @@ def course(quiz: dict[str, object] = MIDTERM) -> dict[str, etree._Element]:
         return {
             m.name.removeprefix("course/"): etree.fromstring(archive.extractfile(m).read())  # type: ignore[union-attr]
             for m in archive.getmembers()
-            if m.isfile()
+            if m.isfile() and m.name.endswith(".xml")
         }
+
+
+def policies(quiz: dict[str, object] = MIDTERM) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """The course's run (course.xml's url_name) and the two policies Studio reads for it, found as Studio finds
+    them (edx-platform xmodule/modulestore/xml.py load_course: policies/<url_name>/policy.json;
+    xmodule/course_block.py CourseBlock.parse_xml: policies/<url_name>/grading_policy.json)."""
+    bank = quiz_bank([quiz])
+    data = get("olx").dump(bank, ExportOptions.for_bank(bank, ("en",), quiz=str(quiz["id"])))
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        run = etree.fromstring(archive.extractfile("course/course.xml").read()).get("url_name")  # type: ignore[union-attr]
+        folder = f"course/policies/{run}"
+        policy = json.loads(archive.extractfile(f"{folder}/policy.json").read())  # type: ignore[union-attr]
+        grading = json.loads(archive.extractfile(f"{folder}/grading_policy.json").read())  # type: ignore[union-attr]
+    return run, policy, grading
+
+
+def test_the_quiz_counts_a_graded_subsection_of_the_one_grader_as_studio_reads_the_policies() -> None:
+    run, policy, grading = policies()
+    # policy.json maps "<category>/<url_name>" to fields (xml.py get_policy: policy.get(policy_key(usage_id)))
+    assert policy["sequential/pools-midterm-quiz"] == {"graded": True, "format": "Quiz"}
+    assert policy[f"course/{run}"] == {"enable_timed_exams": True}  # the quiz is timed: 20 minutes
+    files = course()
+    blocks = {name.removesuffix(".xml") for name in files}  # "<category>/<url_name>", as the archive holds them
+    assert {key for key in policy if not key.startswith("course/")} <= blocks
+    (grader,) = grading["GRADER"]
+    assert grader == {"type": "Quiz", "short_label": "Quiz", "min_count": 1, "drop_count": 0, "weight": 1.0}
+    assert grading["GRADE_CUTOFFS"] == {"Pass": 0.5}
+    sequential = files["sequential/pools-midterm-quiz.xml"]
+    assert (sequential.get("graded"), sequential.get("format")) == ("true", grader["type"])
+
+
+def test_an_untimed_quiz_leaves_timed_exams_as_the_platform_has_them() -> None:
+    run, policy, _ = policies({**MIDTERM, "time_limit_minutes": None})
+    assert policy[f"course/{run}"] == {}
 
 
 def test_the_quiz_is_a_timed_subsection_of_a_unit_per_section() -> None:
@@ -47,12 +84,21 @@ def test_a_drawing_section_is_a_problem_bank_of_its_pool_showing_its_draw() -> N
     }
 
 
-def test_each_problem_is_worth_its_quiz_points_with_the_quizs_attempts() -> None:
+def test_each_problem_is_worth_its_quiz_points_and_answered_once() -> None:
     files = course()
     problems = {n: p for n, p in files.items() if n.startswith("problem/")}
     assert len(problems) == 2 * PER_POOL + len(FIXED)
     assert (files["problem/memory-01.xml"].get("weight"), files["problem/routing-01.xml"].get("weight")) == ("2", "1")
-    assert {p.get("max_attempts") for p in problems.values()} == {"2"}
+    assert {p.get("max_attempts") for p in problems.values()} == {"1"}
+
+
+def test_open_edx_closes_a_quiz_problem_after_one_submission(submit: Submit) -> None:
+    """attempts: 2 is two attempts at the quiz, not two submissions of each problem: after a wrong answer (whose
+    hint says what is right) Open edX's ProblemBlock refuses a second submission, so it cannot be scored right."""
+    data = get("olx").dump(quiz_bank(), ExportOptions.for_bank(quiz_bank(), ("en",), quiz="midterm"))
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        problem = archive.extractfile("course/problem/routing-01.xml").read()  # type: ignore[union-attr]
+    assert submit(problem, ["b", "a"]) == ["incorrect", "closed: Problem is closed."]
 
 
 def test_a_section_that_neither_draws_nor_shuffles_is_its_problems_in_the_unit() -> None:
@@ -61,7 +107,7 @@ def test_a_section_that_neither_draws_nor_shuffles_is_its_problems_in_the_unit()
     fixed = files["vertical/midterm-fixed-unit.xml"]
     assert [(c.tag, c.get("url_name")) for c in fixed] == [("problem", q) for q in FIXED]
     assert "is_time_limited" not in files["sequential/pools-midterm-quiz.xml"].attrib
-    assert files["problem/network-01.xml"].get("max_attempts") is None
+    assert files["problem/network-01.xml"].get("max_attempts") == "1"  # (the quiz's attempts are no problem's)
 
 
 def test_import_olx_reads_the_quiz_back_with_its_sections_draws_and_settings() -> None:
@@ -76,7 +122,7 @@ def test_import_olx_reads_the_quiz_back_with_its_sections_draws_and_settings() -
         "Midterm: expert parallelism",
         "Twenty minutes, two attempts.",
         20,
-        2,
+        None,  # (Open edX has no attempts at a subsection: max_attempts is each problem's submissions)
         True,
     )
     assert [(s.id, s.title, s.draw, len(s.questions or ())) for s in quiz.sections] == [

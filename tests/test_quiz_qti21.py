@@ -12,6 +12,7 @@ from moe_lms import schemas
 from moe_lms.formats import ExportOptions, get, qti21
 
 from .qti21_delivery import read_test
+from .qti21_engine import Tries
 from .quiz_bank import FIXED, PER_ATTEMPT, PER_POOL, quiz_bank
 
 TEST = "tests/pools-midterm-en.xml"
@@ -28,7 +29,7 @@ def test_the_quiz_is_an_assessment_test_of_its_sections_as_a_delivery_engine_rea
         "pools-midterm-en",
         "Midterm: expert parallelism",
         1200.0,
-        2,
+        1,  # one answer per question: the quiz's two attempts are no item's (the export's warnings say so)
     )
     assert [(s.identifier, s.title, s.select, s.shuffle, len(s.items)) for s in test.sections] == [
         ("routing", "Routing", 2, True, PER_POOL),
@@ -57,7 +58,8 @@ def test_the_package_reads_back_into_the_quiz_with_its_draws_and_settings() -> N
     bank, problems = qti21.read_package(package())
     assert [p for p in problems if p.severity.name == "ERROR"] == []
     (quiz,) = bank.quizzes
-    assert (quiz.id, quiz.time_limit_minutes, quiz.attempts, quiz.shuffle_questions) == ("midterm", 20, 2, True)
+    # (QTI has no place for attempts at a whole test: maxAttempts is each item's tries, and reads as no attempts)
+    assert (quiz.id, quiz.time_limit_minutes, quiz.attempts, quiz.shuffle_questions) == ("midterm", 20, None, True)
     assert [(s.id, s.draw, len(s.questions or ())) for s in quiz.sections] == [
         ("routing", 2, PER_POOL),
         ("memory", 3, PER_POOL),
@@ -69,3 +71,12 @@ def test_the_whole_banks_package_is_what_it_was() -> None:
     bank, without = quiz_bank(), quiz_bank([])
     options = ExportOptions.for_bank(bank, ("en",))
     assert get("qti21").dump(bank, options) == get("qti21").dump(without, options)
+
+
+def test_a_quiz_attempt_answers_each_question_once_in_qti_sdk(qti_sdk: Tries) -> None:
+    """attempts: 2 is two attempts at the quiz, not two tries at each question: in TAO's engine a second try at an
+    item of the test (after its feedback said what is right) is refused, and the first try's score stands."""
+    files = zipfile.ZipFile(io.BytesIO(package()))
+    wrong_then_right = qti_sdk(files.read(TEST), files.read("items/routing-01-en.xml"), "routing-01-en", [["b"], ["a"]])
+    assert wrong_then_right[0] == {"score": 0}
+    assert "maximum number of attempts (1)" in wrong_then_right[1]["refused"]

@@ -102,13 +102,18 @@ def test_an_unknown_question_id_is_named_at_its_line(tmp_path: Path) -> None:
     assert "section 'fixed': no question 'network-99' in the bank" in found
 
 
-def test_an_unknown_tag_is_named_and_an_empty_pool_too(tmp_path: Path) -> None:
+def test_an_unknown_tag_is_named_with_the_nearest_tag_and_no_second_error_for_the_same_typo(tmp_path: Path) -> None:
+    """Issue 34 (C6): the empty pool the typo leaves is not a second error."""
     write_quiz_bank(tmp_path, midterm_with(routing={"from": {"tags": ["routnig"]}}))
+    (found,) = problems(tmp_path)
+    assert "section 'routing': no question is tagged 'routnig' (did you mean 'routing'?)" in found
+    assert "quiz 'midterm'" in found
+
+
+def test_an_unknown_question_id_is_named_with_the_nearest_id(tmp_path: Path) -> None:
+    write_quiz_bank(tmp_path, midterm_with(fixed={"questions": ["routng-01"]}))
     found = problems(tmp_path)
-    assert len(found) == 2
-    assert "section 'routing': no question is tagged 'routnig'" in found[0]
-    assert "section 'routing' has no questions: its pool is empty" in found[1]
-    assert all("quiz 'midterm'" in p for p in found)
+    assert any("no question 'routng-01' in the bank (did you mean 'routing-01'?)" in p for p in found), found
 
 
 def test_a_question_in_two_sections_of_one_quiz_is_a_problem(tmp_path: Path) -> None:

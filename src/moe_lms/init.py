@@ -18,13 +18,17 @@ SCHEMA_FILE = "bank.schema.json"
 
 BANK_TEMPLATE = """\
 # yaml-language-server: $schema={schema}
-# A question bank for moe-lms. `moe-lms check` checks it; `moe-lms export --format moodle` (or qti21, canvas-qti,
-# cc11, canvas, gift, html) writes a file an LMS imports. The line above gives editors with the YAML language server
-# (VS Code's YAML extension, for one) completion and checking as you type.
+# A question bank for moe-lms. `moe-lms check` checks it; `moe-lms export --format moodle` (or qti21, qti3,
+# canvas-qti, cc11, canvas, olx, gift, html) writes a file an LMS imports. The line above gives editors with the
+# YAML language server (VS Code's YAML extension, for one) completion and checking as you type.
 #
 # Texts are Markdown: *emphasis*, `code`, lists, $math$, images as ![what it shows](media/file.png).
-# Put a text in quotes when it is a number ("15"), yes, no, true or false, when it holds a colon followed by a
-# space ("Note: ..."), or when it starts with one of [ {{ & * ! | > ' " % @ `.
+# Put a text in single quotes when it is a number ('15'), yes, no, true or false, when it holds a colon followed by
+# a space ('Note: ...'), or when it starts with one of [ {{ & * ! | > ' " % @ `. A ' inside single quotes is
+# written ''. Use single quotes, not double: inside "double quotes" a backslash is an escape, so "$2 \\times 3$"
+# would lose the \\t of \\times ('$2 \\times 3$' keeps it). A long text, or one with LaTeX, reads best as a block:
+#   stem: >-
+#     What is $\\frac{{1}}{{2}}$ of 3? (the lines below the key, indented; a backslash is just a backslash)
 # Indent with spaces (never tabs); keys of one question or choice start in the same column.
 
 id: {id}  # the bank's stable id: it names the exported files; keep it once the bank is in an LMS
@@ -35,6 +39,7 @@ target_locales: {target_locales}  # the languages it is translated into: one loc
 questions:
   # One answer is right (kind: single, the default): exactly one choice says correct: true.
   - id: boiling-point  # a question's stable id: the LMS knows the question by it, so never reuse or rename it
+    tags: [water]  # optional: what a quiz draws by (see quizzes: at the end)
     stem: At sea level, at what temperature does pure water boil?
     # The general explanation: shown after answering, whatever was chosen. Teach the idea behind the answer.
     explanation: >-
@@ -51,7 +56,7 @@ questions:
         explanation: >-
           Water boils near 90 °C about 3,000 m up, where the air pressure is lower; at sea level it takes 100 °C.
       - id: c
-        text: "0 °C"
+        text: '0 °C'
         explanation: 0 °C is where water freezes, not where it boils.
 
   # Several answers may be right (kind: multiple): at least one choice says correct: true.
@@ -61,14 +66,14 @@ questions:
     explanation: A prime number has exactly two divisors, 1 and itself.
     choices:
       - id: a
-        text: "2"  # a number as a text: in quotes
+        text: '2'  # a number as a text: in quotes
         correct: true
         explanation: 2 is divisible only by 1 and 2; it is the only even prime.
       - id: b
-        text: "9"
+        text: '9'
         explanation: 9 = 3 × 3, so 3 divides it too.
       - id: c
-        text: "11"
+        text: '11'
         correct: true
         explanation: 11 is divisible only by 1 and 11.
 
@@ -82,6 +87,17 @@ questions:
     explanation: A light-year is the distance light travels in one year, about 9.46 trillion km.
     true_explanation: It sounds like one, but a light-year measures distance, not time.
     false_explanation: Right, it is a distance, the one light covers in a year.
+
+# Quizzes drawn from the questions (optional; docs/how-to/quizzes.md). For example:
+# quizzes:
+#   - id: weekly
+#     title: Weekly check
+#     sections:
+#       - id: main
+#         draw: 1                      # 1 question per attempt ...
+#         from: {{tags: [water]}}        # ... from those tagged water
+#       - id: always
+#         questions: [light-year]      # always these
 """
 
 GLOSSARY_TEMPLATE = """\
@@ -130,7 +146,10 @@ def schema_document() -> dict[str, Any]:
 
 
 def _yaml_text(value: str) -> str:
-    """A text as a YAML scalar: a JSON string is a valid double-quoted YAML scalar, whatever it holds."""
+    """A text as a YAML scalar: in single quotes (the form the comments teach: a backslash stays a backslash), or,
+    for a text with a control character, a JSON string (a valid double-quoted YAML scalar, whatever it holds)."""
+    if value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
     return json.dumps(value, ensure_ascii=False)
 
 

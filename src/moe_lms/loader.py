@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from . import messages
 from .bulk import gc_paused, settled
+from .escapes import find_trap, po_message
 from .files import write_atomic
 from .model import (
     TRUE_FALSE_SHORTHAND,
@@ -419,16 +420,24 @@ def _part_of(loc: Sequence[str | int]) -> str:
     return "the bank"
 
 
-def _stand_in(question_id: str | None, index: int) -> Question:
+def _stand_in(question_id: str | None, index: int, raw: Any = None) -> tuple[Question, bool]:
+    """A valid question in place of one with errors, with its id and, when they are valid, its tags and points (what
+    the quiz checks look at); the flag says whether those were carried."""
     choices = [
         {"id": "a", "text": "-", "explanation": "-", "correct": True},
         {"id": "b", "text": "-", "explanation": "-"},
     ]
+    raw = raw if isinstance(raw, dict) else {}
+    drawn_by = {key: raw[key] for key in ("tags", "points") if key in raw}
     for qid in (question_id, f"invalid-question-{index}"):
-        try:
-            return Question.model_validate({"id": qid, "stem": "-", "explanation": "-", "choices": choices})
-        except ValidationError:
-            continue
+        for extra, carried in ((drawn_by, True), ({}, not drawn_by)):
+            try:
+                question = Question.model_validate(
+                    {"id": qid, "stem": "-", "explanation": "-", "choices": choices, **extra}
+                )
+            except ValidationError:
+                continue
+            return question, carried
     raise AssertionError("unreachable: the second id is always valid")
 
 
@@ -553,13 +562,84 @@ def _read_in_runs(path: Path) -> Bank | None:
 
 def read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem]]:
     """Read and validate bank.yaml alone; the bank is None when it has errors."""
+    bank, problems, _locales_known = _read_bank_yaml(path)
+    return (None if problems else bank), problems
+
+
+def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], bool]:
+    """bank.yaml read as far as it can be: the bank is there, with its problems, when every question is valid
+    and only bank-wide checks failed (a quiz's draw, an escape in a text, an unknown locale), so the checks that
+    follow (images, PO files) still run; the flag says whether every locale tag is known."""
     bank = _read_question_by_question(path)
     problems: list[Problem] = []
     if bank is None:
         bank, problems = _read_whole_document(path)
-    if bank is not None:
-        problems = _unknown_locales(path, bank) + _quiz_problems(path, bank)
-    return (None if problems else bank), problems
+    if bank is None:
+        return None, problems, False
+    locales = _unknown_locales(path, bank)
+    return bank, _escape_problems(path, bank) + locales + _quiz_problems(path, bank), not locales
+
+
+def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
+    """Each text where a YAML escape ate a LaTeX backslash (moe_lms.escapes), at its line. Only the tab, line break
+    and carriage return: the escapes that make characters XML cannot carry are refused by the model already (with
+    the same explanation)."""
+    from .escapes import yaml_message
+
+    problems = []
+    lines: YamlLines | None = None
+    numbers: dict[str, int] = {}
+    for string_path, text in _unprintable_strings(bank):
+        trap = find_trap(text)
+        if trap is None or trap.character not in "\t\n\r":
+            continue
+        if lines is None:
+            lines, numbers = YamlLines(path), {q.id: n for n, q in enumerate(bank.questions)}
+        try:
+            line, column = lines.locate(yaml_path(bank, numbers, string_path))
+        except (KeyError, StopIteration):
+            line, column = None, None
+        message = f"{describe(string_path)}: {yaml_message(trap)}"
+        problems.append(Problem(display_path(path), line, message, path_where(string_path), column))
+    return problems
+
+
+_QUESTION_WHERE = re.compile(r"question '([a-z][a-z0-9-]*)'")
+
+
+def placed(directory: Path, bank: Bank, problems: Sequence[Problem]) -> list[Problem]:
+    """``problems`` an export found (the formats name ``bank.yaml`` or ``locales/<tag>.po`` and the question, not
+    the line), each at the line where its question starts in that file (its stem's entry in a PO file)."""
+    lines: YamlLines | None = None
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    found = []
+    for problem in problems:
+        match = _QUESTION_WHERE.match(problem.where or "")
+        if problem.line is not None or match is None or match[1] not in numbers:
+            found.append(problem)
+            continue
+        if problem.file == BANK_FILE:
+            path = bank_yaml_path(directory)
+            lines = lines or YamlLines(path)
+            line, column = lines.locate(("questions", numbers[match[1]]))
+            found.append(replace(problem, file=display_path(path), line=line, column=column))
+        elif problem.file.startswith(f"{LOCALES_DIR}/") and (directory / problem.file).is_file():
+            po_file = directory / problem.file
+            found.append(replace(problem, file=display_path(po_file), line=po_line(po_file, f"{match[1]}/stem")))
+        else:
+            found.append(problem)
+    return found
+
+
+def _unprintable_strings(bank: Bank) -> Iterator[tuple[str, str]]:
+    """The strings of :func:`strings` that hold a control character (a tab, a line break …), the only ones an escape
+    can have spoiled; the paths of the others are never built (most texts of a bank are one printable line)."""
+    for path, text in bank_strings(bank):
+        if not text.isprintable():
+            yield path, text
+    for q in bank.questions:
+        if not all(text.isprintable() for text in question_sources(q)):
+            yield from ((path, text) for path, text in question_strings(q) if not text.isprintable())
 
 
 def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -603,13 +683,26 @@ def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_sa
             if tab >= 0:
                 message = "a tab character: YAML indents with spaces only; replace the tab with spaces"
                 return Problem(file, number, f"YAML syntax error: {message} (YAML: {parser_says})", column=tab + 1)
+    if "unknown escape" in parser_says:
+        from .escapes import unknown_escape_column
+
+        lines = text.splitlines()
+        at = unknown_escape_column(lines[line - 1], column) if 0 < line <= len(lines) else None
+        message = (
+            'a backslash inside "double quotes" starts a YAML escape, and YAML knows no escape '
+            f"{lines[line - 1][at - 1 : at + 1] if at else 'here'}: LaTeX (\\frac, \\pi …) needs the text in "
+            "'single quotes' (a ' inside is written '') or as a block (>- or |-, the text on the lines below, "
+            "indented), where a backslash is just a backslash"
+        )
+        return Problem(file, line, f"YAML syntax error: {message} (YAML: {parser_says})", column=at or column)
     worded = messages.yaml_syntax_message(text, line, column, parser_says)
     if worded is not None:
         return Problem(file, line, f"YAML syntax error: {worded} (YAML: {parser_says})", column=column)
     if "mapping values are not allowed" in parser_says:
         message = (
-            "a colon followed by a space inside a text makes YAML read a new key: put the text in quotes "
-            '(stem: "Note: …")'
+            "a colon followed by a space inside a text makes YAML read a new key: put the text in single quotes "
+            "(stem: 'Note: …'; a ' inside is written '') or write it as a block (stem: >- and the text on the next "
+            "lines, indented)"
         )
     elif parser_says.startswith("unexpected character") or "cannot start any token" in parser_says:
         message = "a text may not begin with this character (` @ % and others): put the text in quotes"
@@ -660,6 +753,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         raw_questions = []
     questions: list[Question] = []
     as_written: dict[int, Question] = {}  # the questions with errors, their texts as written (for the image check)
+    uncertain: list[str] = []  # questions with errors whose tags or points are wrong too: the quizzes cannot know them
     valid = True
     for index, rq in enumerate(raw_questions):
         try:
@@ -670,21 +764,45 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
             valid = False
             # A stand-in keeps the bank-wide checks (duplicate ids) running over every question.
             rid = rq.get("id") if isinstance(rq, dict) else None
-            questions.append(_stand_in(rid if isinstance(rid, str) else None, index))
+            stand_in, carried = _stand_in(rid if isinstance(rid, str) else None, index, rq)
+            questions.append(stand_in)
+            if not carried:
+                uncertain.append(stand_in.id)
             as_written[index] = _as_written(rq, index)
     header = {k: v for k, v in raw.items() if k not in ("questions", "translations")}
     if "translations" in raw:
         collector.add(("translations",), "unknown key 'translations' (translations live in locales/*.po)", None)
+    bank: Bank | None = None
+    quizzes_unchecked = False  # the bank's own keys (not its quizzes) have errors: the quizzes cannot be checked
     try:
         bank = Bank.model_validate({**header, "questions": questions})
     except ValidationError as exc:
         _report(collector, exc, (), raw_questions, raw.get("quizzes"))
+        quizzes_unchecked = any(error["loc"][:1] != ("quizzes",) for error in exc.errors())
     if not valid or collector.problems:
-        # Every problem in one run: the images and formulas of the texts are checked too, not after a fix.
+        # Every problem in one run: the images and formulas of the texts are checked too, not after a fix, and so
+        # are the quizzes and locales when the bank's own keys are right (the questions with errors stand in with
+        # their ids, tags and points).
         texts = [as_written.get(n, q) for n, q in enumerate(questions)]
         partial = Bank.model_construct(id="-", title="-", questions=tuple(texts), translations={}, media={})
         collector.problems += rich_content_problems(path.parent, partial)[1]
+        collector.problems += _escape_problems(path, partial)
+        if bank is not None:
+            collector.problems += _unknown_locales(path, bank)
+            if bank.quizzes and uncertain:
+                named = ", ".join(repr(qid) for qid in uncertain[:3]) + (" …" if len(uncertain) > 3 else "")
+                message = (
+                    f"the quizzes were not checked: question(s) {named} have errors in their tags or points, which "
+                    "the quizzes draw by; fix them and run check again"
+                )
+                collector.problems.append(Problem(file, None, message, severity=Severity.NOTE))
+            elif bank.quizzes:
+                collector.problems += _quiz_problems(path, bank)
+        elif raw.get("quizzes") and quizzes_unchecked:
+            message = "the quizzes were not checked against the questions: the bank's own keys above have errors"
+            collector.problems.append(Problem(file, None, message, severity=Severity.NOTE))
         return None, collector.problems
+    assert bank is not None
     return bank, []
 
 
@@ -791,6 +909,10 @@ class _CatalogReader:
             return
         self.next = ordinal + 1
         if msgstr:
+            trap = find_trap(msgstr)
+            if trap is not None:  # (an error: the entry is not used, so it counts as missing, not reviewed)
+                self.problem(line, po_message(trap), path_where(context))
+                return
             try:
                 msgstr = clean_text(msgstr)
             except ValueError as exc:
@@ -808,14 +930,17 @@ class _CatalogReader:
         malformed = [(line, context) for line, context in self.orphans if not _STRING_PATH.match(context)]
         problems = []
         if malformed:
-            named = ", ".join(f"{context[:60]!r} (line {line})" for line, context in malformed[:shown])
+            named = []
+            for line, context in malformed[:shown]:
+                hint = difflib.get_close_matches(context, self.index.neighbours(context), n=1)
+                named.append(f"{context[:60]!r} (line {line}{f', did you mean {hint[0]!r}?' if hint else ''})")
             more = f" and {len(malformed) - shown} more" if len(malformed) > shown else ""
             problems.append(
                 Problem(
                     self.file,
                     malformed[0][0],
-                    f"{len(malformed)} msgctxt {'is' if len(malformed) == 1 else 'are'} no path of a string of a "
-                    f"bank: {named}{more}. A msgctxt is the string's path (title, q1/stem, "
+                    f"{len(malformed)} msgctxt {'names' if len(malformed) == 1 else 'name'} no string a bank can "
+                    f"have: {', '.join(named)}{more}. A msgctxt is the string's path (title, q1/stem, "
                     "q1/choices/a/text …): correct it or delete the entry",
                     severity=Severity.ERROR,
                 )
@@ -851,7 +976,9 @@ def _clean_already(text: str) -> bool:
     Printable text (str.isprintable: no control, surrogate, unassigned or format character) has nothing
     XML_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
     character (a zero-width joiner, a direction mark), and the test stops at the first one."""
-    return (text.isprintable() or XML_ILLEGAL.search(text) is None) and unicodedata.is_normalized("NFC", text)
+    if not text.isprintable() and (XML_ILLEGAL.search(text) is not None or find_trap(text) is not None):
+        return False
+    return unicodedata.is_normalized("NFC", text)
 
 
 def path_where(path: str) -> str | None:
@@ -875,13 +1002,24 @@ def check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
 
 
 def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
-    bank, problems = read_bank_yaml(bank_yaml_path(directory))
-    if bank is None:
+    """The bank with every problem of its files. The bank is None when bank.yaml could not be read as a bank; with
+    errors in bank.yaml that leave its questions whole (a quiz, an unknown locale), the PO files and the images are
+    checked all the same, and the bank is returned (its errors say it is not to be exported)."""
+    bank, problems, locales_known = _read_bank_yaml(bank_yaml_path(directory))
+    catalogs = sorted((directory / LOCALES_DIR).glob("*.po")) if (directory / LOCALES_DIR).is_dir() else []
+    if bank is None or not locales_known:
+        if catalogs:
+            message = (
+                f"{len(catalogs)} PO file(s) not checked: the translations are read against a bank.yaml without "
+                "errors; fix the errors above and run check again"
+            )
+            problems.append(Problem(display_path(directory / LOCALES_DIR), None, message, severity=Severity.NOTE))
+        if bank is not None:  # (its images: an unknown locale tag changes nothing in them)
+            problems += rich_content_problems(directory, bank)[1]
         return None, problems
     translations: dict[str, Mapping[str, Translation]] = {}
     index = StringIndex(bank)
-    locales_dir = directory / LOCALES_DIR
-    for path in sorted(locales_dir.glob("*.po")) if locales_dir.is_dir() else []:
+    for path in catalogs:
         locale = path.stem
         if locale not in bank.target_locales:
             problems.append(
@@ -897,10 +1035,34 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         problems.extend(found)
         if catalog:
             translations[locale] = catalog
-    bank = bank.model_copy(update={"translations": translations})
+    page_words, found = _page_words(directory, bank)
+    problems.extend(found)
+    bank = bank.model_copy(update={"translations": translations, "page_words": page_words})
     media, found = rich_content_problems(directory, bank)
     problems.extend(found)
     return bank.model_copy(update={"media": media}) if media else bank, problems
+
+
+def _page_words(directory: Path, bank: Bank) -> tuple[dict[str, Any], list[Problem]]:
+    """The bank's own page words (locales/page/<locale>.po), each file of a locale the bank has."""
+    folder = directory / LOCALES_DIR / "page"  # (pagewords.BANK_DIR: imported only for a bank that has one)
+    if not folder.is_dir():
+        return {}, []
+    from . import pagewords
+
+    catalogs, problems = pagewords.read_bank_catalogs(directory, display_path(folder))
+    for locale in list(catalogs):
+        if locale not in bank.locales:
+            problems.append(
+                Problem(
+                    f"{display_path(folder)}/{locale}.po",
+                    None,
+                    f"page words for {locale!r}, which is neither the bank's source_locale nor in its target_locales: "
+                    f"add {locale} to target_locales: in bank.yaml, or delete this file",
+                )
+            )
+            del catalogs[locale]
+    return dict(catalogs), problems
 
 
 def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:
@@ -1112,10 +1274,46 @@ def load_bank(directory: Path) -> Bank:
 
 
 def bank_yaml(bank: Bank) -> str:
-    """bank.yaml text for a bank (defaults left out, so hand edits stay small)."""
+    """bank.yaml text for a bank (defaults left out, so hand edits stay small).
+
+    yaml_rs (0.1.6) writes some strings plain that its own reader takes for numbers (``0_``, ``1_000``, ``0o7``,
+    ``_1``): a bank holding such a string, which would not read back as itself, is written by PyYAML instead, told
+    to quote them. Only a string that looks like a number is a reason to compare, so most banks are dumped once."""
     data = bank.model_dump(mode="json", exclude_defaults=True, exclude={"translations"}, by_alias=True)
     data = {"id": bank.id, **data}
-    return str(yaml_rs.dumps(data))
+    text = str(yaml_rs.dumps(data))
+    if any(_NUMBER_LIKE.fullmatch(value) for value in _strings_in(data)) and yaml_rs.loads(text) != data:
+        text = _quoting_dump(data)
+    return text
+
+
+def _quoting_dump(data: object) -> str:
+    """YAML whose number-like strings are quoted (and multi-line ones literal blocks), by PyYAML."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = '"' if _NUMBER_LIKE.fullmatch(value) else "|" if "\n" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, string)
+    return str(yaml.dump(data, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=120))
+
+
+_NUMBER_LIKE = re.compile(r"[-+]?[0-9_.][0-9a-fA-FxXoObB_.:]*")
+
+
+def _strings_in(data: object) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _strings_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _strings_in(value)
 
 
 def catalog_entries(bank: Bank, locale: str) -> list[po.CatalogEntry]:

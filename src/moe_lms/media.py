@@ -101,6 +101,23 @@ def bank_relative(path: str) -> str:
     return "/".join(part for part in parts if part != ".")
 
 
+def _did_you_mean(directory: Path, relative: str) -> str:
+    """``: did you mean 'media/cell-diagram.png'?`` for the nearest image file of the same folder, if any."""
+    import difflib
+
+    folder = (directory / relative).parent
+    try:
+        if not folder.resolve().is_relative_to(directory.resolve()) or not folder.is_dir():
+            return ""
+        names = [p.name for p in folder.iterdir() if p.suffix.lower() in MEDIA_TYPES and p.is_file()]
+    except OSError:
+        return ""
+    near = difflib.get_close_matches(PurePosixPath(relative).name, names, n=1, cutoff=0.5)
+    if not near:
+        return ""
+    return f" (did you mean {str(PurePosixPath(relative).parent / near[0])!r}?)"
+
+
 def read_media(directory: Path, path: str, max_bytes: int) -> MediaItem:
     """Read and check one image of the bank at ``directory``; MediaError says what is wrong with it."""
     relative = bank_relative(path)
@@ -114,7 +131,8 @@ def read_media(directory: Path, path: str, max_bytes: int) -> MediaItem:
     try:
         real = full.resolve(strict=True)
     except (FileNotFoundError, RuntimeError):
-        raise MediaError(f"image file {relative!r} does not exist in the bank folder") from None
+        near = _did_you_mean(directory, relative)
+        raise MediaError(f"image file {relative!r} does not exist in the bank folder{near}") from None
     if not real.is_relative_to(root):
         raise MediaError(f"image {relative!r} is a symbolic link that leads out of the bank folder")
     if not real.is_file():

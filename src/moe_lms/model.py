@@ -7,6 +7,7 @@ translations live in ``Bank.translations`` keyed by locale and by each string's 
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -50,7 +51,13 @@ def clean_text(value: str) -> str:
                 f"contains U+{code:04X} at character {bad.start() + 1}, a control character that HTML pages cannot "
                 "show (often a Windows-1252 character read as Latin-1: U+0092 was meant as ’); remove or replace it"
             )
-        raise ValueError(f"contains U+{code:04X} at character {bad.start() + 1}, which XML 1.0 cannot carry")
+        from .escapes import find_trap, illegal_character_hint, yaml_message
+
+        trap = find_trap(value, bad.start())
+        said = f"contains U+{code:04X} at character {bad.start() + 1}, which XML 1.0 cannot carry"
+        if trap is not None and trap.position == bad.start():
+            raise ValueError(f"{said}: {yaml_message(trap)}")
+        raise ValueError(f"{said}{illegal_character_hint(bad.group())}")
     if not value or value.isspace():
         raise ValueError("text is empty")
     return unicodedata.normalize("NFC", value)
@@ -334,6 +341,9 @@ class Bank(Shared):
     translations: SkipJsonSchema[dict[LocaleTag, Mapping[str, Translation]]] = Field(default_factory=dict, exclude=True)
     # Images the bank's text (source and translations) refers to, by bank-relative path; filled by the loader.
     media: SkipJsonSchema[dict[str, MediaItem]] = Field(default_factory=dict, exclude=True)
+    # The bank's own words for the take-the-quiz page (locales/page/<locale>.po), pagewords.Catalog by locale; filled
+    # by the loader, over moe-lms's shipped ones.
+    page_words: SkipJsonSchema[dict[str, Any]] = Field(default_factory=dict, exclude=True)
 
     @model_validator(mode="after")
     def _ids_and_locales(self) -> Bank:
@@ -533,16 +543,22 @@ def _section_problems(
     pool, missing = section_pool(bank, section)
     if section.questions is not None:
         for qid in missing:
-            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank"
+            near = difflib.get_close_matches(qid, [q.id for q in bank.questions], n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank{hint}"
         for position, qid in enumerate(section.questions):
             if section.questions.index(qid) != position:
                 yield ("questions", position), f"{name} lists question {qid!r} twice"
     else:
         assert section.pool is not None
+        tags = sorted({t for q in bank.questions for t in q.tags})
         for tag in missing:
-            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}"
+            near = difflib.get_close_matches(tag, tags, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}{hint}"
     if not pool:
-        yield (), f"{name} has no questions: its pool is empty"
+        if not missing:  # (an unknown id or tag is the reason, said above)
+            yield (), f"{name} has no questions: its pool is empty"
         return
     if section.draw is not None and section.draw > len(pool):
         yield ("draw",), f"{name} draws {section.draw} of a pool of {len(pool)} question(s)"

@@ -148,13 +148,56 @@ def plain_text(markdown: str) -> str:
     parts: list[str] = []
     for block in tokens:
         for token in block.children or ():
-            if token.type in ("math_inline", "math_inline_double"):
-                parts.append(f"{token.markup}{token.content}{token.markup}")
+            if token.type in ("math_inline", "math_inline_double"):  # (with the word it is glued to: top-$k$)
+                meta = token.meta or {}
+                formula = f"{token.markup}{token.content}{token.markup}"
+                parts.append(f"{meta.get('prefix', '')}{formula}{meta.get('suffix', '')}")
             elif token.type in ("image", "text", "code_inline"):
                 parts.append(token.content)
             elif token.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
     return text.TAG_OPENER.sub("\u2039", "".join(parts))  # (never a tag, as text.visible_text)
+
+
+def readable_text(markdown: str) -> str:
+    """:func:`plain_text` with each formula as the symbols it renders to (``$T = 2048$`` reads ``T = 2048``,
+    ``\\cdot`` as ·), for titles shown as plain text in lists, where raw TeX would stand; a formula that does not
+    convert stays as its LaTeX."""
+    if "$" not in markdown:
+        return plain_text(markdown)
+    tokens = _markdown().parseInline(markdown)
+    parts: list[str] = []
+    for block in tokens:
+        for token in block.children or ():
+            if token.type in ("math_inline", "math_inline_double"):  # (a word it is glued to: its prefix, suffix)
+                meta = token.meta or {}
+                parts.append(f"{meta.get('prefix', '')}{_formula_text(token.content)}{meta.get('suffix', '')}")
+            elif token.type in ("image", "text", "code_inline"):
+                parts.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                parts.append(" ")
+    return text.TAG_OPENER.sub("\u2039", " ".join("".join(parts).split()))
+
+
+_SPACED_OPERATORS = frozenset("=+−-×·<>≤≥≈≠→")
+
+
+def _formula_text(latex: str) -> str:
+    """A formula's rendered symbols as text: its MathML tokens, with spaces around relations and operators."""
+    try:
+        element = _mathml_element(latex, display=False)
+    except (FormulaError, ValueError):
+        return latex
+    words: list[str] = []
+    for node in element.iter():
+        local = etree.QName(node).localname if isinstance(node.tag, str) else ""
+        if local in ("mi", "mn", "mo", "mtext", "ms") and node.text:
+            symbol = node.text.strip()
+            if local == "mo" and symbol in _SPACED_OPERATORS:
+                words.append(f" {symbol} ")
+            else:
+                words.append(symbol)
+    return " ".join("".join(words).split())
 
 
 # -- the renderer ----------------------------------------------------------------------------------------------

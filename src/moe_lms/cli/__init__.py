@@ -86,7 +86,8 @@ class _LazyGroup(click.Group):
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="moe-lms")
 def main() -> None:
-    """Multiple-choice question banks as code, delivered to Moodle, QTI 2.1 platforms and Canvas.
+    """Multiple-choice question banks as code, delivered to Moodle, Canvas, Open edX, Common Cartridge platforms
+    and QTI 2.1 and 3.0 platforms.
 
     BANK_DIR defaults to the current folder when it holds bank.yaml (or bank.yml); inside the moe-lms checkout,
     to the shipped bank, question_bank/moe-expert-parallelism. Anywhere else a command without a bank stops, saying

@@ -89,7 +89,11 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     directory = bank_dir_or_default(bank_dir)
     bank, problems = read_with_progress(directory)
     if bank is None:
-        fail(problems)
+        unchecked = (
+            "not checked while bank.yaml has the errors above: that every text renders, the translations' "
+            "parity, glossary and script, and what an export would refuse; run check again once they are fixed"
+        )
+        fail([*problems, Problem(shown(loader.bank_yaml_path(directory)), None, unchecked, severity=Severity.NOTE)])
     if only_locale is not None and only_locale.replace("-", "_") not in bank.target_locales:
         raise click.UsageError(
             f"--locale {only_locale}: {bank.id} does not translate into it (target_locales: "
@@ -111,9 +115,11 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
     problems = [p for p in problems if not p.message.startswith(f"{quality.Check.REVIEW}: {Status.STALE}:")]
     problems += translator.stale_problems(directory, bank, locales, strict=strict)
     problems += translator.missing_catalogs(directory, locales)
-    problems = translator.of_other_locales(problems, directory, locales)
+    problems += translator.page_word_problems(directory, bank, locales)
+    problems = translator.of_other_locales(problems, directory, locales, bank.target_locales)
     out.print(
-        f"{bank.id}: {len(bank.questions)} questions, source {bank.source_locale}, "
+        f"{bank.id}: {len(bank.questions)} question{'' if len(bank.questions) == 1 else 's'}, "
+        f"source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
         markup=False,
     )
@@ -225,9 +231,37 @@ def translations_update(bank_dir: Path | None) -> None:
         report = loader.update_catalogs(directory, bank, glossary.comments if glossary else None)
     except ProblemsFound as exc:
         fail(exc.problems)
+    if not bank.target_locales:
+        out.print(
+            f"{bank.id} has no target locales, so there is no PO file to update: to translate it, put a locale in "
+            "target_locales: in bank.yaml (target_locales: [fr]) and run this again",
+            markup=False,
+        )
     for locale, counts in report.items():
         out.print(
             f"{locale}: {counts['added']} added, {counts['fuzzy']} marked fuzzy (source changed), "
             f"{counts['obsolete']} made obsolete",
             markup=False,
         )
+
+
+@translations.command("page-words")
+@click.argument("locale", metavar="TAG")
+@bank_argument
+def translations_page_words(locale: str, bank_dir: Path | None) -> None:
+    """Write locales/page/TAG.po: the take-the-quiz page's own words (buttons, labels, choice letters) to translate.
+
+    It starts from the words moe-lms ships for TAG (drafts and all), or from the English with every msgstr empty.
+    The bank's file extends or overrides the shipped words; an existing file is never overwritten.
+    """
+    from .. import pagewords
+    from ..files import write_atomic
+
+    directory = bank_dir_or_default(bank_dir)
+    tag = locale.replace("-", "_")
+    target = directory / loader.LOCALES_DIR / pagewords.BANK_DIR / f"{tag}.po"
+    if target.exists():
+        fail([Problem(shown(target), None, "exists already: edit it (it is never overwritten)")])
+    write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), parents=True)
+    shipped = "moe-lms's shipped words" if pagewords.shipped(tag) else "the English, every msgstr empty"
+    out.print(f"wrote {shown(target)} (from {shipped}): translate it, then run `moe-lms check`", markup=False)

@@ -104,9 +104,14 @@ def _canvas_summary(client: canvas_client.CanvasClient, outcome: canvas_sync.Out
             f"{outcome.deleted} deleted; {quizzes}"
         )
     _say(
-        f"{s.requests} requests ({s.writes} writes), {s.retries} retries, {s.throttled} throttled, "
-        f"{s.adopted} adopted after a lost response"
+        f"{_count(s.requests, 'request')} ({_count(s.writes, 'write')}), {_count(s.retries, 'retry', 'retries')}, "
+        f"{s.throttled} throttled, {s.adopted} adopted after a lost response"
     )
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``1 request``, ``2 requests``."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _push_via_qti(

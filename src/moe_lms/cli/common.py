@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
@@ -263,6 +263,25 @@ def load_or_exit(directory: Path) -> Bank:
         fail(problems)
     print_problems(problems)
     return bank
+
+
+class NearChoice(click.Choice[str]):
+    """A choice read whatever its case (``Moodle``), and a wrong one answered with the nearest (``moodel`` → did you
+    mean 'moodle'?) besides the list."""
+
+    def __init__(self, choices: Sequence[str]) -> None:
+        super().__init__(choices, case_sensitive=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return str(super().convert(value, param, ctx))
+        except click.BadParameter:
+            import difflib
+
+            near = difflib.get_close_matches(str(value).lower(), [str(c) for c in self.choices], n=1, cutoff=0.6)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            choices = ", ".join(repr(c) for c in self.choices)
+            self.fail(f"{value!r} is not a format: {hint}The formats are {choices}.", param, ctx)
 
 
 def shown(path: Path) -> str:

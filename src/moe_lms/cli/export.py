@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from .. import formats
+from .. import formats, loader
 from ..files import make_folder, replace_if_changed, write_atomic_stream
 from ..locales import locale_info, resolve
 from ..problems import OptionError, Problem, ProblemsFound, Severity
 from .common import (
     EXIT_PROBLEMS,
+    NearChoice,
     bank_argument,
     bank_dir_or_default,
     counting,
@@ -43,8 +44,9 @@ def default_filename(bank_id: str, locales: tuple[str, ...], suffix: str) -> str
     return f"{bank_id}.{'+'.join(locales)}{suffix}" if locales else f"{bank_id}{suffix}"
 
 
-class _Formats(click.Choice[str]):
-    """--format's choices: the registry's as it is when the command runs (a format registered later is one)."""
+class _Formats(NearChoice):
+    """--format's choices: the registry's as it is when the command runs (a format registered later is one), read
+    whatever their case, a typo answered with the nearest."""
 
     def __init__(self) -> None:
         super().__init__([])
@@ -120,8 +122,10 @@ def export(
         )
     if quiz is not None and not fmt.quizzes:
         raise click.UsageError(f"--quiz: --format {fmt.name} is refused: {fmt.quiz_refusal}")
-    bank = load_or_exit(bank_dir_or_default(bank_dir))
-    if fmt.one_locale_per_file and not locales:
+    directory = bank_dir_or_default(bank_dir)
+    bank = load_or_exit(directory)
+    defaulted = fmt.one_locale_per_file and not locales  # (one file, of the source language only)
+    if defaulted:
         locales = (bank.source_locale,)
     try:
         options = formats.ExportOptions.for_bank(
@@ -129,7 +133,7 @@ def export(
         )
     except OptionError as exc:
         raise click.UsageError(str(exc)) from None
-    _report_warnings(fmt, bank, options, strict=strict)
+    _report_warnings(fmt, bank, options, strict=strict, directory=directory)
     stem = bank.id if quiz is None else f"{bank.id}.{quiz}"
     target = output or Path(default_filename(stem, locales, fmt.suffix))
     try:
@@ -141,19 +145,48 @@ def export(
                     target, lambda stream: fmt.write(bank, options, counting(stream, advance)), parents=parents
                 )
     except ProblemsFound as exc:
-        fail(exc.problems)
+        fail(loader.placed(directory, bank, exc.problems))
     if str(target) != "-":
         err.print(f"wrote {target} ({fmt.description}, {len(bank.questions)} questions)", markup=False)
     for locale in options.locales:
         err.print(resolve(bank, locale, include_drafts=include_drafts).summary(), markup=False)
+    others = [loc for loc in bank.locales if loc not in options.locales]
+    if defaulted and others and str(target) != "-":
+        err.print(
+            f"note: --format {fmt.name} writes one language per file; the bank's other languages: "
+            + ", ".join(f"--locale {loc}" for loc in others)
+            + " (moe-lms build writes them all)",
+            markup=False,
+        )
+    if quiz is not None and fmt.name == "moodle":
+        _moodle_quiz_note(bank, options.locales, quiz, include_drafts)
 
 
-def _report_warnings(fmt: formats.Format, bank: Bank, options: formats.ExportOptions, *, strict: bool) -> None:
-    """What the export drops or degrades, said before writing (the format's warnings channel); with ``strict``,
-    or when the format refuses something outright, nothing is written."""
-    found = fmt.warnings(bank, options) if fmt.warnings else []
-    if strict and found:
-        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in found])
+def _moodle_quiz_note(bank: Bank, locales: Sequence[str], quiz: str, include_drafts: bool) -> None:
+    """Moodle XML has no quiz: it carries the sections' pools, and the draw is made in Moodle. Said at once, with
+    the categories and draws, so that an import is not mistaken for the quiz."""
+    from ..formats.moodle.write import quiz_steps
+
+    err.print(
+        "note: Moodle XML carries the quiz's pools, not the quiz: each section's questions are in a category of "
+        "their own. After the import, create the quiz in Moodle (Add an activity or resource → Quiz) and make the "
+        "draw there with random questions (docs/how-to/quizzes.md):",
+        markup=False,
+    )
+    for locale in locales[:1]:  # (the categories of the other locales are named alike)
+        for step in quiz_steps(bank, locale, quiz, include_drafts):
+            err.print(f"  - {step}", markup=False)
+
+
+def _report_warnings(
+    fmt: formats.Format, bank: Bank, options: formats.ExportOptions, *, strict: bool, directory: Path
+) -> None:
+    """What the export drops or degrades, said before writing (the format's warnings channel), each at its line;
+    with ``strict``, or when the format refuses something outright, nothing is written."""
+    found = loader.placed(directory, bank, fmt.warnings(bank, options)) if fmt.warnings else []
+    dropped = [p for p in found if p.severity is Severity.WARNING]  # notes say what to do; nothing is lost
+    if strict and dropped:
+        fail([replace(p, severity=Severity.ERROR, message=f"{p.message} (--strict)") for p in dropped])
     if any(p.severity is Severity.ERROR for p in found):
         fail(found)
     print_problems(found)

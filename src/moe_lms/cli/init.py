@@ -79,6 +79,6 @@ def init(directory: Path | None, locales_text: str | None, title: str | None, so
     there = "" if directory is None else f"cd {shown(folder)} && "
     err.print(
         f"next: edit {loader.BANK_FILE} (its comments say what to write), then {there}moe-lms check, and "
-        "moe-lms export --format moodle (or qti21, canvas-qti, cc11, gift, html)",
+        "moe-lms export --format moodle (or qti21, qti3, canvas-qti, cc11, olx, gift, html)",
         markup=False,
     )

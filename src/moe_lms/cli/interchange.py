@@ -170,7 +170,12 @@ def _validators(schemas_dir: Path | None, fmt: formats.Format) -> schemas.Schema
         )
         return None
     if not validators.has(folder):
-        out.print(f"XSD validation: NOT DONE ({validators.directory} has no {folder}/ schemas)", markup=False)
+        out.print(
+            f"XSD validation: NOT DONE ({validators.directory} has no {folder}/ schemas; `moe-lms schemas fetch` puts "
+            f"every schema in the user cache, which validate reads when no --schemas or {schemas.ENV_VAR} names "
+            "another folder)",
+            markup=False,
+        )
         return None
     out.print(f"XSD validation: done, against {validators.directory}", markup=False)
     return validators

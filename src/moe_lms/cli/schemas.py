@@ -80,7 +80,14 @@ def fetch(base_url: str | None) -> None:
                         if len(data) > MAX_FILE_BYTES:
                             break
             except requests.RequestException as exc:
-                err.print(f"error: cannot reach {url}: {type(exc).__name__}; check --base-url", markup=False)
+                if mirror is not None:
+                    fix = "check --base-url"
+                else:  # (--base-url is an optional mirror: no reason to blame it when none was given)
+                    fix = (
+                        "check this machine's internet connection; a machine without one can fetch from a mirror "
+                        "with --base-url, or give validate a schema folder with --schemas DIR"
+                    )
+                err.print(f"error: cannot reach {url}: {type(exc).__name__}; {fix}", markup=False)
                 raise SystemExit(EXIT_PROBLEMS) from None
             if len(data) > MAX_FILE_BYTES:
                 failures.append(f"{url}: larger than {MAX_FILE_BYTES:,} bytes; refused")

@@ -68,11 +68,25 @@ def missing_catalogs(directory: Path, locales: Sequence[str]) -> list[Problem]:
     return problems
 
 
-def of_other_locales(problems: Sequence[Problem], directory: Path, locales: Sequence[str]) -> list[Problem]:
-    """``problems`` but those in the PO files of locales other than ``locales`` (for ``check --locale``)."""
-    kept_files = {shown(directory / loader.LOCALES_DIR / f"{locale}.po") for locale in locales}
-    return [
-        p
-        for p in problems
-        if not (p.file.endswith(".po") and Path(p.file).parent.name == loader.LOCALES_DIR and p.file not in kept_files)
-    ]
+def page_word_problems(directory: Path, bank: Bank, locales: Sequence[str]) -> list[Problem]:
+    """A warning for each target locale whose take-the-quiz page would keep English words: none shipped or given by
+    the bank, or some only as drafts (moe_lms.pagewords)."""
+    from .. import pagewords
+
+    problems = []
+    for locale in locales:
+        file = shown(directory / loader.LOCALES_DIR / pagewords.BANK_DIR / f"{locale}.po")
+        problem = pagewords.coverage_problem(locale, bank.page_words, file)
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def of_other_locales(
+    problems: Sequence[Problem], directory: Path, locales: Sequence[str], targets: Sequence[str]
+) -> list[Problem]:
+    """``problems`` but those in the PO files of the other target locales (for ``check --locale``): only a target
+    locale's file is set aside. A PO file of a locale the bank does not list is an error whatever ``--locale`` says
+    (export and build refuse it), so its problem stays."""
+    set_aside = {shown(directory / loader.LOCALES_DIR / f"{locale}.po") for locale in targets if locale not in locales}
+    return [p for p in problems if p.file not in set_aside]

@@ -6,7 +6,9 @@ knows which of them are already up to date:
 
 - a question's name (classic) or an item's title (New Quizzes): ``<qid> [moe:<bank>/<qid>:<fingerprint>]``;
 - a quiz's description (classic) or instructions (New Quizzes) end with ``[moe:<bank>@<locale>:<fp>:<shown>]``,
-  where ``shown`` is the digest of the question set students see (Classic Quizzes freeze it on publish).
+  where ``shown`` is the digest of the question set students see (Classic Quizzes freeze it on publish), in a
+  paragraph hidden from learners (``display: none``);
+- a question group (classic) is named by its section's title, and found again through the questions in it.
 
 Identity is the stable id, never the fingerprint. New Quizzes choice ids are uuid5 of the choice's stable id.
 
@@ -62,6 +64,10 @@ FINGERPRINT_LENGTH = 16
 # Canvas refuses (with a 500) question fields longer than these (raw_fields.rb, question_data.rb).
 MAX_TEXT = 16384
 MAX_COMMENT = 5120
+MAX_GROUP_NAME = 255  # cl:app/models/quizzes/quiz_group.rb validates_length_of :name, maximum: 255
+# The paragraph a quiz's marker is in: hidden from learners (and teachers), kept by Canvas's sanitizer, which
+# allows style's display and aria-hidden and writes a style back as "display: none;" (gems/canvas_sanitize).
+HIDDEN = '<p style="display: none;" aria-hidden="true">'
 
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://moe-lms.invalid/canvas/new-quizzes")
 
@@ -73,9 +79,6 @@ QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP
 QUIZ_MARKER = re.compile(
     rf"\[moe:(?P<bank>{_ID})(?:/(?P<quiz>{_ID}))?@(?P<locale>[A-Za-z0-9_]+):(?P<fp>{_FP}):(?P<shown>{_FP})\]"
 )
-# A question group (classic; one per drawing section): its name is "<section id> [moe:<bank>/<quiz>/<section>:<fp>]".
-GROUP_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<quiz>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
-_GROUP_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{GROUP_MARKER.pattern}\s*\Z")
 # Only the marker moe-lms appended counts: in the form it appends, at the very end (whitespace and closing tags
 # after it tolerated, as an HTML sanitiser may leave them). A translation or a teacher's text holding the same
 # characters earlier in the description is just text.
@@ -113,14 +116,20 @@ class DesiredGroup:
     key: str  # the section's id
     pick_count: int
     question_points: float
+    title: str = ""  # the section's title, as teachers read it in the quiz editor (default: its id)
 
     @property
     def fingerprint(self) -> str:
-        return fingerprint("group", self.key, self.pick_count, self.question_points)
+        return fingerprint("group", self.key, self.pick_count, self.question_points, self.name)
 
     @property
     def name(self) -> str:
-        return f"{self.key} [moe:{self.bank_id}/{self.quiz_id}/{self.key}:{self.fingerprint}]"
+        """The section's title: a push finds its groups through the questions in them, so no marker is needed."""
+        return (self.title or self.key)[:MAX_GROUP_NAME]
+
+    def same(self, name: str | None, pick_count: int | None, question_points: float | None) -> bool:
+        """Whether a group Canvas holds with these fields is this one as desired."""
+        return (name, pick_count, question_points) == (self.name, self.pick_count, self.question_points)
 
     def body(self) -> dict[str, Any]:
         points = self.question_points
@@ -133,20 +142,6 @@ class DesiredGroup:
                 }
             ]
         }
-
-
-@dataclass(frozen=True)
-class GroupMarker:
-    bank_id: str
-    quiz_id: str
-    key: str
-    fingerprint: str
-
-
-def read_group_marker(text: str | None) -> GroupMarker | None:
-    """The marker of a question group's name, when the name is exactly as moe-lms wrote it."""
-    m = _GROUP_NAME.fullmatch(text or "")
-    return GroupMarker(m["bank"], m["quiz"], m["key"], m["fp"]) if m and m["name"] == m["key"] else None
 
 
 @dataclass(frozen=True)
@@ -176,7 +171,7 @@ class DesiredQuiz:
         marker = f"[moe:{self.key}:{self.fingerprint}:{shown or self.digest}]"
         text_field = "description" if self.engine == "classic" else "instructions"
         fields = dict(self.fields)
-        fields[text_field] = f"{fields.get(text_field, '')}<p><small>{marker}</small></p>"
+        fields[text_field] = f"{fields.get(text_field, '')}{HIDDEN}<small>{marker}</small></p>"
         if publish and self.engine == "classic":
             fields["published"] = True
         return {"quiz": fields}
@@ -189,6 +184,7 @@ class QuizMarker:
     fingerprint: str
     shown: str
     quiz_id: str | None = None
+    hidden: bool = True  # False: in the visible paragraph moe-lms once wrote (a push hides it)
 
 
 @dataclass(frozen=True)
@@ -202,7 +198,10 @@ def read_quiz_marker(text: str | None) -> QuizMarker | None:
     """The marker moe-lms appended to a quiz's description or instructions, as Canvas returns it; None when there
     is none at the end in that form (a marker-like text inside the translated intro does not count)."""
     m = _APPENDED_QUIZ_MARKER.search(text or "")
-    return QuizMarker(m["bank"], m["locale"], m["fp"], m["shown"], m["quiz"]) if m else None
+    if not m:
+        return None
+    hidden = (text or "")[: m.start()].endswith(HIDDEN)
+    return QuizMarker(m["bank"], m["locale"], m["fp"], m["shown"], m["quiz"], hidden)
 
 
 def read_question_marker(text: str | None) -> QuestionMarker | None:
@@ -267,13 +266,21 @@ def _classic_layouts(choices: int) -> tuple[Layout, Layout]:
         "neutral_comments_html": Slot("explanation"),
         "correct_comments_html": Slot("correct"),
         "incorrect_comments_html": Slot("incorrect"),
+        # The plain fields too: general feedback set through the API with the HTML field alone is not shown
+        # (canvas-lms #2433), while Canvas's own import stores both (cl:app/models/quizzes/quiz_question/
+        # question_data.rb takes each field, plain and _html).
+        "neutral_comments": Slot("explanation_plain"),
+        "correct_comments": Slot("correct_plain"),
+        "incorrect_comments": Slot("incorrect_plain"),
         "answers": [
             {
                 "answer_text": Slot(f"text{j}"),
                 "answer_html": Slot(f"html{j}"),
                 "answer_weight": Slot(f"weight{j}"),
-                # answer_comment_html, not the documented answer_comments, which Canvas drops (canvas-lms #2045).
+                # answer_comment_html, not the documented answer_comments, which Canvas drops (canvas-lms #2045);
+                # and the plain comment as ``comments`` (answer_parsers/multiple_choice.rb: answer_comment|comments).
                 "answer_comment_html": Slot(f"comment{j}"),
+                "comments": Slot(f"plain_comment{j}"),
             }
             for j in range(choices)
         ],
@@ -334,7 +341,7 @@ class _Names(dict[int, tuple[str, ...]]):
         return names
 
 
-_CLASSIC_NAMES = _Names("text{}", "html{}", "weight{}", "comment{}")
+_CLASSIC_NAMES = _Names("text{}", "html{}", "weight{}", "comment{}", "plain_comment{}")
 _NEW_QUIZZES_NAMES = _Names("id{}", "body{}")
 _FEEDBACK_NAMES = _Names("feedback_id{:03d}", "feedback{:03d}")
 _MULTIPLE_ANSWERS = encode_string("multiple_answers_question")
@@ -347,6 +354,7 @@ class _Feedback(NamedTuple):
     correct: str
     incorrect: str
     tokens: tuple[bytes, bytes]
+    plain: tuple[bytes, bytes] = (b'""', b'""')  # the plain texts' tokens (classic's correct_comments, …)
 
 
 def _signed(layout: Layout, tokens: Mapping[str, bytes]) -> str:
@@ -491,7 +499,7 @@ def refuse_draws(quiz: Quiz, sections: Sequence[DrawnSection]) -> None:
 
 
 def _groups(
-    bank_id: str, quiz: Quiz, sections: Sequence[DrawnSection], engine: Engine
+    bank_id: str, quiz: Quiz, sections: Sequence[DrawnSection], engine: Engine, view: LocalizedView
 ) -> tuple[tuple[DesiredGroup, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
     """Classic: the question groups of a quiz (a drawing section, or a shuffled one: Canvas shows a group's questions
     in random order), the quiz's order of questions and groups, and what Canvas cannot do of it."""
@@ -502,7 +510,9 @@ def _groups(
         shuffled = quiz.shuffle_questions and len(s.questions) > 1
         if engine == "classic" and s.random_group(quiz.shuffle_questions):
             assert s.group_points is not None
-            groups.append(DesiredGroup(bank_id, quiz.id, s.id, s.draw, s.group_points))
+            title = view.section_title(quiz, s.section)
+            name = " ".join(plain_text(title.text).split()) if title is not None else s.id
+            groups.append(DesiredGroup(bank_id, quiz.id, s.id, s.draw, s.group_points, name))
             order.append(("group", s.id))
             continue
         if engine == "classic" and shuffled:
@@ -552,7 +562,8 @@ class QuizStream:
         sections = resolve_quiz(bank, self.the_quiz)
         if engine == "new-quizzes":
             refuse_draws(self.the_quiz, sections)
-        self.groups, self.order, self.warnings = _groups(bank.id, self.the_quiz, sections, engine)
+        self.view = resolve(bank, locale, include_drafts=include_drafts)
+        self.groups, self.order, self.warnings = _groups(bank.id, self.the_quiz, sections, engine, self.view)
         grouped = {g.key for g in self.groups}
         # Each question of the quiz with its points here and its question group (classic), in quiz order.
         self.entries = [
@@ -560,7 +571,6 @@ class QuizStream:
             for s in sections
             for q, points in zip(s.questions, s.points, strict=True)
         ]
-        self.view = resolve(bank, locale, include_drafts=include_drafts)
         self.limits = _Limits(bank, locale)
         self._made: list[tuple[str, str]] | None = None
         # Math as \(…\) / \[…\], which Canvas's math rendering (MathJax) reads; images at the URL ``image_url``
@@ -582,11 +592,12 @@ class QuizStream:
         check = self.limits.check
         tokens: dict[str, bytes] = {}
         for j, c in enumerate(q.choices):
-            text_name, html_name, weight_name, comment_name = _CLASSIC_NAMES[j]
+            text_name, html_name, weight_name, comment_name, plain_comment_name = _CLASSIC_NAMES[j]
             text, tokens[text_name] = t.plain(2 + 2 * j)
             html, tokens[html_name] = t.inline(2 + 2 * j)
             tokens[weight_name] = b"100" if c.correct else b"0"
             comment, tokens[comment_name] = t.block(3 + 2 * j)
+            tokens[plain_comment_name] = t.plain(3 + 2 * j)[1]
             if len(text) > MAX_TEXT or len(html) > MAX_TEXT or len(comment) > MAX_TEXT:
                 check(q, f"choice '{c.id}' text", text, MAX_TEXT)
                 check(q, f"choice '{c.id}' text", html, MAX_TEXT)
@@ -596,10 +607,12 @@ class QuizStream:
         check(q, "stem", stem, MAX_TEXT)
         tokens["points"] = token(points)
         explanation, tokens["explanation"] = t.block(1)
+        tokens["explanation_plain"] = t.plain(1)[1]
         check(q, "explanation", explanation, MAX_COMMENT)
         check(q, "correct feedback", feedback.correct, MAX_COMMENT)
         check(q, "incorrect feedback", feedback.incorrect, MAX_COMMENT)
         tokens["correct"], tokens["incorrect"] = feedback.tokens
+        tokens["correct_plain"], tokens["incorrect_plain"] = feedback.plain
         layout, signed = _classic_layouts(len(q.choices))
         fp = _signed(signed, tokens)
         tokens["name"] = encode_string(f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]")
@@ -695,7 +708,8 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
     view, html = first.view, _ViewHtml(first.profile)
     made = _Texts([view.feedback("correct"), view.feedback("incorrect")], html)
     (correct, correct_token), (incorrect, incorrect_token) = made.block(0), made.block(1)
-    feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token))
+    plain = (made.plain(0)[1], made.plain(1)[1])
+    feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token), plain)
     keys: list[list[tuple[str, str]]] = [[] for _ in streams]
     makers = [stream._maker for stream in streams]
     for position, (q, points, group) in enumerate(first.entries, start=1):

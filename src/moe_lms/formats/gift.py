@@ -282,6 +282,13 @@ def _guide(held: Held, first: bool) -> list[str]:
     ]
 
 
+def _quiz_warnings(bank: Bank, options: ExportOptions) -> list[Problem]:
+    """A quiz's pools, as Moodle XML's: the maximum grade and the intro are set in the quiz (caveats.moodle)."""
+    from .caveats import moodle
+
+    return moodle(bank, options)
+
+
 FORMAT = Format(
     name="gift",
     description="Moodle GIFT text",
@@ -291,7 +298,7 @@ FORMAT = Format(
     quizzes=True,
     label="GIFT",
     accepts=frozenset({"drop_images"}),
-    warnings=image_problems,
+    warnings=lambda bank, options: [*image_problems(bank, options), *_quiz_warnings(bank, options)],
     # A GIFT file cannot carry images: the shelf's leaves them out (the other files carry them).
     shelf=ShelfEntry(label="GIFT", without_images="GIFT cannot carry them", guide=(Guide(11, "Moodle", _guide),)),
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import BinaryIO, NamedTuple
@@ -30,6 +30,7 @@ from lxml import etree
 from lxml.html import HtmlElement
 from lxml.html.builder import E
 
+from .. import pagewords
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, quiz_strings, resolve_quiz, whole_bank_quiz
 from ..richtext import (
@@ -86,94 +87,18 @@ class Chrome:
     lowercase_language_names: bool = False  # mid-sentence, as Vietnamese writes "tiếng Anh"
 
 
-CHROME = {
-    "en": Chrome(
-        lang="en",
-        question_of="Question {n} of {total}",
-        choose_one="Choose one answer.",
-        choose_all="Choose every answer that applies.",
-        check="Check",
-        choose_first="Choose an answer first.",
-        your_choice="Your choice",
-        key="Answers and explanations",
-        right_answer="Right answer",
-        wrong_answer="Wrong answer",
-        general="Explanation",
-        progress="{done} of {total} checked",
-        finished="Quiz finished",
-        score="Your score: {score} of {total} points ({percent})",
-        start_over="Start over",
-        score_rule="Each question counts with its first check.",
-        languages="Languages",
-        noscript="JavaScript is off: choose your answers, then open “Answers and explanations” under each "
-        "question to check them.",
-        untranslated="Not translated yet",
-        fallback_note="{count} texts on this page have no reviewed translation yet; they are shown in {language}.",
-        new_attempt="New attempt",
-        attempts="Your attempts",
-        attempt_score="Attempt {n}: {score} of {total} points ({percent})",
-        letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
-    ),
-    "ur": Chrome(
-        lang="ur",
-        question_of="سوال {n} از {total}",
-        choose_one="ایک جواب منتخب کریں۔",
-        choose_all="ہر درست جواب منتخب کریں۔",
-        check="جانچیں",
-        choose_first="پہلے کوئی جواب منتخب کریں۔",
-        your_choice="آپ کا انتخاب",
-        key="جوابات اور وضاحتیں",
-        right_answer="درست جواب",
-        wrong_answer="غلط جواب",
-        general="وضاحت",
-        progress="{total} میں سے {done} سوال جانچے گئے",
-        finished="کوئز مکمل",
-        score="آپ کا اسکور: {total} میں سے {score} پوائنٹس ({percent})",
-        start_over="دوبارہ شروع کریں",
-        score_rule="ہر سوال کی پہلی جانچ شمار ہوتی ہے۔",
-        languages="زبانیں",
-        noscript="جاوا اسکرپٹ بند ہے: اپنے جوابات منتخب کریں، پھر ہر سوال کے نیچے “جوابات اور وضاحتیں” کھول کر"
-        " انہیں جانچیں۔",
-        untranslated="ابھی ترجمہ نہیں ہوا",
-        fallback_note="اس صفحے کی {count} تحریروں کا ابھی نظرِ ثانی شدہ ترجمہ نہیں؛ وہ {language} میں دکھائی گئی ہیں۔",
-        new_attempt="نئی کوشش",
-        attempts="آپ کی کوششیں",
-        attempt_score="کوشش {n}: {total} میں سے {score} پوائنٹس ({percent})",
-        letters=("الف", "ب", "ج", "د", "ہ", "و", "ز", "ح", "ط", "ی", "ک", "ل", "م", "ن", "س", "ع", "ف", "ص", "ق", "ر"),
-    ),
-    "vi": Chrome(
-        lang="vi",
-        question_of="Câu {n}/{total}",
-        choose_one="Chọn một đáp án.",
-        choose_all="Chọn tất cả các đáp án đúng.",
-        check="Kiểm tra",
-        choose_first="Hãy chọn một đáp án trước.",
-        your_choice="Lựa chọn của bạn",
-        key="Đáp án và giải thích",
-        right_answer="Đáp án đúng",
-        wrong_answer="Đáp án sai",
-        general="Giải thích",
-        progress="Đã kiểm tra {done}/{total} câu",
-        finished="Hoàn thành bài kiểm tra",
-        score="Điểm của bạn: {score}/{total} điểm ({percent})",
-        start_over="Làm lại",
-        score_rule="Mỗi câu chỉ tính lần kiểm tra đầu tiên.",
-        languages="Ngôn ngữ",
-        noscript="JavaScript đang tắt: hãy chọn đáp án, rồi mở “Đáp án và giải thích” dưới mỗi câu hỏi để tự kiểm tra.",
-        untranslated="Chưa được dịch",
-        fallback_note="{count} đoạn văn trên trang này chưa có bản dịch đã duyệt nên được hiển thị bằng {language}.",
-        new_attempt="Làm lượt mới",
-        attempts="Các lượt làm của bạn",
-        attempt_score="Lượt {n}: {score}/{total} điểm ({percent})",
-        letters=tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"),
-        lowercase_language_names=True,
-    ),
-}
-
-
-def chrome_for(locale: str) -> Chrome:
-    """The page's own words in ``locale``'s language, else in English (and then marked as English)."""
-    return CHROME.get(locale) or CHROME.get(locale.split("_")[0]) or CHROME["en"]
+def chrome_for(locale: str, bank_words: Mapping[str, pagewords.Catalog] | None = None, *,
+               include_drafts: bool = False) -> Chrome:  # fmt: skip
+    """The page's own words in ``locale``'s language, from moe-lms's page-word catalogs and the bank's own over them
+    (moe_lms.pagewords); English (and then marked as English) where a language has none. Drafts only with
+    ``include_drafts``, as for the bank's texts."""
+    found = pagewords.page_words(locale, bank_words, include_drafts=include_drafts)
+    return Chrome(
+        lang=found.locale,
+        letters=found.letters,
+        lowercase_language_names=found.lowercase_language_names,
+        **found.words,
+    )
 
 
 def page_name(bank: Bank, locale: str, quiz: Quiz | None = None) -> str:
@@ -296,7 +221,7 @@ class _Page:
         self.is_quiz = quiz is not None
         self.info = view.info
         self.lang = view.info.lang
-        self.chrome = chrome_for(view.locale)
+        self.chrome = chrome_for(view.locale, view.bank.page_words, include_drafts=view.include_drafts)
         self.chrome_info = locale_info(self.chrome.lang) if self.chrome.lang != view.locale else self.info
         self.siblings = siblings
         self._number = integer_format(view.locale)

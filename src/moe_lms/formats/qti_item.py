@@ -29,7 +29,7 @@ from lxml import etree
 
 from ..locales import LocalizedView, Resolved
 from ..model import Bank, Kind, Question, Quiz, resolve_quiz
-from ..richtext import plain_text, render_block, render_inline
+from ..richtext import readable_text, render_block, render_inline
 from ..text import visible_text
 
 # FEEDBACK value that shows the general explanation. Choice ids cannot hold "_", so it never names a choice, and
@@ -57,15 +57,16 @@ def shorten(text: str, limit: int) -> str:
 
 
 def plain_title(markdown: str, limit: int = 256) -> str:
-    """A one-line plain-text title from inline Markdown (QTI ``title`` attributes are plain text)."""
-    return shorten(plain_text(markdown), limit)
+    """A one-line plain-text title from inline Markdown (QTI ``title`` attributes are plain text; a formula reads
+    as its symbols, never as raw TeX)."""
+    return shorten(readable_text(markdown), limit)
 
 
 def stem_title(markdown: str, limit: int = 80) -> str:
     """An item's title: the start of its stem as rendered, so equivalent Markdown gives the same title. (With math
-    or an image: the text with its formulas' LaTeX and images' alt text.)"""
+    or an image: the text with its formulas as the symbols they render to and images' alt text.)"""
     if "$" in markdown or "![" in markdown:
-        return shorten(plain_text(markdown), limit)
+        return shorten(readable_text(markdown), limit)
     return rendered_title(render_block(markdown), limit)
 
 
@@ -226,14 +227,16 @@ def quiz_part(
     reference: Callable[[Question], dict[str, str]],
     rubric: Callable[[etree._Element, Resolved], None],
 ) -> None:
-    """A quiz's one ``testPart`` (in QTI 2.1's names, ``sub`` spells them): its attempts (``itemSessionControl
-    maxAttempts``, 0 unlimited), then one ``assessmentSection`` per section, each with its draw (``selection
-    select``), its ``ordering shuffle`` when the quiz shuffles, the quiz's intro (``rubric``) in the first, and its
-    pool's ``assessmentItemRef`` (``reference``'s attributes). The same quiz in QTI 2.1 and QTI 3."""
+    """A quiz's one ``testPart`` (in QTI 2.1's names, ``sub`` spells them): one answer per question
+    (``itemSessionControl maxAttempts="1"``), then one ``assessmentSection`` per section, each with its draw
+    (``selection select``), its ``ordering shuffle`` when the quiz shuffles, the quiz's intro (``rubric``) in the
+    first, and its pool's ``assessmentItemRef`` (``reference``'s attributes). The same quiz in QTI 2.1 and QTI 3.
+
+    QTI's ``maxAttempts`` counts the tries at each item within one attempt at the test, after its feedback has said
+    what is right: the quiz's attempts are attempts at the whole test, which QTI leaves to the delivery system
+    (:func:`..caveats.qti` says so in the export's warnings)."""
     part = sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
-    control = {"showFeedback": "true"} if quiz.attempts is None else {"maxAttempts": str(quiz.attempts)}
-    control["showFeedback"] = "true"
-    sub(part, "itemSessionControl", control)
+    sub(part, "itemSessionControl", {"maxAttempts": "1", "showFeedback": "true"})
     intro = view.quiz_intro(quiz)
     for number, drawn in enumerate(resolve_quiz(bank, quiz)):
         title = view.section_title(quiz, drawn.section)

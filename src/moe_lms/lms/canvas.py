@@ -27,10 +27,8 @@ from ..formats.canvas import (
     DesiredQuestion,
     DesiredQuiz,
     Engine,
-    GroupMarker,
     QuestionMarker,
     QuizMarker,
-    read_group_marker,
     read_question_marker,
     read_quiz_marker,
 )
@@ -92,11 +90,35 @@ class RemoteQuestion:
 
 @dataclass(frozen=True)
 class RemoteGroup:
-    """A classic question group, found through the questions in it (Canvas has no API that lists a quiz's groups)."""
+    """A classic question group, found through the questions in it (Canvas has no API that lists a quiz's groups):
+    its fields, and the stable ids of the questions of ``bank_id`` in it (by their markers), which say whose it is."""
 
     id: str
     position: int
-    marker: GroupMarker | None  # None: not made by moe-lms
+    name: str | None = None
+    pick_count: int | None = None
+    question_points: float | None = None
+    bank_id: str | None = None
+    questions: tuple[str, ...] = ()  # the stable ids of bank_id's questions in it
+    others: int = 0  # questions in it that moe-lms did not make for bank_id
+
+    def ours(self, desired: DesiredQuiz) -> bool:
+        """Whether moe-lms made it: every question in it is one of the bank's (a group holding a question moe-lms
+        did not make is the teacher's)."""
+        return self.bank_id == desired.bank_id and not self.others and bool(self.questions)
+
+    def section(self, desired: DesiredQuiz) -> str | None:
+        """The section of ``desired`` this group of ours is: the one most of its questions are in (None: none of
+        them is in a group now)."""
+        if not self.ours(desired):
+            return None
+        sections = {d.key: d.group for d in desired.questions}
+        counts: dict[str, int] = {}
+        for key in self.questions:
+            section = sections.get(key)
+            if section is not None:
+                counts[section] = counts.get(section, 0) + 1
+        return max(counts, key=lambda k: (counts[k], -list(counts).index(k))) if counts else None
 
 
 @dataclass(frozen=True)
@@ -205,20 +227,22 @@ def _group_steps(desired: DesiredQuiz, remote: RemoteQuiz) -> list[GroupStep]:
     ours: dict[str, RemoteGroup] = {}
     tail: list[GroupStep] = []
     for g in sorted(remote.groups, key=lambda g: _id_order(g.id)):
-        m = g.marker
-        if m is None or m.bank_id != desired.bank_id or m.quiz_id != desired.quiz_id:
+        key = g.section(desired)
+        if not g.ours(desired):
             tail.append(GroupStep(Action.KEEP, g.id, g.id, why="not made by moe-lms for this quiz"))
-        elif m.key in ours:
-            tail.append(GroupStep(Action.DELETE, m.key, g.id, why="duplicate"))
+        elif key is None:
+            tail.append(GroupStep(Action.DELETE, g.id, g.id, why="its section no longer draws"))
+        elif key in ours:
+            tail.append(GroupStep(Action.DELETE, key, g.id, why="duplicate"))
         else:
-            ours[m.key] = g
+            ours[key] = g
     steps: list[GroupStep] = []
     for d in desired.groups:
         found = ours.pop(d.key, None)
         if found is None:
             steps.append(GroupStep(Action.CREATE, d.key, None, d))
-        elif found.marker is not None and found.marker.fingerprint != d.fingerprint:
-            steps.append(GroupStep(Action.UPDATE, d.key, found.id, d, "draw or points changed"))
+        elif not d.same(found.name, found.pick_count, found.question_points):
+            steps.append(GroupStep(Action.UPDATE, d.key, found.id, d, "title, draw or points changed"))
         else:
             steps.append(GroupStep(Action.UNCHANGED, d.key, found.id, d))
     tail += [GroupStep(Action.DELETE, key, g.id, why="its section no longer draws") for key, g in ours.items()]
@@ -325,7 +349,11 @@ def _quiz_step(
         created = any(s.action is Action.CREATE for s in steps) or any(g.action is Action.CREATE for g in groups)
         reorder = created or current != wanted
     question_writes = reorder or any(s.action in WRITES for s in steps) or any(g.action in WRITES for g in groups)
-    fields_changed = remote.marker.fingerprint != desired.fingerprint or bool(refs(desired.fields) & uploading)
+    fields_changed = (
+        remote.marker.fingerprint != desired.fingerprint
+        or not remote.marker.hidden  # (a marker moe-lms once wrote where learners read it)
+        or bool(refs(desired.fields) & uploading)
+    )
     warnings: list[str] = []
     if api.freezes_on_publish:
         stale = remote.published and (question_writes or remote.marker.shown != desired.digest)
@@ -461,13 +489,20 @@ class Pusher:
     def groups_path(self, quiz_id: str) -> str:
         return f"{self.quiz_path(quiz_id)}/groups"
 
-    def _groups(self, quiz_id: str, questions: Iterable[RemoteQuestion]) -> tuple[RemoteGroup, ...]:
-        """The question groups the questions are in, each read once (a group without questions cannot be found)."""
-        ids = sorted({q.group_id for q in questions if q.group_id is not None}, key=_id_order)
+    def _groups(self, quiz_id: str, questions: Iterable[RemoteQuestion], bank_id: str) -> tuple[RemoteGroup, ...]:
+        """The question groups the questions are in, each read once (a group without questions cannot be found),
+        with the stable ids of ``bank_id``'s questions in each."""
+        members: dict[str, list[RemoteQuestion]] = {}
+        for q in questions:
+            if q.group_id is not None:
+                members.setdefault(q.group_id, []).append(q)
         found = []
-        for group_id in ids:
+        for group_id in sorted(members, key=_id_order):
             group = self.client.get(f"{self.groups_path(quiz_id)}/{group_id}", QuizGroup)
-            found.append(RemoteGroup(group.id, group.position or 0, read_group_marker(group.name)))
+            ours = [q.marker.key for q in members[group_id] if q.marker is not None and q.marker.bank_id == bank_id]
+            fields = (group.name, group.pick_count, group.question_points)
+            others = len(members[group_id]) - len(ours)
+            found.append(RemoteGroup(group.id, group.position or 0, *fields, bank_id, tuple(ours), others))
         return tuple(found)
 
     def observe(self, bank_id: str, locales: Collection[str], quiz_id: str | None = None) -> list[RemoteQuiz]:
@@ -476,7 +511,7 @@ class Pusher:
         observed = []
         for quiz, marker in self._quizzes(bank_id, quiz_id):
             questions = self._questions(quiz.id) if marker.locale in locales else ()
-            groups = self._groups(quiz.id, questions) if self.api is CLASSIC else ()
+            groups = self._groups(quiz.id, questions, bank_id) if self.api is CLASSIC else ()
             observed.append(RemoteQuiz(quiz.id, marker, quiz.published, questions, groups))
         return observed
 
@@ -583,10 +618,10 @@ class Pusher:
 
     def _find_groups(self, quiz_id: str, desired: DesiredQuiz) -> dict[str, str]:
         found: dict[str, str] = {}
-        for g in self._groups(quiz_id, self._questions(quiz_id)):
-            m = g.marker
-            if m is not None and (m.bank_id, m.quiz_id) == (desired.bank_id, desired.quiz_id):
-                found.setdefault(m.key, g.id)
+        for g in self._groups(quiz_id, self._questions(quiz_id), desired.bank_id):
+            key = g.section(desired)
+            if key is not None:
+                found.setdefault(key, g.id)
         return found
 
     def _apply_groups(self, pool: ThreadPoolExecutor, quiz_id: str, step: QuizStep) -> dict[str, str]:

@@ -681,7 +681,10 @@ class CanvasClient:
                     raise CanvasError(f"{what}: {exc} (the server sends too slowly); not retried") from None
                 unreachable = _unreachable(exc)
                 if unreachable is not None and (unreachable[1] or not self._reached):
-                    raise Unreachable(f"cannot reach {self.base_url}: {unreachable[0]}: check --base-url") from None
+                    raise Unreachable(
+                        f"cannot reach {self.base_url}: {unreachable[0]}: check --base-url (to see what a push would "
+                        "send without a Canvas: moe-lms export --format canvas writes the request bodies)"
+                    ) from None
                 last = unreachable[0] if unreachable is not None else _network_failure(exc, self.limits)
                 if not safe:
                     raise Uncertain(f"{what}: {last}") from None

@@ -19,9 +19,12 @@ def _guide(held: Held, first: bool) -> list[str]:
     return [
         "Moodle and Canvas users: take the Moodle XML file or the Canvas package instead. Moodle's cartridge "
         "restore gives the quiz a fixed sum of marks (4) and maximum grade (10) whatever the questions are worth, "
-        "shows learners no feedback (review options off), and gives every wrong choice of a multiple-answer "
-        "question 0 instead of a penalty; Canvas's keeps the quiz title but not its introduction. These are the "
-        "platforms' importers, not the file (see docs/how-to/import-into-lms.md).",
+        "shows learners no feedback (review options off: tick **The attempt** first, or the other boxes stay "
+        "disabled), runs in adaptive mode without penalties (set **How questions behave: Deferred feedback**), "
+        "appends a multiple-answer question's choice feedback to its general feedback, and gives every wrong "
+        "choice of a multiple-answer question 0 instead of a penalty; Canvas's keeps the quiz title but not its "
+        "introduction, nor the overall correct/incorrect messages (Canvas users: take the `.canvas-qti.zip`). These "
+        "are the platforms' importers, not the file (see docs/how-to/import-into-lms.md).",
         "",
         "A `.imscc` file is an IMS Common Cartridge 1.1: the questions as a question bank, and the quiz of its "
         "language with each choice's explanation as feedback and the general explanation.",
@@ -37,6 +40,7 @@ def _guide(held: Held, first: bool) -> list[str]:
 
 FORMAT = Format(
     name="cc11",
+    warnings=lazy(".caveats:cc11"),  # what it cannot carry of a quiz, or what to do after importing it
     description="IMS Common Cartridge 1.1 (question bank and a quiz per language, QTI 1.2.1)",
     suffix=".imscc",
     write=lazy(".cc11.write:write"),  # (imported when used: check lists the registry without it)

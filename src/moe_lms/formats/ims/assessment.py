@@ -44,7 +44,7 @@ class ParsedTest:
     items: list[str]
     sections: list[ParsedSection] = field(default_factory=list)
     max_time: float | None = None  # seconds (timeLimits maxTime)
-    max_attempts: int | None = None  # the first testPart's itemSessionControl (0: unlimited)
+    max_attempts: int | None = None  # the first testPart's itemSessionControl: tries at each item (0: unlimited)
 
     @property
     def is_quiz(self) -> bool:
@@ -54,7 +54,7 @@ class ParsedTest:
 
 @dataclass(frozen=True)
 class TestParts:
-    """What a test says besides its identity: its sections that hold items, time limit and attempts."""
+    """What a test says besides its identity: its sections that hold items, time limit and tries at each item."""
 
     sections: list[ParsedSection]
     max_time: float | None
@@ -123,7 +123,7 @@ def quizzes_of(
             quiz["shuffle_questions"] = True
         if test.max_time is not None and test.max_time >= 60:
             quiz["time_limit_minutes"] = int(test.max_time // 60)
-        if test.max_attempts is not None:
-            quiz["attempts"] = test.max_attempts
+        # (not test.max_attempts: QTI's maxAttempts is the tries at each item within one attempt at the test, not
+        # the number of attempts at the quiz, which QTI has no place for)
         quizzes.append(quiz)
     return quizzes

@@ -104,6 +104,11 @@ def _quizzes_and_languages(held: Held, first: bool) -> list[str]:
             "questions to the quiz**.",
             "4. Set each question's mark to the section's points (the pencil beside **Maximum grade** of each "
             "slot), and tick **Shuffle** when the quiz shuffles its questions.",
+            "5. Set the quiz's **Maximum grade** (on **Questions**) to what an attempt is worth: a new quiz keeps 10 "
+            "whatever its questions add up to.",
+            "6. No Moodle file carries the quiz's intro: paste it into the quiz's **Description** (the language's "
+            "text from `locales/<language>.po`, `quizzes/<quiz>/intro`; for the all-languages course, each "
+            "language's in a multilang span).",
             "",
         ]
     if held.every_locale:
@@ -117,6 +122,7 @@ def _quizzes_and_languages(held: Held, first: bool) -> list[str]:
 
 FORMAT = Format(
     name="moodle",
+    warnings=lazy(".caveats:moodle"),  # what it cannot carry of a quiz, or what to do after importing it
     description="Moodle XML",
     label="Moodle XML",
     suffix=".moodle.xml",

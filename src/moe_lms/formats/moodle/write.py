@@ -343,5 +343,24 @@ def _pools(
     return pools
 
 
+def quiz_steps(bank: Bank, locale: str, quiz_id: str, include_drafts: bool = False) -> list[str]:
+    """What to do in Moodle after importing a quiz's file, one line per section: Moodle XML holds each section's
+    pool in a category, and the quiz itself (its draw) is made in Moodle with random questions."""
+    view = resolve(bank, locale, include_drafts=include_drafts)
+    top = f"{visible_of(render_inline(bank.title))}/{view.info.name}"
+    steps = []
+    for below, questions in _pools(bank, view, quiz_id):
+        category = "/".join([top, *(name for name, _ident in below)])
+        drawn = next(d for d in resolve_quiz(bank, bank.quiz(quiz_id)) if d.id == below[-1][1])
+        if drawn.draw < len(questions):
+            steps.append(
+                f"in the quiz, Add → a random question, category {category!r}, Number of random questions: "
+                f"{drawn.draw} (of {len(questions)})"
+            )
+        else:
+            steps.append(f"in the quiz, Add → from question bank, category {category!r}: all {len(questions)}")
+    return steps
+
+
 def _file_of(bank: Bank, locale: str) -> str:
     return "bank.yaml" if locale == bank.source_locale else f"locales/{locale}.po"

@@ -27,8 +27,11 @@ def _guide(held: Held, first: bool) -> list[str]:
         *(
             [
                 "A quiz's `.olx.tar.gz` has a unit per section instead; a section that draws is a *problem bank* "
-                "showing each learner as many of its problems as the quiz draws (it needs an Open edX with the "
-                "problem bank block, `itembank`).",
+                "showing each learner as many of its problems as the quiz draws. It needs Open edX Sumac or later "
+                "(an older Studio imports the course and hides the problem banks), and edx-platform PR 37830 "
+                "(Ulmo: its backport, PR 38296) or the grade counts the problems a learner was not shown. The quiz's "
+                "subsection is graded (one *Quiz* grader), each problem takes one submission, and a timed quiz needs "
+                "timed exams enabled on the platform (see docs/how-to/open-edx.md).",
                 "",
             ]
             if held.quizzes
@@ -39,6 +42,7 @@ def _guide(held: Held, first: bool) -> list[str]:
 
 FORMAT = Format(
     name="olx",
+    warnings=lazy(".caveats:olx"),  # what it cannot carry of a quiz, or what to do after importing it
     description="Open edX course (OLX .tar.gz for Studio's Import: a quiz of capa choice problems, one language)",
     suffix=".olx.tar.gz",
     write=lazy(".olx.write:write"),  # (imported when used: check lists the registry without it)

@@ -330,7 +330,8 @@ def _children(tree: Tree, element: etree._Element, tag: str) -> list[etree._Elem
 
 def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[str, object] | None:
     """The quiz of a course whose first subsection holds problem banks (what ``export --quiz`` writes): a section
-    per unit, a problem bank's ``max_count`` its draw, the subsection's time limit, the problems' ``max_attempts``.
+    per unit, a problem bank's ``max_count`` its draw, the subsection's time limit (the problems' ``max_attempts`` are
+    the submissions of each problem, not attempts at the quiz, which Open edX has no place for).
     A problem bank shows its problems in an order of each learner's, so a quiz of problem banks alone shuffles.
     None for any other course (a quiz that neither draws nor shuffles has no problem bank, and reads as a bank)."""
     sequentials = [s for chapter in _children(tree, course, "chapter") for s in _children(tree, chapter, "sequential")]
@@ -339,7 +340,6 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
     sequential = sequentials[0]
     sections: list[dict[str, object]] = []
     pools = 0
-    attempts = None
     for unit in _children(tree, sequential, "vertical"):
         ids: list[str] = []
         draw = None
@@ -353,8 +353,6 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
                 count = block.get("max_count", "-1")
                 draw = int(count) if count.isdigit() else None
             ids += [slug(p.get("url_name", "")) for p in inner if p.get("url_name")]
-            if attempts is None and inner and (inner[0].get("max_attempts") or "").isdigit():
-                attempts = int(inner[0].get("max_attempts", ""))
         if not ids:
             continue
         name = (unit.get("url_name") or "").removesuffix("-unit")
@@ -381,8 +379,6 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
     minutes = sequential.get("default_time_limit_minutes") or ""
     if sequential.get("is_time_limited") == "true" and minutes.isdigit():
         quiz["time_limit_minutes"] = int(minutes)
-    if attempts is not None:
-        quiz["attempts"] = attempts
     return quiz
 
 

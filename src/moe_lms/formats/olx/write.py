@@ -11,6 +11,8 @@ same bytes)::
     course/html/BANK-ID-intro.xml       the intro, inline HTML
     course/problem/QUESTION-ID.xml      one capa problem per question
     course/static/media/…               the images the texts show, referred to as /static/media/…
+    course/policies/LOCALE/policy.json  a quiz's: its subsection graded as "Quiz"; timed exams on when it is timed
+    course/policies/LOCALE/grading_policy.json   a quiz's: one grader, "Quiz", the whole grade
 
 How Open edX reads it (openedx/edx-platform xmodule/modulestore/xml.py and xml_importer.py; xblocks-contrib's
 capa, ``xblocks_contrib/problem/capa/responsetypes.py``): a single-answer or true/false question is a
@@ -24,6 +26,14 @@ for the MathJax that Open edX runs on problems and HTML blocks; code blocks stay
 language as a class. Every text is wrapped in an element that says its language and direction (``lang``/``dir``):
 right-to-left text reads right to left, and a string that fell back to the source language says so.
 
+A quiz's course is graded as Studio's import reads a course's policies (edx-platform
+``xmodule/modulestore/xml.py`` ``XMLModuleStore.load_course``: ``policies/<course url_name>/policy.json``, a map
+from ``<category>/<url_name>`` to the block's fields; ``xmodule/course_block.py`` ``CourseBlock.parse_xml``:
+``policies/<url_name>/grading_policy.json``, whose ``GRADER`` and ``GRADE_CUTOFFS`` replace the defaults): the
+subsection is ``graded`` with ``format`` "Quiz", the one grader's type, worth the whole grade; a timed quiz sets the
+course's ``enable_timed_exams`` (``CourseFields.enable_timed_exams``, off unless the platform enables special
+exams), without which the subsection is not timed.
+
 Studio takes checkboxes with ``shuffle`` as written but never shuffles them (capa shuffles only a ``choicegroup``);
 a multiple-answer question is graded all or nothing (capa's default for ``choiceresponse``).
 """
@@ -32,6 +42,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import tarfile
 from collections.abc import Callable
 from typing import BinaryIO
@@ -42,7 +53,7 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import shown_media
 from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank, resolve_quiz
 from ...problems import Problem, ProblemsFound
-from ...richtext import Profile, plain_text, render_block, render_inline, rendering
+from ...richtext import Profile, readable_text, render_block, render_inline, rendering
 from .. import ExportOptions
 from ..ims.xhtml import add_text, append_fragment
 
@@ -80,7 +91,8 @@ def shorten(text: str, limit: int = TITLE_LIMIT) -> str:
 
 
 def title_of(markdown: str, limit: int = TITLE_LIMIT) -> str:
-    return shorten(plain_text(markdown), limit)
+    """A display name: plain text, a formula as the symbols it renders to (Studio shows no math in names)."""
+    return shorten(readable_text(markdown), limit)
 
 
 # --- names ------------------------------------------------------------------------------------------------------
@@ -185,6 +197,31 @@ def _leaf(tag: str, attrib: dict[str, str], children: list[tuple[str, str]]) -> 
     return element
 
 
+GRADER_TYPE = "Quiz"  # the assignment type of a quiz's subsection (its ``format``) and of its one grader
+PASS_CUTOFF = 0.5  # Open edX's default GRADE_CUTOFFS (xmodule/course_metadata_utils.py DEFAULT_GRADING_POLICY)
+
+
+def policies(bank: Bank, run: str, quiz: Quiz) -> list[tuple[str, bytes]]:
+    """A quiz's course policy and grading policy, as Studio's import reads them (see the module docstring)."""
+    course: dict[str, object] = {}
+    if quiz.time_limit_minutes is not None:
+        course["enable_timed_exams"] = True
+    policy = {
+        f"course/{run}": course,
+        f"sequential/{quiz_name(bank, quiz)}": {"graded": True, "format": GRADER_TYPE},
+    }
+    grader = {"type": GRADER_TYPE, "short_label": GRADER_TYPE, "min_count": 1, "drop_count": 0, "weight": 1.0}
+    grading = {"GRADER": [grader], "GRADE_CUTOFFS": {"Pass": PASS_CUTOFF}}
+    return [
+        (f"policies/{run}/grading_policy.json", _json(grading)),
+        (f"policies/{run}/policy.json", _json(policy)),
+    ]
+
+
+def _json(value: object) -> bytes:
+    return (json.dumps(value, indent=4, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def files(bank: Bank, view: LocalizedView, quiz: Quiz | None = None) -> list[tuple[str, bytes]]:
     """Every file of the course of one locale, in archive order (paths inside ROOT); with ``quiz``, of that quiz
     (``bank`` then holds its questions alone: :func:`moe_lms.model.quiz_bank`)."""
@@ -209,6 +246,8 @@ def files(bank: Bank, view: LocalizedView, quiz: Quiz | None = None) -> list[tup
         _whole_bank(bank, view, title, put)
     else:
         _quiz(bank, view, quiz, put)
+    if quiz is not None:
+        out += policies(bank, run, quiz)
     for image in shown_media([view]):
         out.append((f"{STATIC}/{image.path}", image.data))
     return out
@@ -252,9 +291,11 @@ def _quiz(bank: Bank, view: LocalizedView, quiz: Quiz, put: Put) -> None:
     that draws, or every section when the quiz shuffles, is a problem bank (``itembank``, Open edX's
     ``ItemBankBlock``, edx-platform ``xmodule/item_bank_block.py``: ``max_count`` of its children, picked and
     ordered at random for each learner, -1 for all), its problems inline in the course (no content library). The
-    quiz's intro opens the first unit; each problem carries the quiz's attempts (``max_attempts``) and its points."""
+    quiz's intro opens the first unit; each problem carries its points and one submission (``max_attempts="1"``:
+    capa's ``max_attempts`` counts the submissions of a problem, after each of which it shows what is right; Open edX
+    has no attempts at a whole subsection, :func:`warnings` says so)."""
     title = title_of(view.quiz_title(quiz).text, 1000)
-    sequential = {"display_name": title}
+    sequential = {"display_name": title, "graded": "true", "format": GRADER_TYPE}
     if quiz.time_limit_minutes is not None:
         sequential |= {"is_time_limited": "true", "default_time_limit_minutes": str(quiz.time_limit_minutes)}
     sections = resolve_quiz(bank, quiz)
@@ -287,8 +328,7 @@ def _quiz(bank: Bank, view: LocalizedView, quiz: Quiz, put: Put) -> None:
         )
         for question in drawn.scored():
             problem = build_problem(question, view)
-            if quiz.attempts:
-                problem.set("max_attempts", str(quiz.attempts))
+            problem.set("max_attempts", "1")
             put(f"problem/{question.id}.xml", problem)
 
 

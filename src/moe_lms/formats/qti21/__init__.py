@@ -20,7 +20,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .. import FALLBACK, NO, Format, Guide, Held, Offer, ShelfEntry, checker, one_package
+from .. import FALLBACK, NO, Format, Guide, Held, Offer, ShelfEntry, checker, lazy, one_package
 from ..qti_item import GENERAL_FEEDBACK, item_identifier
 from .names import ITEM_TYPE, MANIFEST, MAX_ITEM_ELEMENTS, QTI, STYLE_ID, STYLESHEET, TEST_TYPE, item_path, test_path
 from .write import build_item, build_test, package_profile, write
@@ -91,6 +91,7 @@ def _others(held: Held, first: bool) -> list[str]:
 
 FORMAT = Format(
     name="qti21",
+    warnings=lazy(".caveats:qti21"),  # what it cannot carry of a quiz, or what to do after importing it
     description="QTI 2.1 content package (IMS CP zip: items, tests, manifest)",
     suffix=".qti21.zip",
     write=write,

@@ -22,11 +22,22 @@ def _guide(held: Held, first: bool) -> list[str]:
         "and its QTI content package format, then the file of your language; other QTI 3 platforms take them "
         "where they import *QTI 3* or *IMS Content Package* files.",
         "",
+        *(
+            [
+                "A quiz's test draws, shuffles and is timed as the quiz is, for a delivery system that runs QTI 3 "
+                "tests; an item player such as Citolab's shows every item, in order and untimed. QTI has no "
+                "attempts at a whole test: set them in the delivery system (see docs/how-to/qti3.md).",
+                "",
+            ]
+            if held.quizzes
+            else []
+        ),
     ]
 
 
 FORMAT = Format(
     name="qti3",
+    warnings=lazy(".caveats:qti3"),  # what it cannot carry of a quiz, or what to do after importing it
     description="QTI 3.0 content package (zip: items, a test per language, manifest)",
     suffix=".qti3.zip",
     write=lazy(".qti3.write:write"),  # (imported when used: check lists the registry without it)

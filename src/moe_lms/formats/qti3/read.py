@@ -2,10 +2,11 @@
 
 The manifest names the items and tests (``imsqti_item_xmlv3p0``, ``imsqti_test_xmlv3p0``); each choice item
 (one ``qti-choice-interaction``) becomes a question in its ``xml:lang``, items ``QUESTION-LOCALE`` of several
-languages one question with translations. A choice's explanation is its ``qti-modal-feedback`` (identifier = the
-choice), the general one the feedback shown on any answer (moe-lms's ``show-hide="hide"`` one, or one called
-``general_explanation``). The package's LOM gives the bank's id, titles, source language and tags; tests give
-the intro (their rubric). Packages are read through :mod:`moe_lms.zipsafe` and :mod:`moe_lms.xmlsafe`.
+languages one question with translations. A choice's explanation is its ``qti-feedback-block`` or
+``qti-modal-feedback`` (identifier = the choice), the general one the feedback shown on any answer (moe-lms's
+``show-hide="hide"`` one, or one called ``general_explanation``). The package's LOM gives the bank's id, titles,
+source language and tags; tests give the intro (their rubric). Packages are read through :mod:`moe_lms.zipsafe`
+and :mod:`moe_lms.xmlsafe`.
 """
 
 from __future__ import annotations
@@ -182,7 +183,8 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
             points = number(outcome.findtext(f"{q('qti-default-value')}/{q('qti-value')}"))
     feedback: dict[str, etree._Element] = {}
     general = None
-    for modal in root.iterfind(q("qti-modal-feedback")):
+    shown = [*root.iterfind(q("qti-modal-feedback")), *root.iter(q("qti-feedback-block"))]  # (moe-lms's: blocks)
+    for modal in shown:
         body = modal.find(q("qti-content-body"))
         body = modal if body is None else body
         ident = modal.get("identifier", "")
@@ -309,8 +311,9 @@ _SPELLING = Spelling(element=lambda name: q(f"qti-{kebab(name)}"), attribute=keb
 
 def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
-    limit (``qti-time-limits max-time``) and attempts (the first part's ``qti-item-session-control max-attempts``):
-    QTI 2.1's reading of a quiz (:func:`..ims.assessment.quizzes_of` makes the quizzes)."""
+    limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
+    max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..ims.assessment.quizzes_of`
+    makes the quizzes)."""
     parts = read_parts(root, path, _SPELLING)
     identifier = root.get("identifier", "")
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)

@@ -93,9 +93,8 @@ def check_item(root: etree._Element, file: str, problems: list[Problem]) -> None
         for value in values:
             if (value.text or "").strip() not in choices:
                 add(value, f"the correct response names {value.text!r}, which is not a choice of the item")
-        feedback = {
-            m.get("identifier", "") for m in root.iterfind(q("qti-modal-feedback")) if m.get("show-hide") == "show"
-        }
+        shown = [*root.iterfind(q("qti-modal-feedback")), *root.iter(q("qti-feedback-block"))]
+        feedback = {m.get("identifier", "") for m in shown if m.get("show-hide", "show") == "show"}
         for identifier, choice in choices.items():
             if identifier not in feedback:
                 add(choice, f"choice {identifier!r} shows no feedback of its own", Severity.WARNING)

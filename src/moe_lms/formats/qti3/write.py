@@ -20,9 +20,15 @@ FEEDBACK with ``multiple`` over FEEDBACK itself: the shape Canvas's importer rea
 as the specification says: the Citolab player these items are tested in turns a NULL FEEDBACK into an object (so
 the general explanation never showed) and joins a multiple-valued one into one string (so a second chosen choice
 would hide the first's). Here FEEDBACK starts as ``not_answered`` and an answer sets it to the response itself
-(the chosen choices); a ``qti-modal-feedback`` per choice shows when FEEDBACK holds that choice, and the general
+(the chosen choices); a ``qti-feedback-block`` per choice shows when FEEDBACK holds that choice, and the general
 explanation's (``show-hide="hide"``, identifier ``not_answered``) whenever FEEDBACK holds anything else: on every
 answer.
+
+The feedback is blocks in the item body after the choices, not modal dialogs: the Citolab player opens a modal
+feedback as a dialog over the item, and the general explanation's (the last) covered the chosen choice's until it
+was closed. Blocks read in order, the chosen choices' explanations first, then the general one, each in the
+item's language and direction (``xml:lang``, ``dir``: a modal feedback has neither in the QTI 3 schema, and the
+player showed Urdu feedback left to right).
 
 Math is MathML 3 (latex2mathml's presentation markup with its LaTeX as an annotation); every text names its
 language (``xml:lang``) and direction (``dir``) where it differs from the item's, and the item body says the
@@ -226,9 +232,11 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
     scoring(sub_as_qti21, processing, multiple, on_answer=lambda answered: feedback_is_the_response(answered, multiple))
     feedback = [(choice_id, "show") for choice_id in ids] + [(NOT_ANSWERED, "hide")]  # (the general one last)
     for j, (identifier, show_hide) in enumerate(feedback):
-        modal = sub(item, "qti-modal-feedback", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
-        modal.set("identifier", identifier)
-        text = content(sub(modal, "qti-content-body"), "div", contents[1 + n + j], lang, renderer(shape, 1 + n + j))
+        block = sub(body, "qti-feedback-block", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
+        block.set("identifier", identifier)
+        block.set(XML_LANG, lang)
+        block.set("dir", view.info.direction)
+        text = content(sub(block, "qti-content-body"), "div", contents[1 + n + j], lang, renderer(shape, 1 + n + j))
         text.set("class", "moe-feedback")
     return item
 
