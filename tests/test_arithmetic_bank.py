@@ -109,9 +109,16 @@ def test_expert_capacity_is_the_ceiling_of_cf_times_tokens_times_k_over_experts(
     E, k, T, CF = 128, 8, 6000, Fraction(5, 4)
     for fact in ("$E = 128$", "$k = 8$", "$T = 6000$", r"$\mathrm{CF} = 1.25$"):
         assert fact in q["stem"]
-    # Both 468 (truncation, GShard style) and 469 are choices, so the stem says which convention holds
-    # (the lecturer's review of 2026-12-01), and the explanation names the other one.
-    assert "rounds the capacity up" in q["stem"] and "would give 468" in flat(q["explanation"])
+    # Both 468 (truncation) and 469 are choices, and 59 (k left out) too, so the stem says which convention holds:
+    # what the capacity factor multiplies and how it rounds (the lecturer's reviews of 2026-12-01 and -05, L2-1).
+    assert "average number of assignments per expert, rounded up" in flat(q["stem"])
+    # The explanation names the other convention and what it really gives for this stem: Mesh-TensorFlow's and
+    # GShard-style int(tokens * capacity_factor / experts) truncates and leaves k out, so 58, not 468 (M2-1).
+    other = int(CF * T / E)
+    explanation = flat(q["explanation"])
+    assert "`int(tokens * capacity_factor / experts)`" in explanation
+    assert f"= {other}$" in explanation and other == 58
+    assert "468" not in explanation.replace("468.75", "")
     assert_single(
         q,
         capacity(CF, T, k, E),

@@ -86,11 +86,14 @@ def test_the_seed_texts_are_what_the_multilang_filter_shows_each_language(shippe
     root = parse(export(shipped_bank, multilang=True))
     for locale in seeds:
         reads = learner_reads(shipped_bank, seeds, locale)
+        drafts = awaiting_review(locale)  # (a draft's learners read the English until it is reviewed)
         for number, (q, bank_q) in enumerate(zip(questions(root), shipped_bank.questions, strict=True), start=1):
             if number in ENGLISH_IN_SEEDS:
                 continue
+            path = f"{bank_q.id}/stem"
             shown = split_languages(text_of(q, "questiontext"))
-            assert shown is not None and visible(shown[locale]) == nfc(reads[f"{bank_q.id}/stem"])
+            want = nfc(bank_q.stem) if path in drafts else nfc(reads[path])
+            assert shown is not None and visible(shown[locale]) == want
 
 
 @pytest.mark.parametrize(

@@ -122,3 +122,19 @@ def test_written_catalogs_never_flag_bank_text_as_a_python_format_string() -> No
     assert "python-brace-format" not in text
     assert "python-format" not in text
     assert '#, fuzzy\nmsgctxt "q/stem"' in text
+
+
+def test_a_long_changed_source_is_written_as_one_previous_msgid_that_reads_back() -> None:
+    # Babel wraps "#| msgid" at 76 columns as a comment, splitting the quoted string over lines that are not PO
+    # (issue 33: `translations update` after a changed stem wrote a file its own reader refused).
+    old = "In a capacity-based (token-dropping) MoE implementation, a layer has $E = 128$ experts and routes each "
+    old += 'token to its top-$k$ "hot" experts with $k = 8$ \\ and so on, long past seventy-six columns.'
+    entry = po.CatalogEntry("q1/stem", "New stem", "Thân cũ", fuzzy=True, previous_msgid=old)
+    written = po.write_catalog([entry], locale="vi", project="demo").decode()
+    (reread,) = po.read_po(written).entries
+    assert (reread.fuzzy, reread.previous_msgid, reread.msgstr) == (True, old, "Thân cũ")
+    assert sum(line.startswith("#|") for line in written.splitlines()) == 1
+    # and a previous text of several lines (an explanation with a formula on its own line) as PO writes one
+    several = po.CatalogEntry("q1/explanation", "New", "Mới", fuzzy=True, previous_msgid="Old line\n\n$$x$$ end")
+    written = po.write_catalog([several], locale="vi", project="demo").decode()
+    assert po.read_po(written).entries[0].previous_msgid == "Old line\n\n$$x$$ end"

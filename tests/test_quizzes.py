@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from moe_lms.loader import bank_yaml, check_bank, load_bank, save_bank
 from moe_lms.locales import resolve
-from moe_lms.model import Translation, quiz_for, resolve_quiz, strings, whole_bank_quiz
+from moe_lms.model import Bank, Translation, quiz_for, resolve_quiz, strings, whole_bank_quiz
 
 from .quiz_bank import FIXED, MIDTERM, PER_ATTEMPT, quiz_bank, write_quiz_bank
 
@@ -175,3 +176,71 @@ def test_a_quizs_strings_go_into_each_locales_po_file_like_every_learner_visible
     assert 'msgctxt "quizzes/midterm/sections/fixed/title"\nmsgid "Always asked"' in po_text
     loaded = load_bank(tmp_path)
     assert loaded.quizzes == bank.quizzes
+
+
+# -- apart: questions no attempt shows together (issue 33) -------------------------------------------------------
+
+
+def attempts(bank: Bank, quiz_id: str) -> list[frozenset[str]]:
+    """Every set of questions an attempt at the quiz can show: each section draws on its own, as every format's
+    draw does (Moodle random questions, QTI selection, Canvas question groups, Open edX problem banks)."""
+    found: list[frozenset[str]] = [frozenset()]
+    for section in resolve_quiz(bank, bank.quiz(quiz_id)):
+        ids = [q.id for q in section.questions]
+        found = [a | set(pick) for a in found for pick in itertools.combinations(ids, section.draw)]
+    return found
+
+
+def test_a_set_kept_apart_in_one_section_that_draws_one_is_never_in_one_attempt(tmp_path: Path) -> None:
+    quiz = {
+        **MIDTERM,
+        "sections": [*MIDTERM["sections"][:2], {"id": "pair", "questions": ["network-01", "network-02"], "draw": 1}],  # type: ignore[index]
+        "apart": [["network-01", "network-02"]],
+    }
+    write_quiz_bank(tmp_path, [quiz])
+    assert problems(tmp_path) == []
+    bank = load_bank(tmp_path)
+    assert bank.quizzes[0].apart == (("network-01", "network-02"),)
+    assert all(not {"network-01", "network-02"} <= a for a in attempts(bank, "midterm"))
+
+
+def test_a_set_kept_apart_that_a_draw_or_two_sections_can_bring_together_is_refused_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    # routing-01 and routing-02 share a section drawing 2; network-01 is fixed and routing-03 drawn beside it
+    quiz = {**MIDTERM, "apart": [["routing-01", "routing-02"], ["network-01", "routing-03"]]}
+    write_quiz_bank(tmp_path, [quiz])
+    found = problems(tmp_path)
+    assert len(found) == 2, found
+    text = (tmp_path / "bank.yaml").read_text(encoding="utf-8").splitlines()
+    assert text[int(found[0].split(":")[1]) - 1].strip().startswith("- - routing-01")
+    assert "apart: one attempt can show 2 of 'routing-01', 'routing-02' (section 'routing' asks 2 of" in found[0]
+    assert "section 'routing' asks 1 of 'routing-03'; section 'fixed' asks 1 of 'network-01'" in found[1]
+    assert all("put the set in one section that draws 1" in p and "quiz 'midterm'" in p for p in found)
+    bank = quiz_bank([quiz])
+    with pytest.raises(ValueError, match="apart: one attempt can show 2"):  # (and no format is given it)
+        resolve_quiz(bank, bank.quizzes[0])
+
+
+def test_a_set_kept_apart_names_questions_the_quiz_does_not_ask(tmp_path: Path) -> None:
+    quiz = {**MIDTERM, "apart": [["network-01", "network-99"], ["routing-01"]]}
+    write_quiz_bank(tmp_path, [quiz])
+    found = problems(tmp_path)
+    assert any("apart: question 'network-99' is in none of the quiz's sections" in p for p in found)
+    assert any("a set to keep apart needs two or more" in p for p in found)
+
+
+def test_the_shipped_check_quiz_never_shows_a_cue_beside_its_target() -> None:
+    # The lecturer's review (Q-1): ep-communication's key gives away top2-dispatch-combine's, and
+    # routing-load-imbalance and straggler-expert cue each other; every topic stays in every attempt (Q-2).
+    from .conftest import SHIPPED_BANK_DIR
+
+    bank = load_bank(SHIPPED_BANK_DIR)
+    quiz = bank.quiz("check")
+    cued = [{"ep-communication", "top2-dispatch-combine"}, {"routing-load-imbalance", "straggler-expert"}]
+    assert [set(s) for s in quiz.apart] == cued
+    every = attempts(bank, "check")
+    assert every and all(not pair <= a for a in every for pair in cued)
+    assert {len(a) for a in every} == {6}
+    assert all({"ep-distributes", "capacity-padding", "moe-sparse-compute", "hide-all-to-all"} <= a for a in every)
+    assert all(a & pair for a in every for pair in cued)  # (each topic of a cued pair is asked once)

@@ -147,7 +147,10 @@ def test_formulas_that_do_not_parse(formula: str) -> None:
 
 
 def test_math_becomes_tex_delimiters_or_mathml_with_the_latex_kept() -> None:
-    assert render_block(r"So $x^2$ and \$5.") == r'<p>So <bdi dir="ltr">\(x^2\)</bdi> and $5.</p>'
+    assert (
+        render_block(r"So $x^2$ and \$5.")
+        == r'<p>So <bdi dir="ltr" style="white-space:nowrap">\(x^2\)</bdi> and $5.</p>'
+    )
     with rendering(Profile(math="mathml")):
         html = render_block(r"So $x^2$.")
     assert "<msup><mi>x</mi><mn>2</mn></msup>" in html

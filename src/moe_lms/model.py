@@ -311,6 +311,13 @@ class Quiz(Frozen):
     time_limit_minutes: StrictInt | None = Field(default=None, gt=0, le=10080)
     attempts: StrictInt | None = Field(default=None, ge=0, le=1000, description="0 = unlimited; absent: the LMS's")
     sections: tuple[Section, ...] = Field(min_length=1)
+    apart: tuple[tuple[Identifier, ...], ...] = Field(
+        default=(),
+        description=(
+            "Sets of questions no attempt shows together (one cues another's answer): check refuses a quiz whose "
+            "sections could draw two of a set into one attempt."
+        ),
+    )
 
     @model_validator(mode="after")
     def _section_ids(self) -> Quiz:
@@ -533,7 +540,42 @@ def quiz_problems(bank: Bank) -> list[QuizError]:
             loc: tuple[str | int, ...] = ("quizzes", number, "sections", index)
             for where, message in _section_problems(bank, section, seen):
                 found.append(QuizError(quiz.id, loc + where, message))
+        for index, together in enumerate(quiz.apart):
+            for where, message in _apart_problems(bank, quiz, together):
+                found.append(QuizError(quiz.id, ("quizzes", number, "apart", index, *where), message))
     return found
+
+
+def _apart_problems(bank: Bank, quiz: Quiz, together: tuple[str, ...]) -> Iterator[tuple[tuple[int, ...], str]]:
+    """Why a set of ``apart:`` questions could come together in one attempt. Every format draws each section on its
+    own (Moodle random questions, QTI selection, Canvas question groups, Open edX problem banks, the HTML page), and
+    none can exclude one question when another is drawn; so the quiz keeps them apart only by its structure: at
+    most one of the set can be in any attempt when all of them in the quiz sit in one section that draws 1."""
+    where = {q.id: s for s in quiz.sections for q in section_pool(bank, s)[0]}
+    if len(together) < 2:
+        yield (), f"apart: {list(together)} names one question: a set to keep apart needs two or more"
+    for position, qid in enumerate(together):
+        if together.index(qid) != position:
+            yield (position,), f"apart: question {qid!r} is listed twice in one set"
+        elif qid not in where:
+            yield (position,), f"apart: question {qid!r} is in none of the quiz's sections"
+    most = 0  # the most of the set one attempt can show
+    shown: list[str] = []
+    for section in quiz.sections:
+        pool = [q.id for q in section_pool(bank, section)[0] if q.id in together]
+        if pool:
+            asked = min(len(pool), section.draw or len(pool))
+            most += asked
+            shown.append(f"section {section.id!r} asks {asked} of {', '.join(repr(p) for p in pool)}")
+    if most > 1:
+        yield (
+            (),
+            (
+                f"apart: one attempt can show {most} of {', '.join(repr(q) for q in together)} ({'; '.join(shown)}); "
+                "each format draws every section on its own and none can keep two questions of a draw apart: put the "
+                "set in one section that draws 1"
+            ),
+        )
 
 
 def _section_problems(

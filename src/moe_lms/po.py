@@ -413,15 +413,18 @@ def write_catalog(
         # Babel guesses these from the msgid (LaTeX braces, "95% of"); bank text is never a format string.
         message.flags -= {"python-format", "python-brace-format"}
     buf = io.BytesIO()
-    write_po(buf, catalog, width=0, include_previous=True, sort_output=False, omit_header=False)
-    if not any(e.comments for e in entries):
+    # (Babel wraps "#| msgid" at 76 columns like a comment, splitting its quoted string over lines that are not
+    # PO: the previous msgid is written here instead, one "#|" line for each line a msgid would take)
+    write_po(buf, catalog, width=0, include_previous=False, sort_output=False, omit_header=False)
+    if not any(e.comments or (e.previous_msgid is not None and not e.obsolete) for e in entries):
         return buf.getvalue()
     return _with_comments(buf.getvalue(), [e for e in entries if not e.obsolete] + [e for e in entries if e.obsolete])
 
 
 def _with_comments(rendered: bytes, entries: list[CatalogEntry]) -> bytes:
-    """Put each entry's comment lines in front of its block. Babel separates entries by one blank line and
-    writes none inside an entry (a newline in a string is written as \\n), so block k + 1 is entry k."""
+    """Put each entry's comment lines in front of its block, its previous msgid before its msgctxt. Babel
+    separates entries by one blank line and writes none inside an entry (a newline in a string is written as
+    \\n), so block k + 1 is entry k."""
     out = io.BytesIO()
     view = memoryview(rendered)
     start = rendered.index(b"\n\n") + 2  # after the header entry
@@ -434,7 +437,16 @@ def _with_comments(rendered: bytes, entries: list[CatalogEntry]) -> bytes:
             if not line.startswith("#") or "\n" in line or line.startswith(("#,", "#|", "#~")):
                 raise ValueError(f"not a PO comment line: {line[:40]!r}")
             out.write(line.encode() + b"\n")
-        out.write(view[start:end])
+        block = view[start:end]
+        if e.previous_msgid is not None and not e.obsolete:  # after the flags, before msgctxt
+            from babel.messages.pofile import normalize
+
+            at = rendered.index(b"msgctxt " if e.context is not None else b"msgid ", start) - start
+            out.write(block[:at])
+            lines = normalize(e.previous_msgid, width=0).split("\n")  # (a text of several lines: "" first)
+            out.write("".join(f"#| {'msgid ' if k == 0 else ''}{line}\n" for k, line in enumerate(lines)).encode())
+            block = block[at:]
+        out.write(block)
         start = end
     if start != len(rendered):
         raise AssertionError("PO entries and the blocks Babel wrote do not line up")

@@ -281,7 +281,7 @@ def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
                 made = ltr_isolate(f"{prefix}{made}{suffix}", profile)
         else:
             tex = html.escape(f"\\[{source}\\]" if display else f"\\({source}\\)", quote=False)
-            style = f' style="{DISPLAY_MATH_STYLE}"' if display and profile.styles else ""
+            style = f' style="{display_math_style(profile)}"' if display and profile.styles else ""
             made = ltr_isolate(f"{prefix}{tex}{suffix}", profile, style)
         made = env["holes"].put(made)
         return f"<p>{made}</p>\n" if block else made
@@ -290,8 +290,20 @@ def _math_rule(*, display: bool, block: bool = False) -> Callable[..., str]:
 
 
 def ltr_isolate(inner: str, profile: Profile, style: str = "") -> str:
-    """``inner`` as a left-to-right isolate of ``profile``'s element (``<bdi dir="ltr">`` or ``<span dir="ltr">``)."""
+    """``inner`` as a left-to-right isolate of ``profile``'s element (``<bdi dir="ltr">`` or ``<span dir="ltr">``).
+    A short one (``\\(k = 8\\)``, ``48 KiB``, ``GPU 0``) never breaks over two lines: in right-to-left text its
+    halves would land at opposite ends of two lines (a style where the format keeps one, else a class its
+    stylesheet styles)."""
+    if not style and len(html.unescape(_TAG.sub("", inner))) <= SHORT_ISOLATE:
+        style = f' style="{NOWRAP_STYLE}"' if profile.styles else f' class="{NOWRAP_CLASS}"'
     return f'<{profile.isolate} dir="ltr"{style}>{inner}</{profile.isolate}>'
+
+
+# The longest isolate kept on one line (visible characters): a quantity or a short formula, never a long one that
+# must wrap on a phone.
+SHORT_ISOLATE = 32
+NOWRAP_STYLE = "white-space:nowrap"
+NOWRAP_CLASS = "moe-nowrap"
 
 
 # Raw TeX (before MathJax runs, or where it cannot load) and a formula are right-to-left text's neutrals: each math
@@ -299,8 +311,23 @@ def ltr_isolate(inner: str, profile: Profile, style: str = "") -> str:
 # the same isolate, or an Urdu sentence shows "top-k" as "k-top".
 _HYPHEN_BEFORE = re.compile(r"(?<![^\s(])[A-Za-z][A-Za-z0-9]*-$")
 _HYPHEN_AFTER = re.compile(r"^-[A-Za-z][A-Za-z0-9]*(?![^\s.,;:!?)\u06d4\u060c\u061f])")
-# Display math scrolls inside its own box on a phone instead of widening the card.
-DISPLAY_MATH_STYLE = "display:block;overflow-x:auto;overflow-y:hidden;max-width:100%"
+# Display math scrolls inside its own box on a phone instead of widening the card, and shows that it does: a phone's
+# scrollbars are overlays, hidden until touched, and a formula cut at "… =" reads as ending there (MathJax at 390 px,
+# ../shared/reviews/moodle-view). The box's end fades out over its end padding, so a formula that fits never reaches
+# the fade and one that does not is seen to go on; scrolled to its end, its last characters sit clear of it.
+# Canvas's sanitiser keeps no mask property (canvas_sanitize.rb style_properties): what Canvas imports (span
+# isolates) scrolls without the fade.
+DISPLAY_MATH_BOX = "display:block;overflow-x:auto;overflow-y:hidden;max-width:100%;padding-right:2em"
+DISPLAY_MATH_STYLE = (
+    DISPLAY_MATH_BOX
+    + ";-webkit-mask-image:linear-gradient(to left,transparent,#000 2em)"
+    + ";mask-image:linear-gradient(to left,transparent,#000 2em)"
+)
+
+
+def display_math_style(profile: Profile) -> str:
+    """The style of a display formula's box in a format that keeps styles (Canvas's without the fade)."""
+    return DISPLAY_MATH_STYLE if profile.isolate == "bdi" else DISPLAY_MATH_BOX
 
 
 def _join_hyphenated(state: Any) -> None:
@@ -425,10 +452,13 @@ def code_block(code: str, language: str, *, highlight: str, bidi_style: bool = T
     # &nbsp;, so a fenced block and an indented one (which an import reads back as fenced) are the same bytes.
     body = html.escape(code, quote=False).replace("\xa0", "&nbsp;")
     name = f' class="language-{html.escape(language)}"' if re.fullmatch(r"[\w+#.-]+", language) else ""
-    return f"<pre{direction}><code{name}>{body}</code></pre>"  # (as text.py writes an indented block)
+    style = f' style="{PLAIN_CODE_STYLE}"' if highlight == "inline" else ""  # (where the format keeps styles)
+    return f"<pre{direction}{style}><code{name}>{body}</code></pre>"  # (as text.py writes an indented block)
 
 
-CODE_STYLE = "background:#f8f8f8;padding:0.5em;overflow-x:auto;unicode-bidi:isolate;text-align:left"
+# A code block keeps a code block's line height inside an Urdu text (2.7, which double-spaces code).
+CODE_STYLE = "background:#f8f8f8;padding:0.5em;overflow-x:auto;unicode-bidi:isolate;text-align:left;line-height:1.45"
+PLAIN_CODE_STYLE = "line-height:1.45"
 
 
 def code_blocks(markdown: str) -> list[str]:
@@ -462,12 +492,16 @@ def code_style() -> str:
 # text is laid out: dir="rtl" does not undo a theme's text-align:left (Moodle's Boost sets it on body), and a theme's
 # font stack rarely has an Urdu font, so the browser mixes Kufi and Naskh glyphs; Urdu is read in Nastaliq, which
 # needs a taller line.
-_RTL_FONTS = {
-    "ur": (
-        "'Noto Nastaliq Urdu','Jameel Noori Nastaleeq','Noto Naskh Arabic','Noto Sans Arabic','DejaVu Sans',serif",
-        "2.2",
-    ),
-}
+# At 2.2 long cascading Nastaliq words (امپلیمنٹیشن) overlap the line above in Moodle's narrow choice column at
+# 390 px (../shared/reviews/moodle-view); 2.7 clears them, and an inline style cannot know a column's width. Latin
+# words and digits take the Latin faces of the LMS's page (Boost's Roboto, Noto Sans …), each without Arabic script,
+# before DejaVu; faces that carry Arabic (Arial, Segoe UI, system-ui) would draw Urdu in Naskh.
+URDU_FONTS = (
+    "'Noto Nastaliq Urdu','Jameel Noori Nastaleeq','Noto Naskh Arabic','Noto Sans Arabic',"
+    "Roboto,'Helvetica Neue','Noto Sans','Liberation Sans','DejaVu Sans',serif"
+)
+URDU_LINE_HEIGHT = "2.7"
+_RTL_FONTS = {"ur": (URDU_FONTS, URDU_LINE_HEIGHT)}
 
 
 def direction_style(lang: str) -> str:
@@ -485,14 +519,16 @@ _ONE_PARAGRAPH = re.compile(r"<p>((?:(?!</?(?:p|div|pre|ul|ol|li|table|blockquot
 
 
 def latin_isolated(rendered: str) -> str:
-    """Rendered text whose strong characters are all left-to-right (``64 KiB``, ``GPU``) as an LTR isolate, so a
-    right-to-left wrapper shows it in its own order (``KiB 64`` else); any other text as it is."""
+    """Rendered text of a right-to-left language with its left-to-right runs isolated, so the wrapper shows each in
+    its own order: a text whose strong characters are all left-to-right (the choice ``64 KiB``) as one LTR
+    isolate, and in any other text each quantity, a number with its unit or a formula with its unit
+    (``48 KiB``, ``1 KiB = 1024``, ``\\(= 8\\) KiB``, ``GPU 0``), as one (see :func:`quantities_isolated`)."""
     import unicodedata
 
     visible = html.unescape(_TAG.sub("", rendered))
     strong = {unicodedata.bidirectional(c) for c in visible} & {"L", "R", "AL"}
     if strong != {"L"}:
-        return rendered
+        return quantities_isolated(rendered) if "L" in strong and _DIGIT_OR_ISOLATE.search(rendered) else rendered
     profile = _profile.get()
     paragraph = _ONE_PARAGRAPH.fullmatch(rendered)
     if paragraph is not None:
@@ -500,6 +536,86 @@ def latin_isolated(rendered: str) -> str:
     if re.search(r"</?(?:p|div|pre|ul|ol|li|table|blockquote|h\d)\b", rendered):
         return rendered  # (blocks: each keeps the wrapper's direction)
     return ltr_isolate(rendered, profile)
+
+
+# A quantity inside right-to-left text: a number next to a Latin unit or word, or a formula next to one, each
+# joined by spaces and at most one operator. The bidi algorithm lays a number before a Latin word out right to left
+# ("48 KiB" shows "KiB 48"; "(1 KiB = 1024 بائٹس)" shows "KiB = 1024 1"), and a formula is a neutral that a
+# following unit overtakes ("\\(= 8\\) KiB" shows "KiB = 8"): the whole quantity is one LTR isolate (the
+# review of Urdu in Moodle, ../shared/reviews/moodle-view, found 31 such runs in the arithmetic bank).
+_HOLE_CHAR = "\ue010"  # one formula or isolate, while the text around it is read
+_NUMBER = r"\d+(?:[.,]\d+)*"
+_WORD = r"[A-Za-z\u00b5\u00c0-\u024f][A-Za-z0-9\u00b5\u00c0-\u024f]*(?:[-'_.][A-Za-z0-9\u00b5]+)*"
+_UNIT_TOKEN = rf"(?:{_NUMBER}%?|{_WORD}|%|{_HOLE_CHAR})"
+_JOIN = r"(?:[ \u00a0]*[=\u00d7/+\u2212\u2248\u00b7][ \u00a0]*|[ \u00a0]+)"
+_QUANTITY = re.compile(rf"(?<![\w\u00b5-]){_UNIT_TOKEN}(?:{_JOIN}{_UNIT_TOKEN})+(?![\w\u00b5])")
+_BARRIER_CHAR = "\ue011"  # any other element, while the text around it is read
+_UNIT_OR_OPERATOR = re.compile(rf"[A-Za-z\u00b5%]|{_HOLE_CHAR}|\d.*[=\u00d7/+\u2212\u2248]")
+_DIGIT_OR_ISOLATE = re.compile(r'\d|dir="ltr"|<math\b')
+# An element that is one piece of a quantity: an inline LTR isolate (a formula, a hyphenated word) or MathML.
+_PIECE = re.compile(
+    r'<(bdi|span) dir="ltr"(?: style="' + re.escape(NOWRAP_STYLE) + r'"| class="' + NOWRAP_CLASS + r'")?>'
+    r"((?:(?!</?(?:bdi|span)\b)[^<]|<(?!/?(?:bdi|span)\b)[^>]*>)*)</\1>"
+    r'|<math\b(?![^>]*display="block")[^>]*>.*?</math>',
+    re.S,
+)
+# Where a quantity is never looked for: code, and what is already an isolate of its own or another element's text.
+_SKIP = re.compile(r"<(pre|code|math|bdi|bdo|span|a|script|style)\b[^>]*>.*?</\1>|<[^>]*>", re.S)
+
+
+def quantities_isolated(rendered: str) -> str:
+    """Each quantity of right-to-left text (``48 KiB``, ``1 KiB = 1024``, ``\\(= 8\\) KiB``, ``GPU 0``) as one
+    LTR isolate, in the profile's element, kept on one line when short. Text in code, links and existing
+    isolates is left as it is; an inline formula's isolate next to a unit goes into the quantity's."""
+    profile = _profile.get()
+    pieces: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        pieces.append(match.group())
+        return _HOLE_CHAR
+
+    # Formulas and inline isolates become one character each, every other element one barrier character
+    barriers: list[str] = []
+
+    def bar(match: re.Match[str]) -> str:
+        barriers.append(match.group())
+        return _BARRIER_CHAR
+
+    held = _PIECE.sub(hold, rendered)
+    held = _SKIP.sub(bar, held)
+    if not _QUANTITY.search(held):
+        return rendered
+    counter = iter(range(len(pieces)))
+
+    def unhold(text: str) -> str:
+        out = []
+        for char in text:
+            if char == _HOLE_CHAR:
+                piece = pieces[next(counter)]
+                inner = _PIECE.fullmatch(piece)
+                # (a formula's own isolate goes: the quantity's isolate holds it in order)
+                out.append(inner.group(2) if inner is not None and inner.group(2) is not None else piece)
+            else:
+                out.append(char)
+        return "".join(out)
+
+    result = []
+    last = 0
+    for match in _QUANTITY.finditer(held):
+        text, quantity = held[last : match.start()], match.group()
+        result.append(_unhole(text, pieces, counter))
+        if not re.search(rf"\d|{_HOLE_CHAR}", quantity) or not _UNIT_OR_OPERATOR.search(quantity):
+            result.append(_unhole(quantity, pieces, counter))  # (words only, or numbers alone: in order already)
+        else:
+            result.append(ltr_isolate(unhold(quantity), profile))
+        last = match.end()
+    result.append(_unhole(held[last:], pieces, counter))
+    bars = iter(barriers)
+    return re.sub(_BARRIER_CHAR, lambda _: next(bars), "".join(result))
+
+
+def _unhole(text: str, pieces: list[str], counter: Iterator[int]) -> str:
+    return "".join(pieces[next(counter)] if char == _HOLE_CHAR else char for char in text)
 
 
 # -- math ------------------------------------------------------------------------------------------------------
@@ -678,7 +794,18 @@ _TAGS = re.compile(r"<[^>]+>")
 
 # What the renderer adds for layout only (directions, sizes, links to an image itself), which an import takes off.
 _LTR_ISOLATE = re.compile(
-    r'<(bdi|span) dir="ltr"(?: style="' + re.escape(DISPLAY_MATH_STYLE) + r'")?>((?:(?!</?\1\b).)*)</\1>', re.S
+    r'<(bdi|span) dir="ltr"(?: style="(?:'
+    + re.escape(DISPLAY_MATH_STYLE)
+    + "|"
+    + re.escape(DISPLAY_MATH_BOX)
+    + "|"
+    + re.escape("display:block;overflow-x:auto;overflow-y:hidden;max-width:100%")  # (before issue 33)
+    + "|"
+    + re.escape(NOWRAP_STYLE)
+    + r')"| class="'
+    + NOWRAP_CLASS
+    + r'")?>((?:(?!</?\1\b).)*)</\1>',
+    re.S,
 )
 _SELF_LINK = re.compile(r'<a href="[^"<>]*?([^"<>/]*)"(?: rel="[^"<>]*")?>(<img src="[^"<>]*?/?\1" [^<>]*>)\s*</a>')
 _IMAGE_SIZE = re.compile(
@@ -689,7 +816,7 @@ _BARE_PRE = re.compile(r"<pre>(?=<code)")  # (another tool's block: moe-lms writ
 
 def _without_layout_marks(fragment: str) -> str:
     """Imported HTML without what :func:`code_block`, :func:`image` and the math rule add for layout."""
-    if 'dir="ltr"' not in fragment and "<img" not in fragment and "<pre>" not in fragment:
+    if 'dir="ltr"' not in fragment and "<img" not in fragment and "<pre>" not in fragment:  # (ours all say dir)
         return fragment
     for _ in range(8):  # (isolates inside isolates: a Latin-only choice holding a formula)
         fragment, count = _LTR_ISOLATE.subn(r"\2", fragment)
@@ -697,6 +824,7 @@ def _without_layout_marks(fragment: str) -> str:
             break
     fragment = _SELF_LINK.sub(r"\2", fragment)
     fragment = _IMAGE_SIZE.sub(r"\1>", fragment)
+    fragment = fragment.replace(f'<pre dir="ltr" style="{PLAIN_CODE_STYLE}">', '<pre dir="ltr">')
     return _BARE_PRE.sub('<pre dir="ltr">', fragment)
 
 

@@ -15,7 +15,13 @@
 // For each question: name, idnumber, qtype, the stored texts (HTML as Moodle stored it), each answer's text, fraction
 // and feedback, the overall feedback messages; then "graded": for each choice alone (and, with several correct
 // answers, for the set of correct ones) the mark Moodle's question engine gave and the feedback its renderer showed
-// (the chosen answer's feedback, the overall message, the general feedback), with every feedback shown.
+// (the chosen answer's feedback, the overall message, the general feedback, and the whole question's HTML), with
+// every feedback shown.
+//
+//   php moodle_questions.php MOODLE_DIR css boost
+//
+// css: the theme's stylesheet as Moodle serves it (theme_config::get_css_content), to lay the questions out as a
+// student's browser does.
 // Everything goes to stdout as one JSON document; Moodle's own progress output goes to stderr.
 
 define('CLI_SCRIPT', true);
@@ -246,6 +252,7 @@ function moe_answer($id, array $chosen, array $choices): array {
         'choice_feedback' => $pick("//*[" . sprintf($has, 'answer') . "]//*[" . sprintf($has, 'specificfeedback') . "]"),
         'outcome_feedback' => $pick("//*[" . sprintf($has, 'outcome') . "]//*[" . sprintf($has, 'specificfeedback') . "]"),
         'general_feedback' => $pick("//*[" . sprintf($has, 'generalfeedback') . "]"),
+        'html' => $html,  // (the whole question as the review page shows it: what a student reads)
     ];
 }
 
@@ -254,6 +261,9 @@ try {
         $result = moe_import($argv[3], $file);
     } else if ($action === 'restore' && $argc === 4) {
         $result = moe_restore($file);
+    } else if ($action === 'css' && $argc === 4) {
+        echo theme_config::load(clean_param($argv[3], PARAM_THEME))->get_css_content();
+        exit(0);
     } else {
         fwrite(STDERR, "unknown action\n");
         exit(2);

@@ -34,6 +34,7 @@ from .. import pagewords
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, quiz_strings, resolve_quiz, whole_bank_quiz
 from ..richtext import (
+    NOWRAP_CLASS,
     Profile,
     code_style,
     latin_isolated,
@@ -529,7 +530,8 @@ class _Page:
                 count=self.number(fell_back), language=self.language_name(self.view.bank.source_locale)
             )
             footer.append(self.ui("p", note))
-        footer.append(E.p(E.span(self.view.bank.id, {"dir": "ltr"}), " · moe-lms", {"class": "generator"}))
+        bank_id = E.span(self.view.bank.id, {"dir": "ltr", "class": NOWRAP_CLASS})
+        footer.append(E.p(bank_id, " · moe-lms", {"class": "generator"}))
         return footer
 
     def _fallbacks_on_page(self) -> int:

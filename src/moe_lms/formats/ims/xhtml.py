@@ -88,12 +88,14 @@ def append_fragment(parent: etree._Element, fragment: str, convert: Convert, par
 
 class QtiXhtml:
     """The converter for one QTI version: ``namespace`` its elements', ``direction_as_class`` whether ``dir``
-    becomes a class (QTI 2.1) or stays an attribute (QTI 3)."""
+    becomes a class (QTI 2.1) or stays an attribute (QTI 3), ``kept_classes`` the classes of the rendering it
+    keeps (besides a fenced block's language), for its package's CSS."""
 
-    def __init__(self, namespace: str, *, direction_as_class: bool) -> None:
+    def __init__(self, namespace: str, *, direction_as_class: bool, kept_classes: frozenset[str] = frozenset()) -> None:
         self._prefix = f"{{{namespace}}}"
         self._paragraph = f"{self._prefix}p"
         self._direction_as_class = direction_as_class
+        self._kept_classes = kept_classes
 
     def append(self, parent: etree._Element, fragment: str) -> None:
         """Append sanitised HTML from :mod:`moe_lms.text` to a QTI element as QTI XHTML (ValueError for characters
@@ -136,7 +138,7 @@ class QtiXhtml:
             else:
                 element.set("dir", direction)
         language = source.get("class") or ""
-        if tag == "code" and _CODE_LANGUAGE.fullmatch(language):
+        if (tag == "code" and _CODE_LANGUAGE.fullmatch(language)) or language in self._kept_classes:
             classes.append(language)
         if classes:
             element.set("class", " ".join(classes))

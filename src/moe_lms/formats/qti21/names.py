@@ -56,12 +56,22 @@ STYLESHEET_CSS = b"""\
 .moe-s { text-decoration: line-through; }
 /* A phone's width: an image shrinks to fit (width and height keep its shape), code and display math scroll in
    their own box; QTI 2.1's XHTML has no style attribute. */
-/* Urdu is read in Nastaliq, which few systems' default fonts have, on taller lines. */
+/* Urdu is read in Nastaliq, which few systems' default fonts have, on lines tall enough for its cascading words
+   in a narrow column; Latin words in Latin faces without Arabic script (richtext.URDU_FONTS). Code keeps a code
+   block's line height. */
 .moe-rtl:lang(ur) { font-family: "Noto Nastaliq Urdu", "Jameel Noori Nastaleeq", "Noto Naskh Arabic",
-  "Noto Sans Arabic", "DejaVu Sans", serif; line-height: 2.2; }
+  "Noto Sans Arabic", Roboto, "Helvetica Neue", "Noto Sans", "Liberation Sans", "DejaVu Sans", serif;
+  line-height: 2.7; }
 img { max-width: 100%; height: auto; }
-pre { overflow-x: auto; }
-math[display="block"] { display: block; overflow-x: auto; max-width: 100%; }
+pre { overflow-x: auto; line-height: 1.45; }
+/* A short isolate (a quantity, a short formula) stays on one line: in right-to-left text its halves would land at
+   opposite ends of two lines. */
+.moe-nowrap { white-space: nowrap; }
+/* Display math scrolls in its own box and fades out at its end, so a formula wider than a phone is seen to go on
+   (a phone's scrollbars are hidden until touched). */
+math[display="block"] { display: block; overflow-x: auto; max-width: 100%; padding-inline-end: 2em;
+  -webkit-mask-image: linear-gradient(to left, transparent, #000 2em);
+  mask-image: linear-gradient(to left, transparent, #000 2em); }
 """
 
 

@@ -12,11 +12,12 @@ import html
 
 from lxml import etree
 
-from ...richtext import MATHML_NS, TEX_ANNOTATION
+from ...richtext import MATHML_NS, NOWRAP_CLASS, TEX_ANNOTATION
 from ..ims.xhtml import FROM_SPAN, VOID, QtiXhtml, add_text
 from .names import QTI, XML_LANG
 
-_QTI21 = QtiXhtml(QTI, direction_as_class=True)  # QTI 2.1 has no dir attribute: a direction is a class
+# QTI 2.1 has no dir attribute: a direction is a class; a short isolate kept on one line keeps its class (richtext.py)
+_QTI21 = QtiXhtml(QTI, direction_as_class=True, kept_classes=frozenset({NOWRAP_CLASS}))
 append_html = _QTI21.append
 
 
