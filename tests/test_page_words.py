@@ -201,14 +201,15 @@ def test_check_says_when_a_target_locale_has_no_page_words_or_only_drafts(tmp_pa
     bank = make_bank(tmp_path / "bank", "sw,fr,ur,ja")
     (bank / "locales" / "page").mkdir()
     (bank / "locales" / "page" / "ja.po").write_text(
-        'msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n'
-        '#, fuzzy\nmsgctxt "check"\nmsgid "Check"\nmsgstr "確認"\n',
+        'msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n#, fuzzy\nmsgctxt "check"\nmsgid "Check"\nmsgstr "確認"\n',
         encoding="utf-8",
     )
     result = invoke("check", str(bank))
     assert result.exit_code == 0, result.output
-    assert "locales/page/sw.po: warning: locale 'sw' has no page words: its take-the-quiz page (export --format " \
+    assert (
+        "locales/page/sw.po: warning: locale 'sw' has no page words: its take-the-quiz page (export --format "
         "html) shows its buttons, labels and choice letters in English" in result.stderr
+    )
     assert "0 of the 23 page words of 'ja' are reviewed, 1 draft(s) and 22 missing" in result.stderr
     assert "of 'ur'" not in result.stderr and "of 'fr'" not in result.stderr  # (reviewed)
 
@@ -236,5 +237,7 @@ def test_page_words_of_a_locale_the_bank_does_not_have_are_an_error(tmp_path: Pa
     (bank / "locales" / "page" / "de.po").write_text('msgid ""\nmsgstr ""\n', encoding="utf-8")
     result = invoke("check", str(bank))
     assert result.exit_code == 1
-    assert "page/de.po: error: page words for 'de', which is neither the bank's source_locale nor in its " \
+    assert (
+        "page/de.po: error: page words for 'de', which is neither the bank's source_locale nor in its "
         "target_locales" in result.stderr
+    )

@@ -37,15 +37,30 @@ ID_MAX_LENGTH = 48
 # lone surrogates), and DEL and the C1 controls (U+007F-U+009F), which XML 1.0 allows but HTML forbids ("control
 # characters" are parse errors there, and a numeric reference to one reads as a Windows-1252 character instead).
 XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+# What no text of a bank may hold: those, and U+E000-U+E003, private-use characters the renderer and the writers use
+# as their own placeholders (richtext's holes, skeleton's slots, the HTML page's question marker): text holding
+# one would be read as their markup. (The sanitiser still lets the renderer's own through: XML_ILLEGAL.)
+PLACEHOLDERS = "\ue000-\ue003"
+TEXT_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{PLACEHOLDERS}]")
+
+
+def placeholder_message(code: int, at: int) -> str:
+    """Why text holding one of the renderer's placeholders (``PLACEHOLDERS``) is refused."""
+    return (
+        f"contains U+{code:04X} at character {at}, a private-use character moe-lms uses as a placeholder when it "
+        "renders text; remove it"
+    )
 
 
 def clean_text(value: str) -> str:
     """NFC-normalise, and reject text that XML 1.0 or HTML cannot carry (see XML_ILLEGAL) or that is empty."""
     if value.isascii() and value.isprintable() and value and not value.isspace():
         return value  # U+0020-U+007E only: nothing XML_ILLEGAL, already NFC, not blank (most text of a bank)
-    bad = XML_ILLEGAL.search(value)
+    bad = TEXT_ILLEGAL.search(value)
     if bad:
         code = ord(bad.group())
+        if 0xE000 <= code <= 0xE003:
+            raise ValueError(placeholder_message(code, bad.start() + 1))
         if 0x7F <= code <= 0x9F:
             raise ValueError(
                 f"contains U+{code:04X} at character {bad.start() + 1}, a control character that HTML pages cannot "
@@ -554,8 +569,11 @@ def _apart_problems(bank: Bank, quiz: Quiz, together: tuple[str, ...]) -> Iterat
     where = {q.id: s for s in quiz.sections for q in section_pool(bank, s)[0]}
     if len(together) < 2:
         yield (), f"apart: {list(together)} names one question: a set to keep apart needs two or more"
+    first: dict[str, int] = {}  # (each id's first position, found once: list.index per id is quadratic)
     for position, qid in enumerate(together):
-        if together.index(qid) != position:
+        first.setdefault(qid, position)
+    for position, qid in enumerate(together):
+        if first[qid] != position:
             yield (position,), f"apart: question {qid!r} is listed twice in one set"
         elif qid not in where:
             yield (position,), f"apart: question {qid!r} is in none of the quiz's sections"
@@ -578,26 +596,38 @@ def _apart_problems(bank: Bank, quiz: Quiz, together: tuple[str, ...]) -> Iterat
         )
 
 
+# Near matches ("did you mean …") are looked for for this many unknown ids or tags of a section: difflib compares
+# each with every id of the bank, and a section of 40,000 unknown ids would take minutes.
+_HINTS = 20
+
+
 def _section_problems(
     bank: Bank, section: Section, seen: dict[str, str]
 ) -> Iterator[tuple[tuple[str | int, ...], str]]:
     name = f"section {section.id!r}"
     pool, missing = section_pool(bank, section)
     if section.questions is not None:
-        for qid in missing:
-            near = difflib.get_close_matches(qid, [q.id for q in bank.questions], n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank{hint}"
+        first: dict[str, int] = {}  # (each id's first position, found once: list.index per id was quadratic)
         for position, qid in enumerate(section.questions):
-            if section.questions.index(qid) != position:
+            first.setdefault(qid, position)
+        ids = [q.id for q in bank.questions]
+        for number, qid in enumerate(missing):
+            near = difflib.get_close_matches(qid, ids, n=1) if number < _HINTS else []
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            yield ("questions", first[qid]), f"{name}: no question {qid!r} in the bank{hint}"
+        for position, qid in enumerate(section.questions):
+            if first[qid] != position:
                 yield ("questions", position), f"{name} lists question {qid!r} twice"
     else:
         assert section.pool is not None
+        positions: dict[str, int] = {}
+        for position, tag in enumerate(section.pool.tags):
+            positions.setdefault(tag, position)
         tags = sorted({t for q in bank.questions for t in q.tags})
-        for tag in missing:
-            near = difflib.get_close_matches(tag, tags, n=1)
+        for number, tag in enumerate(missing):
+            near = difflib.get_close_matches(tag, tags, n=1) if number < _HINTS else []
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}{hint}"
+            yield ("from", "tags", positions[tag]), f"{name}: no question is tagged {tag!r}{hint}"
     if not pool:
         if not missing:  # (an unknown id or tag is the reason, said above)
             yield (), f"{name} has no questions: its pool is empty"

@@ -212,7 +212,7 @@ def coverage_problem(locale: str, bank: Mapping[str, Catalog], file: str) -> Pro
     reviewed = {key for catalog in layers for key in catalog.reviewed}
     drafts = {key for catalog in layers for key in catalog.drafts} - reviewed
     missing = [key for key in [*WORDS, LETTERS] if key not in reviewed | drafts]
-    guide = "docs/how-to/add-a-locale.md, \"The page's own words\""
+    guide = 'docs/how-to/add-a-locale.md, "The page\'s own words"'
     if not reviewed and not drafts:
         message = (
             f"locale {locale!r} has no page words: its take-the-quiz page (export --format html) shows its buttons, "

@@ -38,7 +38,7 @@ def push() -> None:
     """Send a bank straight into an LMS."""
 
 
-def _canvas_token() -> str:
+def canvas_token() -> str:
     """CANVAS_TOKEN, else a hidden prompt on a terminal; never an option, so it stays out of argv and shell history."""
     token = os.environ.get("CANVAS_TOKEN", "").strip()
     if token:
@@ -238,7 +238,7 @@ def push_canvas(
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     try:
         options = formats.ExportOptions.for_bank(bank, locales, quiz=quiz, include_drafts=include_drafts)
-        token = _canvas_token()
+        token = canvas_token()
         client = canvas_client.CanvasClient(
             base_url,
             token,

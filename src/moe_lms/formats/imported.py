@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..locales import locale_info
 from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
+from ..numbers_in import finite_number
 from ..problems import Problem, ProblemsFound, Severity
 from ..text import plain_text
 
@@ -69,14 +70,8 @@ class ParsedItem(Generic[T]):
 
 
 def number(text: str | None) -> float | int | None:
-    """A finite number written in a package, or None."""
-    try:
-        value = float((text or "").strip())
-    except ValueError:
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    return int(value) if value.is_integer() else value
+    """A finite number written in a package, or None (see :func:`moe_lms.numbers_in.finite_number`)."""
+    return finite_number(text)
 
 
 def slug(value: str) -> str:

@@ -16,6 +16,7 @@ from copy import deepcopy
 
 from lxml import etree
 
+from ...numbers_in import ascii_digits, finite_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
@@ -198,16 +199,14 @@ def _check_groups(root: etree._Element, file: str, problems: list[Problem]) -> N
         items = len(group.findall(q("item")))
         selection = group.find(f"{q('selection_ordering')}/{q('selection')}")
         number = (selection.findtext(q("selection_number")) or "").strip() if selection is not None else ""
-        if not number.isdigit() or not 0 < int(number) <= items:
+        if not ascii_digits(number) or not 0 < int(number) <= items:
             message = f"question group {group.get('ident')!r} draws {number or 'nothing'!r} of its {items} item(s)"
             problems.append(Problem(file, group.sourceline, message))
         points = (
             selection.findtext(f"{q('selection_extension')}/{q('points_per_item')}") if selection is not None else None
         )
-        try:
-            valid = points is not None and float(points) > 0
-        except ValueError:
-            valid = False
+        value = finite_number(points)
+        valid = value is not None and value > 0
         if not valid:
             message = f"question group {group.get('ident')!r} gives its items no points_per_item (Canvas then gives 1)"
             problems.append(Problem(file, group.sourceline, message, severity=Severity.WARNING))

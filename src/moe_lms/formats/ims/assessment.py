@@ -14,7 +14,8 @@ from typing import Any
 
 from lxml import etree
 
-from ...zipsafe import resolve_href
+from ...numbers_in import MAX_ATTEMPTS, whole_number
+from ...zipsafe import MAX_FILES, resolve_href
 from ..imported import ImportedText, ParsedItem, number, plain_markdown, slug
 
 
@@ -61,33 +62,39 @@ class TestParts:
     max_attempts: int | None
 
 
-def read_parts(root: etree._Element, path: str, spelling: Spelling) -> TestParts:
+def read_parts(root: etree._Element, path: str, spelling: Spelling, *, file: str) -> TestParts:
     """The sections (each its own items, resolved from ``path``; nested sections have theirs), ``selection
     select``, ``ordering shuffle``, ``timeLimits maxTime`` and the first part's ``itemSessionControl
-    maxAttempts`` of an assessment test."""
+    maxAttempts`` of an assessment test. A draw or a number of tries that is no whole number in range raises
+    BadNumber naming ``file``, the line and the attribute as the version spells it."""
     tag, attribute = spelling.element, spelling.attribute
+
+    def whole(element: etree._Element, name: str, high: int) -> int | None:
+        what = f"<{etree.QName(element).localname} {attribute(name)}>"
+        return whole_number(
+            element.get(attribute(name)), low=0, high=high, file=file, line=element.sourceline, what=what
+        )
+
     sections = []
     for section in root.iter(tag("assessmentSection")):
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(tag("assessmentItemRef"))]
         selection = section.find(tag("selection"))
-        select = selection.get("select", "") if selection is not None else ""
         ordering = section.find(tag("ordering"))
         sections.append(
             ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
-                int(select) if select.isdigit() else None,
+                whole(selection, "select", MAX_FILES) if selection is not None else None,
                 ordering is not None and ordering.get("shuffle") == "true",
             )
         )
     limits = root.find(tag("timeLimits"))
     control = root.find(f"{tag('testPart')}/{tag('itemSessionControl')}")
-    attempts = control.get(attribute("maxAttempts"), "") if control is not None else ""
     return TestParts(
         [s for s in sections if s.items],
         number(limits.get(attribute("maxTime"))) if limits is not None else None,
-        int(attempts) if attempts.isdigit() else None,
+        whole(control, "maxAttempts", MAX_ATTEMPTS) if control is not None else None,
     )
 
 

@@ -33,6 +33,7 @@ from ...model import (
     Translation,
     clean_text,
 )
+from ...numbers_in import finite_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html, render_inline
 from ...unrender import markdown_from_html
@@ -604,13 +605,10 @@ def _numbered(base: str, used: set[str]) -> str:
 
 
 def _points(raw: str) -> int | float:
-    try:
-        value = float(raw)
-    except ValueError:
+    value = finite_number(raw)
+    if value is None or not 0 < value <= 1000:
         return 1
-    if not 0 < value <= 1000:
-        return 1
-    return int(value) if value.is_integer() else value
+    return value
 
 
 def _tags(raw: list[str]) -> list[str]:

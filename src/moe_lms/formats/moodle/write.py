@@ -36,7 +36,7 @@ from ...model import (
     Question,
     resolve_quiz,
 )
-from ...problems import Problem, ProblemsFound
+from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import Profile, render_block, render_inline, rendering
 from .. import ExportOptions
 from .files import attach_files, plugin_url
@@ -364,3 +364,20 @@ def quiz_steps(bank: Bank, locale: str, quiz_id: str, include_drafts: bool = Fal
 
 def _file_of(bank: Bank, locale: str) -> str:
     return "bank.yaml" if locale == bank.source_locale else f"locales/{locale}.po"
+
+
+def warnings(bank: Bank, options: ExportOptions) -> list[Problem]:
+    """The Moodle XML file's warnings channel: what a quiz's file cannot carry (formats.caveats), and a note of the
+    steps that make the quiz in Moodle from its pools, said at once so that an import is not taken for the quiz."""
+    from ..caveats import moodle
+
+    found = moodle(bank, options)
+    if options.quiz is None or not options.locales:
+        return found
+    steps = quiz_steps(bank, options.locales[0], options.quiz, options.include_drafts)  # (other locales: alike)
+    message = (
+        "Moodle XML carries the quiz's pools, not the quiz: each section's questions are in a category of their own. "
+        "After the import, create the quiz in Moodle (Add an activity or resource → Quiz) and make the draw there "
+        "with random questions (docs/how-to/quizzes.md):" + "".join(f"\n  - {step}" for step in steps)
+    )
+    return [*found, Problem("bank.yaml", None, message, severity=Severity.NOTE)]

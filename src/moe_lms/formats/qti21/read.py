@@ -21,8 +21,17 @@ from ...richtext import (
 )
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from ..imported import ParsedChoice, ParsedItem, assemble, number, plain_markdown, same_lang, slug, validated_bank
+from ...zipsafe import MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
+from ..imported import (
+    ParsedChoice,
+    ParsedItem,
+    assemble,
+    number,
+    plain_markdown,
+    same_lang,
+    slug,
+    validated_bank,
+)
 from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import Resource, open_package
 from ..ims.xhtml import add_text, inherited_lang
@@ -236,7 +245,7 @@ def _parse_test(root: etree._Element, resource: Resource, report: Report) -> Par
     rubric = next((r for r in root.iter(qname("rubricBlock")) if "candidate" in (r.get("view") or "").split()), None)
     path = resource.path
     refs = [resolve_href(path, r.get("href", "")) for r in root.iter(qname("assessmentItemRef"))]
-    parts = read_parts(root, path, _SPELLING)
+    parts = read_parts(root, path, _SPELLING, file=report.file)
     return ParsedTest(
         identifier=root.get("identifier", ""),
         locale=from_language_tag(lang) if lang else None,
@@ -266,17 +275,25 @@ def _read_resources(
     """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, ParsedItem[_Text]] = {}
     tests: list[ParsedTest] = []
+    read: set[str] = set()
     for resource in PACKAGING.resources(manifest):
         is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
+            continue
+        if resource.path in read:  # (a file named by a second resource is the same file: read once)
             continue
         if resource.path is None or resource.path not in package.infos:
             message = f"resource {resource.identifier!r} names no file of the package"
             problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
             continue
+        read.add(resource.path)
         report = Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
+            root = package.xml(
+                resource.path,
+                max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS,
+                max_bytes=MAX_ITEM_BYTES if is_item else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             report.refused(exc)
         else:

@@ -27,8 +27,17 @@ from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from ..imported import ParsedChoice, ParsedItem, assemble, number, plain_markdown, same_lang, slug, validated_bank
+from ...zipsafe import MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
+from ..imported import (
+    ParsedChoice,
+    ParsedItem,
+    assemble,
+    number,
+    plain_markdown,
+    same_lang,
+    slug,
+    validated_bank,
+)
 from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import open_package
 from ..ims.xhtml import FROM_SPAN, VOID, add_text
@@ -266,6 +275,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         for string in general.iterfind(f"{{{LOM}}}title/{{{LOM}}}string"):
             titles.setdefault(string.get("language") or "", string.text or "")
         languages = [language.text or "" for language in general.iterfind(f"{{{LOM}}}language")]
+    read: set[str] = set()
     for resource in manifest.iterfind(f"{{{CP}}}resources/{{{CP}}}resource"):
         kind = resource.get("type", "")
         href = resource.get("href") or next((f.get("href", "") for f in resource.iterfind(f"{{{CP}}}file")), "")
@@ -273,6 +283,8 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         if kind not in (ITEM_TYPE, TEST_TYPE):
             continue
         place = f"{name}!/{path or href}"
+        if path in read:  # (a file named by a second resource is the same file: read once)
+            continue
         if path is None or path not in package.infos:
             found.problems.append(
                 Problem(
@@ -280,8 +292,13 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 )
             )
             continue
+        read.add(path)
         try:
-            root = package.xml(path, max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000)
+            root = package.xml(
+                path,
+                max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000,
+                max_bytes=MAX_ITEM_BYTES if kind == ITEM_TYPE else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
             continue
@@ -291,7 +308,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 item.tags = _keywords(_lom_general(resource))
                 found.items.append(item)
                 found.paths[path] = item
-        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path)).is_quiz:
+        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path, place=place)).is_quiz:
             found.quizzes.append(quiz)
         elif root.tag == q("qti-assessment-test"):
             rubric = root.find(f".//{q('qti-rubric-block')}")
@@ -309,12 +326,12 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
 _SPELLING = Spelling(element=lambda name: q(f"qti-{kebab(name)}"), attribute=kebab)
 
 
-def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
+def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
     limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
     max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..ims.assessment.quizzes_of`
     makes the quizzes)."""
-    parts = read_parts(root, path, _SPELLING)
+    parts = read_parts(root, path, _SPELLING, file=place or path)
     identifier = root.get("identifier", "")
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
