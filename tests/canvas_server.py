@@ -423,6 +423,44 @@ QUESTION_FIELDS = (
 CHOICE_TYPES = {"multiple_choice_question", "multiple_answers_question"}
 
 
+def ruby_to_f(value: Any) -> float:
+    """Ruby's String#to_f / nil.to_f: the leading number of the text, 0.0 when there is none."""
+    if isinstance(value, bool) or value is None:
+        return 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    found = re.match(r"\s*[+-]?(?:\d[\d_]*)?(?:\.\d+)?(?:[eE][+-]?\d+)?", str(value))
+    try:
+        return float(found.group().replace("_", "")) if found and found.group().strip() else 0.0
+    except ValueError:
+        return 0.0
+
+
+def grade_numerical(question: dict[str, Any], typed: str) -> dict[str, Any] | None:
+    """The answer a typed number matches, as Canvas grades a numerical_question
+    (cl:app/models/quizzes/quiz_question/numerical_question.rb correct_answer_parts): the text as a BigDecimal (0
+    when it is none), the first answer, by weight, whose exact ± margin (a margin ending in % is a share of the
+    value) or range covers it, bounds included; None when none does (the answer is wrong). Every answer is correct."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        number = Decimal(typed.strip())
+    except InvalidOperation:
+        number = Decimal("0.0")
+    for answer in sorted(question["answers"], key=lambda a: a.get("weight") or 0):
+        if answer["numerical_answer_type"] == "exact_answer":
+            value = Decimal(repr(answer["exact"]))
+            margin_text = str(answer["margin"])
+            margin = abs(Decimal(margin_text[:-1]) / 100 * value) if margin_text.endswith("%") else Decimal(margin_text)
+            if value - margin <= number <= value + margin:
+                return answer
+        else:
+            low, high = sorted([Decimal(repr(answer["start"])), Decimal(repr(answer["end"]))])
+            if low <= number <= high:
+                return answer
+    return None
+
+
 class Canvas:
     """The application: routes, state, faults. Thread-safe behind one lock (the work per request is tiny)."""
 
@@ -831,6 +869,8 @@ class Canvas:
             raw = array
         if not isinstance(raw, list):
             return []
+        if question_type == "numerical_question":
+            return self._numerical_answers(raw)
         if question_type not in CHOICE_TYPES:
             return raw  # unknown types keep the answers raw (the base AnswerParser)
         if any(a is None for a in raw):
@@ -863,6 +903,37 @@ class Canvas:
             )
         if answers and not any(a["weight"] == 100 for a in answers):
             answers[0]["weight"] = 100.0  # set_correct_if_none
+        return answers
+
+    def _numerical_answers(self, raw: list[Any]) -> list[Any]:
+        """The Numerical answer parser (cl:app/models/quizzes/quiz_question/answer_parsers/numerical.rb): every answer
+        weight 100; numerical_answer_type exact_answer keeps answer_exact and answer_error_margin (Ruby's to_f: 0.0
+        for anything not a number), any other type becomes range_answer from answer_range_start/_end."""
+        if any(a is None for a in raw):
+            raise InternalError()
+        answers, used = [], set()
+        for a in raw:
+            answer_id = int(a.get("id") or a.get("answer_id") or 0)
+            while answer_id == 0 or answer_id in used:
+                answer_id = self._answer_ids.randint(0, 9999)
+            used.add(answer_id)
+            answer: dict[str, Any] = {
+                "id": answer_id,
+                "text": self._check_length(a.get("answer_text", a.get("text", "")), MAX_TEXT) or "",
+                "comments": self._check_length(a.get("answer_comment", a.get("comments", "")), MAX_TEXT) or "",
+                "comments_html": self._check_length(a.get("answer_comment_html", a.get("comments_html", "")), MAX_TEXT)
+                or "",
+                "weight": 100.0,
+                "numerical_answer_type": a.get("numerical_answer_type"),
+            }
+            if answer["numerical_answer_type"] == "exact_answer":
+                answer["exact"] = ruby_to_f(a.get("answer_exact"))
+                answer["margin"] = ruby_to_f(a.get("answer_error_margin"))
+            else:
+                answer["numerical_answer_type"] = "range_answer"
+                answer["start"] = ruby_to_f(a.get("answer_range_start"))
+                answer["end"] = ruby_to_f(a.get("answer_range_end"))
+            answers.append(answer)
         return answers
 
     def _question_data(self, raw: Any, previous: dict[str, Any] | None) -> dict[str, Any]:

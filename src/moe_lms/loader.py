@@ -997,7 +997,7 @@ class _CatalogReader:
 
 # What a msgctxt naming a string looks like (model.strings): anything else names no string of any bank.
 _STRING_PATH = re.compile(
-    r"(?:title|intro|feedback/[a-z_]+|[a-z][a-z0-9-]*/(?:stem|explanation|choices/[a-z][a-z0-9-]*/(?:text|explanation)))\Z"
+    r"(?:title|intro|feedback/[a-z_]+|[a-z][a-z0-9-]*/(?:stem|explanation|unit|choices/[a-z][a-z0-9-]*/(?:text|explanation)))\Z"
 )
 
 

@@ -15,7 +15,16 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 
-from .model import Bank, Question, Translation, bank_strings
+from .model import (
+    Bank,
+    Question,
+    Translation,
+    bank_strings,
+    question_sources,
+    question_string_count,
+    question_strings,
+    string_offset,
+)
 
 # Bits of a string's state byte.
 LISTED = 1  # the PO file has an entry for it, translated or not
@@ -39,7 +48,7 @@ class StringIndex:
         for number, q in enumerate(bank.questions):
             self._number[q.id] = number
             self._bases.append(ordinal)
-            ordinal += 2 + 2 * len(q.choices)
+            ordinal += question_string_count(q)
         self.size = ordinal
         # Whether each string, as a view of (locale, include_drafts) resolves it, renders as itself everywhere:
         # 0 not yet known, 1 no, 2 yes (locales.LocalizedView.question_plain). Every writer asks it of every
@@ -64,13 +73,16 @@ class StringIndex:
             return base
         if rest == "explanation":
             return base + 1
+        q = self.questions[number]
+        if rest == "unit":
+            return base + 2 if q.numerical and q.unit is not None else None
         kind, _, rest = rest.partition("/")
         choice_id, _, field = rest.partition("/")
-        if kind != "choices" or field not in ("text", "explanation"):
+        if kind != "choices" or field not in ("text", "explanation") or (q.numerical and field == "text"):
             return None
-        for j, c in enumerate(self.questions[number].choices):
+        for j, c in enumerate(q.choices):
             if c.id == choice_id:
-                return base + 2 + 2 * j + (field == "explanation")
+                return base + string_offset(q, "explanation" if field == "explanation" else "text", j)
         return None
 
     def neighbours(self, path: str) -> list[str]:
@@ -84,7 +96,7 @@ class StringIndex:
         if close:
             number = self._number[close[0]]
             base = self._bases[number]
-            count = 2 + 2 * len(self.questions[number].choices)
+            count = question_string_count(self.questions[number])
             candidates += [p for p, _ in self.strings(base, count)]
         return candidates
 
@@ -109,6 +121,10 @@ class StringIndex:
         more_sources: list[str] = []
         for q in self.questions[number:last]:  # whole questions, in question_strings order; trimmed below
             qid = q.id
+            if q.numerical:
+                more_paths += [path for path, _ in _question_paths(q)]
+                more_sources += question_sources(q)
+                continue
             more_paths += (f"{qid}/stem", f"{qid}/explanation")
             more_sources += (q.stem, q.explanation)
             for c in q.choices:
@@ -122,6 +138,10 @@ class StringIndex:
 
     def string(self, ordinal: int) -> tuple[str, str]:
         return self.strings(ordinal, 1)[0]
+
+
+def _question_paths(q: Question) -> list[tuple[str, str]]:
+    return list(question_strings(q))
 
 
 class PackedCatalog(Mapping[str, Translation]):

@@ -47,7 +47,15 @@ from ...zipsafe import (
 )
 from .. import Imported
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
+from .write import (
+    CORRECT_ATTRIBUTE,
+    KIND_ATTRIBUTE,
+    NUMERICAL_LIST,
+    SOURCE_ATTRIBUTE,
+    STATIC,
+    TAGS_ATTRIBUTE,
+    UNIT_LANG_ATTRIBUTE,
+)
 
 COURSE_FILE = "course.xml"
 
@@ -502,9 +510,97 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def _parse_numerical(
+    problem: etree._Element, response: etree._Element, place: str, locale: str, lang: str, problems: list[Problem]
+) -> ParsedItem[Text] | None:
+    """A ``numericalresponse`` as moe-lms writes it (write.build_numerical): ``answer`` and each
+    ``additional_answer`` a correct value (ids from ``moe_lms_correct``), the tolerance an absolute
+    ``responseparam``, each ``correcthint`` its value's explanation, the unit the input's ``trailing_text``, the
+    solution's first block the general explanation and its list the anticipated values."""
+
+    def warn(message: str) -> None:
+        problems.append(Problem(place, response.sourceline, message, severity=Severity.WARNING))
+
+    param = response.find("responseparam[@type='tolerance']")
+    raw_tolerance = (param.get("default") if param is not None else None) or "0"
+    tolerance = number(raw_tolerance)
+    if tolerance is None or raw_tolerance.strip().endswith("%"):
+        warn(f"the tolerance {raw_tolerance!r} is not an absolute number; moe-lms imports absolute tolerances")
+        return None
+    answers = [(response.get("answer"), response.find("correcthint"))]
+    answers += [(a.get("answer"), a.find("correcthint")) for a in response.iterfind("additional_answer")]
+    ids = problem.get(CORRECT_ATTRIBUTE, "").split()
+    choices: list[ParsedChoice[Text]] = []
+    for index, (raw, hint) in enumerate(answers):
+        value = number(raw)
+        if value is None:
+            warn(f"the answer {raw!r} is not a number (capa also takes formulas; moe-lms imports numbers)")
+            return None
+        cid = ids[index] if index < len(ids) else f"right-{index + 1}" if index else "right"
+        explanation = text_of(hint, lang, inline=False) if hint is not None else None
+        choices.append(ParsedChoice(cid, None, True, explanation, float(value), float(tolerance)))
+    label = response.find("label")
+    stem = text_of(label, lang, inline=False)
+    solution = problem.find("solution")
+    detailed = solution.find("div[@class='detailed-solution']") if solution is not None else None
+    explanation = None
+    if detailed is not None:
+        blocks = [c for c in detailed if isinstance(c.tag, str)]
+        listed = next((b for b in blocks if b.tag == "ul" and b.get("class") == NUMERICAL_LIST), None)
+        if blocks and blocks[0] is not listed:
+            explanation = text_of(blocks[0], lang, inline=False)
+        for li in listed.iterfind("li") if listed is not None else ():
+            value, own = number(li.get("data-value")), number(li.get("data-tolerance"))
+            div = li.find("div")
+            if value is None:
+                continue
+            text = text_of(div, lang, inline=False) if div is not None else None
+            choices.append(
+                ParsedChoice(
+                    li.get("data-choice") or f"value-{len(choices) + 1}",
+                    None,
+                    False,
+                    text,
+                    float(value),
+                    float(own or 0),
+                )
+            )
+    entry = response.find("formulaequationinput")
+    if entry is None:
+        entry = response.find("textline")
+    trailing = (entry.get("trailing_text") or "").strip() if entry is not None else ""
+    unit = None
+    if trailing:
+        unit_lang = problem.get(UNIT_LANG_ATTRIBUTE) or lang
+        holder = etree.Element("span", {"lang": unit_lang})
+        holder.text = trailing
+        unit = text_of(holder, unit_lang, inline=True)
+    points = number(problem.get("weight"))
+    url_name = problem.get("url_name") or posixpath.basename(place).removesuffix(".xml")
+    return ParsedItem(
+        path=place,
+        qid=slug(url_name),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=stem,
+        explanation=explanation,
+        choices=choices,
+        tags=tuple(problem.get(TAGS_ATTRIBUTE, "").split()),
+        unit=unit,
+    )
+
+
 def parse_problem(problem: etree._Element, place: str, locale: str, problems: list[Problem]) -> ParsedItem[Text] | None:
     """A choice problem as Studio or moe-lms write it; None (with a warning) for other problems."""
     lang = problem.get("lang") or locale_info(locale).lang
+    numerical = [r for r in problem if r.tag == "numericalresponse"]
+    if (
+        len(numerical) == 1
+        and len([r for r in problem.iter() if isinstance(r.tag, str) and r.tag.endswith("response")]) == 1
+    ):
+        return _parse_numerical(problem, numerical[0], place, locale, lang, problems)
     responses = [r for r in problem if r.tag in ("multiplechoiceresponse", "choiceresponse")]
     others = [
         r.tag

@@ -35,7 +35,7 @@ from ..imported import (
 from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import Resource, open_package
 from ..ims.xhtml import add_text, inherited_lang
-from ..qti_item import GENERAL_FEEDBACK
+from ..qti_item import GENERAL_FEEDBACK, read_numerical_rules
 from .manifest import PACKAGING, bank_paths
 from .names import (
     ITEM_TYPE_PREFIX,
@@ -122,6 +122,8 @@ def _parse_item(
         for e in root.iter()
         if isinstance(e.tag, str) and e.tag.startswith(f"{{{QTI}}}") and e.tag.endswith("Interaction")
     ]
+    if len(interactions) == 1 and interactions[0].tag == qname("textEntryInteraction"):
+        return _parse_numerical(root, resource, default_locale, report, interactions[0])
     if len(interactions) != 1 or interactions[0].tag != qname("choiceInteraction"):
         report.add(root, "skipped: only items with exactly one choiceInteraction can be imported", Severity.WARNING)
         return None
@@ -198,6 +200,72 @@ def _parse_item(
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
+    )
+
+
+def _parse_numerical(
+    root: etree._Element, resource: Resource, default_locale: str, report: Report, interaction: etree._Element
+) -> ParsedItem[_Text] | None:
+    """A numerical item as moe-lms writes it (qti21.write.build_numerical_item): a float response, a rule per value
+    (qti_item.read_numerical_rules), a modalFeedback per value and the general one, the stem before the
+    interaction's paragraph and the unit (``span class="moe-unit"``) after the interaction."""
+    declaration = next(
+        (
+            d
+            for d in root.iterfind(qname("responseDeclaration"))
+            if d.get("identifier") == interaction.get("responseIdentifier")
+        ),
+        None,
+    )
+    if declaration is None or declaration.get("baseType") != "float":
+        report.add(root, "skipped: a textEntryInteraction is imported only with a float response", Severity.WARNING)
+        return None
+    lang = root.get(XML_LANG)
+    locale = from_language_tag(lang) if lang else default_locale
+    if locale is None:
+        report.add(root, f"xml:lang {lang!r} is not a language moe-lms knows")
+        return None
+    processing = root.find(qname("responseProcessing"))
+    rules = read_numerical_rules(processing, qname) if processing is not None else []
+    if not rules:
+        report.add(root, "skipped: no rule of the item compares the response with a value", Severity.WARNING)
+        return None
+    points: float | int | None = None
+    for outcome in root.iterfind(qname("outcomeDeclaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = number(outcome.findtext(f"{qname('defaultValue')}/{qname('value')}"))
+    feedback = {f.get("identifier", ""): f for f in root.iter(*FEEDBACK_TAGS)}
+    body = root.find(qname("itemBody"))
+    prompt = etree.Element(qname("prompt"))
+    unit = None
+    for child in body if body is not None else ():
+        if child is interaction or interaction in child.iterdescendants():
+            unit = next((s for s in child.iter(qname("span")) if "moe-unit" in (s.get("class") or "").split()), None)
+            break
+        if isinstance(child.tag, str):
+            prompt.append(_clone(child))
+    choices: list[ParsedChoice[_Text]] = []
+    for rule in rules:
+        bound = feedback.get(rule.choice_id)
+        explanation = _feedback_text(bound) if bound is not None else None
+        choices.append(ParsedChoice(rule.choice_id, None, rule.correct, explanation, rule.value, rule.tolerance))
+    general = feedback.get(GENERAL_FEEDBACK)
+    stem = _feedback_text(prompt)  # (the one div the stem is in, with its language where it is not the item's)
+    suffix = f"-{locale}"
+    identifier = root.get("identifier", "")
+    qid = identifier.removesuffix(suffix) if identifier.endswith(suffix) else identifier
+    return ParsedItem(
+        path=report.file,
+        qid=slug(qid),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=stem if stem.lang is not None else _Text(stem.html, lang, inline=False),
+        explanation=_feedback_text(general) if general is not None else None,
+        choices=choices,
+        tags=_keywords(resource.element),
+        unit=_Text.of(unit, inherited_lang(unit) or lang, inline=True) if unit is not None else None,
     )
 
 

@@ -15,6 +15,7 @@ import copy
 import html
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -41,6 +42,7 @@ from ..imported import (
 from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
 from ..ims.cp import open_package
 from ..ims.xhtml import FROM_SPAN, VOID, add_text
+from ..qti_item import read_numerical_rules
 from .write import (
     CP,
     ITEM_TYPE,
@@ -168,6 +170,8 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
         skip(f"not a QTI 3 qti-assessment-item ({etree.QName(root).text}); not imported")
         return None
     interactions = [e for e in root.iter() if isinstance(e.tag, str) and local(e).endswith("-interaction")]
+    if len(interactions) == 1 and interactions[0].tag == q("qti-text-entry-interaction"):
+        return _parse_numerical(root, path, interactions[0], skip)
     if len(interactions) != 1 or interactions[0].tag != q("qti-choice-interaction"):
         skip("not an item with one qti-choice-interaction; moe-lms imports choice items")
         return None
@@ -231,6 +235,75 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
         stem=text_of(prompt, lang, inline=False),
         explanation=text_of(general, lang, inline=False) if general is not None else None,
         choices=choices,
+    )
+
+
+def _parse_numerical(
+    root: etree._Element, path: str, interaction: etree._Element, skip: Callable[[str], None]
+) -> ParsedItem[Text] | None:
+    """A numerical item as moe-lms writes it (write.build_numerical_item): a float response, a rule per value
+    (qti_item.read_numerical_rules in QTI 3's names), a modal feedback per value and the general one, the stem
+    before the interaction's paragraph, the unit (``span class="moe-unit"``) after the interaction."""
+    declarations = {d.get("identifier"): d for d in root.iterfind(q("qti-response-declaration"))}
+    response = declarations.get(interaction.get("response-identifier"))
+    if response is None or response.get("base-type") != "float":
+        skip("a qti-text-entry-interaction is imported only with a float response")
+        return None
+    lang = root.get(XML_LANG) or "en"
+    locale = from_language_tag(lang) or "en"
+    processing = root.find(q("qti-response-processing"))
+    rules = read_numerical_rules(processing, lambda name: q(f"qti-{kebab(name)}")) if processing is not None else []
+    if not rules:
+        skip("no rule of the item compares the response with a value")
+        return None
+    points = None
+    for outcome in root.iterfind(q("qti-outcome-declaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = number(outcome.findtext(f"{q('qti-default-value')}/{q('qti-value')}"))
+    feedback: dict[str, etree._Element] = {}
+    general = None
+    for modal in [*root.iterfind(q("qti-modal-feedback")), *root.iter(q("qti-feedback-block"))]:
+        body = modal.find(q("qti-content-body"))
+        body = modal if body is None else body
+        if modal.get("identifier") == NOT_ANSWERED or modal.get("identifier") in GENERAL_NAMES:
+            general = body
+        else:
+            feedback.setdefault(modal.get("identifier", ""), body)
+    item_body = root.find(q("qti-item-body"))
+    prompt = etree.Element(q("div"))
+    unit = None
+    for node in item_body if item_body is not None else ():
+        if node is interaction or interaction in node.iterdescendants():
+            unit = next((s for s in node.iter(q("span")) if "moe-unit" in (s.get("class") or "").split()), None)
+            break
+        if isinstance(node.tag, str):
+            prompt.append(copy.deepcopy(node))
+    stem_lang = prompt[0].get(XML_LANG) if len(prompt) == 1 else None
+    stem = prompt[0] if len(prompt) == 1 else prompt
+    choices: list[ParsedChoice[Text]] = [
+        ParsedChoice(
+            rule.choice_id,
+            None,
+            rule.correct,
+            text_of(feedback[rule.choice_id], lang, inline=False) if rule.choice_id in feedback else None,
+            rule.value,
+            rule.tolerance,
+        )
+        for rule in rules
+    ]
+    identifier = root.get("identifier", "")
+    qid = identifier.removesuffix(f"-{locale}") if identifier.endswith(f"-{locale}") else identifier
+    return ParsedItem(
+        path=path,
+        qid=slug(qid),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=text_of(stem, stem_lang or lang, inline=False),
+        explanation=text_of(general, lang, inline=False) if general is not None else None,
+        choices=choices,
+        unit=text_of(unit, unit.get(XML_LANG) or lang, inline=True) if unit is not None else None,
     )
 
 
