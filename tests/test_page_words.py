@@ -49,7 +49,7 @@ def letters_of(html: str) -> list[str]:
 # --- the shipped catalogs -------------------------------------------------------------------------------------
 
 
-NUMERICAL_WORDS = {"type_number", "answer_label", "not_a_number"}  # (issue 30's, drafts)
+NUMERICAL_WORDS = {"type_number", "answer_label", "not_a_number"}  # (issue 30's)
 
 
 def test_moe_lms_ships_page_words_for_the_languages_most_lms_sites_run_in() -> None:
@@ -160,8 +160,8 @@ def test_the_reviewed_shipped_words_are_used_without_include_drafts(tmp_path: Pa
     assert "Choose one answer." not in html
     for locale in ("fr", "es", "de", "pt", "ar", "zh", "hi", "id"):
         catalog = pagewords.shipped(locale)
-        # (but the words of numerical questions, issue 30: drafts awaiting their review)
-        assert catalog is not None and set(catalog.drafts) <= NUMERICAL_WORDS, locale
+        # (issue 30's number-box words too: reviewed in the second pass)
+        assert catalog is not None and not catalog.drafts and set(catalog.reviewed) >= NUMERICAL_WORDS, locale
 
 
 def test_a_banks_own_po_overrides_some_words_and_keeps_the_others(tmp_path: Path) -> None:
@@ -215,9 +215,9 @@ def test_check_says_when_a_target_locale_has_no_page_words_or_only_drafts(tmp_pa
         "html) shows its buttons, labels and choice letters in English" in result.stderr
     )
     assert "0 of the 26 page words of 'ja' are reviewed, 1 draft(s) and 25 missing" in result.stderr
-    # (reviewed, but the words of numerical questions, issue 30: drafts awaiting their review)
-    assert "23 of the 26 page words of 'ur' are reviewed, 3 draft(s)" in result.stderr
-    assert "23 of the 26 page words of 'fr' are reviewed, 3 draft(s)" in result.stderr
+    # (every shipped word of ur and fr is reviewed, issue 30's number box too: nothing to say of them)
+    assert "page words of 'ur'" not in result.stderr
+    assert "page words of 'fr'" not in result.stderr
 
 
 def test_a_wrong_entry_of_a_banks_page_words_is_an_error_at_its_line(tmp_path: Path) -> None:
