@@ -19,6 +19,7 @@ from moe_lms.formats.canvas import (
 from moe_lms.formats.canvas_media import image_ref
 from moe_lms.locales import LocalizedView, Resolved, locale_info
 from moe_lms.model import Bank, Kind, Question
+from moe_lms.numeric import number_text
 from moe_lms.richtext import latin_isolated, plain_text, render_block, render_inline, rendering
 
 
@@ -70,6 +71,49 @@ def classic_question(view: LocalizedView, q: Question) -> tuple[str, dict[str, A
     return fp, {"question": fields}
 
 
+def classic_numerical(view: LocalizedView, q: Question) -> tuple[str, dict[str, Any]]:
+    """(fingerprint, body) of a classic numerical question, as canvas-lms reads one (answer_parsers/numerical.rb:
+    every answer is correct, exact_answer with answer_exact and answer_error_margin): the correct values as answers,
+    the anticipated values listed with their explanations in the incorrect comments."""
+    answers = [
+        {
+            "numerical_answer_type": "exact_answer",
+            "answer_exact": json.loads(number_text(q.value_of(c))),
+            "answer_error_margin": json.loads(number_text(q.tolerance_of(c))),
+            "answer_weight": 100,
+            "answer_comment_html": _block(view.choice_explanation(q, c)),
+            "comments": plain_text(view.choice_explanation(q, c).text),
+        }
+        for c in q.choices
+        if c.correct
+    ]
+    listed = ""
+    plain_listed = []
+    for c in q.choices:
+        if c.correct:
+            continue
+        tolerance = q.tolerance_of(c)
+        shown = number_text(q.value_of(c)) + (f" ± {number_text(tolerance)}" if tolerance else "")
+        classes = f"moe-choice-{c.id} moe-value-{number_text(q.value_of(c))} moe-tolerance-{number_text(tolerance)}"
+        listed += f'<li class="{classes}"><span dir="ltr">{shown}</span>: {_block(view.choice_explanation(q, c))}</li>'
+        plain_listed.append(f"{shown}: {plain_text(view.choice_explanation(q, c).text)}")
+    fields: dict[str, Any] = {
+        "question_type": "numerical_question",
+        "question_text": _block(view.stem(q)),
+        "points_possible": float(q.points),
+        "neutral_comments_html": _block(view.explanation(q)),
+        "correct_comments_html": _block(view.feedback("correct")),
+        "incorrect_comments_html": _block(view.feedback("incorrect")) + (f"<ul>{listed}</ul>" if listed else ""),
+        "neutral_comments": plain_text(view.explanation(q).text),
+        "correct_comments": plain_text(view.feedback("correct").text),
+        "incorrect_comments": " ".join([plain_text(view.feedback("incorrect").text), *plain_listed]),
+        "answers": answers,
+    }
+    fp = fingerprint("classic", fields)
+    fields = {"question_name": f"{q.id} [moe:{view.bank.id}/{q.id}:{fp}]", **fields}
+    return fp, {"question": fields}
+
+
 def new_quizzes_item(view: LocalizedView, q: Question, position: int) -> tuple[str, dict[str, Any]]:
     """(fingerprint, body) of a New Quizzes item."""
     ids = {c.id: choice_uuid(view.bank, view.locale, q, c.id) for c in q.choices}
@@ -110,15 +154,22 @@ def new_quizzes_item(view: LocalizedView, q: Question, position: int) -> tuple[s
 
 
 def bodies(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = False) -> list[tuple[str, Any]]:
-    """Each question's (fingerprint, body), as a push with image references sends them."""
+    """Each question's (fingerprint, body), as a push with image references sends them (New Quizzes: the
+    numerical questions left out)."""
+    return [(fp, body) for _, fp, body in _made(bank, locale, engine, include_drafts=include_drafts)]
+
+
+def _made(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool) -> list[tuple[Question, str, Any]]:
     stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_ref)
     made = []
-    for position, q in enumerate(bank.questions, start=1):
+    kept = [q for q in bank.questions if engine == "classic" or not q.numerical]
+    for position, q in enumerate(kept, start=1):
         with rendering(stream.profile):
             if engine == "classic":
-                made.append(classic_question(stream.view, q))
+                fp, body = classic_numerical(stream.view, q) if q.numerical else classic_question(stream.view, q)
             else:
-                made.append(new_quizzes_item(stream.view, q, position))
+                fp, body = new_quizzes_item(stream.view, q, position)
+        made.append((q, fp, body))
     return made
 
 
@@ -129,10 +180,10 @@ def document(bank: Bank, options: ExportOptions) -> bytes:
         entry: dict[str, Any] = {"locale": locale}
         for engine, name, items, path, item_path in _SECTIONS:
             stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
-            made = bodies(bank, locale, engine, include_drafts=options.include_drafts)
-            stream._made = [(q.id, fp) for q, (fp, _) in zip(bank.questions, made, strict=True)]
+            made = _made(bank, locale, engine, include_drafts=options.include_drafts)
+            stream._made = [(q.id, fp) for q, fp, _ in made]
             entry[name] = {
-                items: [{"method": "POST", "path": item_path, "body": body} for _, body in made],
+                items: [{"method": "POST", "path": item_path, "body": body} for _, _, body in made],
                 "quiz": {"method": "POST", "path": path, "body": stream.quiz().body()},
             }
         locales.append(entry)

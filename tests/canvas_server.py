@@ -27,6 +27,7 @@ including a :class:`RawBody` that trickles or never ends.
 from __future__ import annotations
 
 import copy
+import csv
 import email.parser
 import email.policy
 import io
@@ -287,6 +288,9 @@ class Course:
     question_banks: dict[str, list[str]] = field(default_factory=dict)  # bank title -> item identifiers
     folders: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> {id, name, full_name, parent_id}
     files: dict[int, dict[str, Any]] = field(default_factory=dict)  # id -> attachment (with _data, _available)
+    # quiz id -> completed classic quiz submissions: {user_id, user_name, submission_data} (Quizzes::QuizSubmission)
+    submissions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    reports: dict[int, dict[str, Any]] = field(default_factory=dict)  # quiz report id -> report (with _csv)
 
     def folder_by_path(self, full_name: str) -> dict[str, Any] | None:
         return next((f for f in self.folders.values() if f["full_name"] == full_name), None)
@@ -419,6 +423,44 @@ QUESTION_FIELDS = (
 CHOICE_TYPES = {"multiple_choice_question", "multiple_answers_question"}
 
 
+def ruby_to_f(value: Any) -> float:
+    """Ruby's String#to_f / nil.to_f: the leading number of the text, 0.0 when there is none."""
+    if isinstance(value, bool) or value is None:
+        return 0.0
+    if isinstance(value, int | float):
+        return float(value)
+    found = re.match(r"\s*[+-]?(?:\d[\d_]*)?(?:\.\d+)?(?:[eE][+-]?\d+)?", str(value))
+    try:
+        return float(found.group().replace("_", "")) if found and found.group().strip() else 0.0
+    except ValueError:
+        return 0.0
+
+
+def grade_numerical(question: dict[str, Any], typed: str) -> dict[str, Any] | None:
+    """The answer a typed number matches, as Canvas grades a numerical_question
+    (cl:app/models/quizzes/quiz_question/numerical_question.rb correct_answer_parts): the text as a BigDecimal (0
+    when it is none), the first answer, by weight, whose exact ± margin (a margin ending in % is a share of the
+    value) or range covers it, bounds included; None when none does (the answer is wrong). Every answer is correct."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        number = Decimal(typed.strip())
+    except InvalidOperation:
+        number = Decimal("0.0")
+    for answer in sorted(question["answers"], key=lambda a: a.get("weight") or 0):
+        if answer["numerical_answer_type"] == "exact_answer":
+            value = Decimal(repr(answer["exact"]))
+            margin_text = str(answer["margin"])
+            margin = abs(Decimal(margin_text[:-1]) / 100 * value) if margin_text.endswith("%") else Decimal(margin_text)
+            if value - margin <= number <= value + margin:
+                return answer
+        else:
+            low, high = sorted([Decimal(repr(answer["start"])), Decimal(repr(answer["end"]))])
+            if low <= number <= high:
+                return answer
+    return None
+
+
 class Canvas:
     """The application: routes, state, faults. Thread-safe behind one lock (the work per request is tiny)."""
 
@@ -513,6 +555,10 @@ class Canvas:
             ("GET", r"/api/v1/files/(?P<file>\d+)/create_success", self.create_success),
             ("POST", r"/api/v1/files/(?P<file>\d+)/create_success", self.create_success),
             ("GET", r"/api/v1/progress/(?P<progress>\d+)", self.progress),
+            ("GET", c + r"/quizzes/(?P<quiz>\d+)/statistics", self.quiz_statistics),
+            ("POST", c + r"/quizzes/(?P<quiz>\d+)/reports", self.create_quiz_report),
+            ("GET", c + r"/quizzes/(?P<quiz>\d+)/reports/(?P<report>\d+)", self.show_quiz_report),
+            ("GET", r"/files/(?P<file>\d+)/download", self.download_report),
         ]:
             self.routes.append((method, re.compile(pattern + r"\Z"), handler))
 
@@ -823,6 +869,8 @@ class Canvas:
             raw = array
         if not isinstance(raw, list):
             return []
+        if question_type == "numerical_question":
+            return self._numerical_answers(raw)
         if question_type not in CHOICE_TYPES:
             return raw  # unknown types keep the answers raw (the base AnswerParser)
         if any(a is None for a in raw):
@@ -855,6 +903,37 @@ class Canvas:
             )
         if answers and not any(a["weight"] == 100 for a in answers):
             answers[0]["weight"] = 100.0  # set_correct_if_none
+        return answers
+
+    def _numerical_answers(self, raw: list[Any]) -> list[Any]:
+        """The Numerical answer parser (cl:app/models/quizzes/quiz_question/answer_parsers/numerical.rb): every answer
+        weight 100; numerical_answer_type exact_answer keeps answer_exact and answer_error_margin (Ruby's to_f: 0.0
+        for anything not a number), any other type becomes range_answer from answer_range_start/_end."""
+        if any(a is None for a in raw):
+            raise InternalError()
+        answers, used = [], set()
+        for a in raw:
+            answer_id = int(a.get("id") or a.get("answer_id") or 0)
+            while answer_id == 0 or answer_id in used:
+                answer_id = self._answer_ids.randint(0, 9999)
+            used.add(answer_id)
+            answer: dict[str, Any] = {
+                "id": answer_id,
+                "text": self._check_length(a.get("answer_text", a.get("text", "")), MAX_TEXT) or "",
+                "comments": self._check_length(a.get("answer_comment", a.get("comments", "")), MAX_TEXT) or "",
+                "comments_html": self._check_length(a.get("answer_comment_html", a.get("comments_html", "")), MAX_TEXT)
+                or "",
+                "weight": 100.0,
+                "numerical_answer_type": a.get("numerical_answer_type"),
+            }
+            if answer["numerical_answer_type"] == "exact_answer":
+                answer["exact"] = ruby_to_f(a.get("answer_exact"))
+                answer["margin"] = ruby_to_f(a.get("answer_error_margin"))
+            else:
+                answer["numerical_answer_type"] = "range_answer"
+                answer["start"] = ruby_to_f(a.get("answer_range_start"))
+                answer["end"] = ruby_to_f(a.get("answer_range_end"))
+            answers.append(answer)
         return answers
 
     def _question_data(self, raw: Any, previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -1421,6 +1500,172 @@ class Canvas:
     def _file_arrived(migration: dict[str, Any]) -> None:
         migration["_confirmed"] = True
         migration["workflow_state"] = "pre_processed"
+
+    # -- quiz results: submissions, statistics, the student analysis report -------------------------------------
+    # As canvas-lms keeps and reports them: a completed submission's submission_data (one entry per question:
+    # answer_id for multiple choice and true/false, answer_<id> "1"/"0" for multiple answers; app/models/quizzes/
+    # quiz_question/*_question.rb), the statistics API (app/controllers/quizzes/quiz_statistics_controller.rb,
+    # app/serializers/quizzes/quiz_statistics_serializer.rb over Quizzes::QuizStatistics::StudentAnalysis#generate
+    # and its legacy stats_for_question: per answer its responses and user_ids, plus a "none" answer), and the
+    # student_analysis quiz report (app/controllers/quizzes/quiz_reports_controller.rb; its CSV from
+    # StudentAnalysis#to_csv; the file from the Files API).
+
+    def take_quiz(self, course: str, quiz_id: int, user_id: int, name: str, chosen: dict[int, list[int]]) -> None:
+        """A learner's completed submission: ``chosen`` maps each question id to the answer ids picked."""
+        data = []
+        for q in self.courses[course].classic_questions(quiz_id):
+            picked = chosen.get(q["id"], [])
+            right = {a["id"] for a in q["answers"] if a["weight"] == 100}
+            if q["question_type"] == "multiple_answers_question":
+                hits = len(right & set(picked)) - len(set(picked) - right)
+                share = max(0.0, hits / len(right)) if right else 0.0
+                entry = {"question_id": q["id"], "text": "", "points": q["points_possible"] * share,
+                         "correct": True if share == 1 else "partial" if share > 0 else False}  # fmt: skip
+                entry.update({f"answer_{a['id']}": "1" if a["id"] in picked else "0" for a in q["answers"]})
+            else:
+                correct = len(picked) == 1 and picked[0] in right
+                entry = {"question_id": q["id"], "text": str(picked[0]) if picked else "", "correct": correct,
+                         "points": q["points_possible"] if correct else 0.0}  # fmt: skip
+                if picked:
+                    entry["answer_id"] = picked[0]
+            data.append(entry)
+        score = sum(e["points"] for e in data)
+        self.courses[course].submissions.setdefault(quiz_id, []).append(
+            {
+                "user_id": user_id,
+                "user_name": name,
+                "submission_data": data,
+                "score": score,
+                "attempt": 1,
+                "finished_at": "2026-12-05T02:00:00Z",
+            }
+        )
+
+    @staticmethod
+    def _answer_text(answer: dict[str, Any]) -> str:
+        """strip_html_answers: the html without tags when the text is blank."""
+        return answer["text"] or re.sub(r"<[^>]*>", "", answer["html"] or "")
+
+    def _question_statistics(self, course: str, quiz_id: int) -> list[dict[str, Any]]:
+        out = []
+        submissions = self.courses[course].submissions.get(quiz_id, [])
+        for q in self.courses[course].classic_questions(quiz_id):
+            responses = [
+                (s["user_id"], e) for s in submissions for e in s["submission_data"] if e["question_id"] == q["id"]
+            ]
+            answers = []
+            for a in q["answers"]:
+                if q["question_type"] == "multiple_answers_question":
+                    users = [u for u, e in responses if e.get(f"answer_{a['id']}") == "1"]
+                else:
+                    users = [u for u, e in responses if e.get("answer_id") == a["id"]]
+                answers.append({"id": a["id"], "text": self._answer_text(a), "weight": a["weight"],
+                                "responses": len(users), "user_ids": users})  # fmt: skip
+            everyone = [u for u, _ in responses]
+            answered = {u for a in answers for u in a["user_ids"]}
+            none = [u for u in everyone if u not in answered]
+            if none:
+                answers.append(
+                    {"id": "none", "weight": 0, "text": "No Answer", "responses": len(none), "user_ids": none}
+                )
+            out.append({"id": q["id"], "question_type": q["question_type"], "question_text": q.get("question_text"),
+                        "position": q["position"], "responses": len(responses), "user_ids": everyone,
+                        "answers": answers})  # fmt: skip
+        return out
+
+    def quiz_statistics(self, req: Request, course: str, quiz: str) -> Any:
+        found = self._quiz(course, quiz)
+        submissions = self.courses[course].submissions.get(found["id"], [])
+        scores = [s["score"] for s in submissions]
+        url = f"{self.base_url}/api/v1/courses/{course}/quizzes/{quiz}/statistics"
+        return {
+            "quiz_statistics": [
+                {
+                    "id": str(found["id"]),
+                    "url": url,
+                    "html_url": f"{self.base_url}/courses/{course}/quizzes/{quiz}/statistics",
+                    "multiple_attempts_exist": False,
+                    "includes_all_versions": truthy(req.params.get("all_versions", False)),
+                    "generated_at": "2026-12-05T02:00:00Z",
+                    "question_statistics": self._question_statistics(course, found["id"]),
+                    "submission_statistics": {
+                        "unique_count": len(submissions),
+                        "score_average": sum(scores) / len(scores) if scores else None,
+                        "user_ids": [s["user_id"] for s in submissions],
+                    },
+                    "links": {"quiz": f"{self.base_url}/api/v1/courses/{course}/quizzes/{quiz}"},
+                }
+            ]
+        }
+
+    def _student_analysis_csv(self, course: str, quiz_id: int) -> bytes:
+        """StudentAnalysis#to_csv, for a course without SIS ids, one section, latest attempts."""
+        questions = self.courses[course].classic_questions(quiz_id)
+        columns: list[Any] = ["name", "id", "section", "section_id", "submitted"]
+        for q in questions:
+            columns += [f"{q['id']}: {re.sub(r'<[^>]*>', '', q.get('question_text') or '')}", q["points_possible"]]
+        columns += ["n correct", "n incorrect", "score"]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(columns)
+        for s in reversed(self.courses[course].submissions.get(quiz_id, [])):  # (sorted by updated_at, newest first)
+            row: list[Any] = [s["user_name"], s["user_id"], "Section 1", 1, s["finished_at"]]
+            for q in questions:
+                e = next((e for e in s["submission_data"] if e["question_id"] == q["id"]), None)
+                if e is None:
+                    row += ["", ""]
+                    continue
+                if q["question_type"] == "multiple_answers_question":
+                    texts = [self._answer_text(a).replace(",", "\\,") for a in q["answers"]
+                             if e.get(f"answer_{a['id']}") == "1"]  # fmt: skip
+                    row.append(",".join(texts))
+                else:
+                    answer = next((a for a in q["answers"] if a["id"] == e.get("answer_id")), None)
+                    row.append(self._answer_text(answer) if answer else e.get("text", ""))
+                row.append(e["points"])
+            correct = [e for e in s["submission_data"] if e["correct"] is True]
+            row += [len(correct), len(s["submission_data"]) - len(correct), s["score"]]
+            writer.writerow(row)
+        return buffer.getvalue().encode()
+
+    def _report_json(self, course: str, quiz: str, report: dict[str, Any]) -> dict[str, Any]:
+        base = f"{self.base_url}/api/v1/courses/{course}/quizzes/{quiz}/reports/{report['id']}"
+        out = {k: v for k, v in report.items() if not k.startswith("_")}
+        out["url"] = base
+        report["_polls"] += 1
+        if report["_polls"] >= self.polls_to_finish:
+            out["file"] = {"id": report["id"], "filename": "student_analysis.csv", "content-type": "text/csv",
+                           "url": f"{self.base_url}/files/{report['id']}/download?download_frd=1&verifier=v",
+                           "size": len(report["_csv"])}  # fmt: skip
+        else:
+            out["progress_url"] = f"{self.base_url}/api/v1/progress/{report['id']}"
+        return out
+
+    def create_quiz_report(self, req: Request, course: str, quiz: str) -> Any:
+        found = self._quiz(course, quiz)
+        params = req.params.get("quiz_report") or {}
+        if params.get("report_type") not in ("student_analysis", "item_analysis"):
+            raise HttpError(400, {"errors": [{"message": "invalid quiz report type"}]})
+        report = {"id": self.new_id(), "report_type": params["report_type"], "readable_type": "Student Analysis",
+                  "includes_all_versions": truthy(params.get("includes_all_versions", False)), "anonymous": False,
+                  "generatable": True, "_csv": self._student_analysis_csv(course, found["id"]),
+                  "_polls": 0}  # fmt: skip
+        self.courses[course].reports[report["id"]] = report
+        return self._report_json(course, quiz, report)
+
+    def show_quiz_report(self, req: Request, course: str, quiz: str, report: str) -> Any:
+        self._quiz(course, quiz)
+        found = self.courses[course].reports.get(int(report))
+        if found is None:
+            raise not_found()
+        return self._report_json(course, quiz, found)
+
+    def download_report(self, req: Request, file: str) -> Any:
+        for course in self.courses.values():
+            if int(file) in course.reports:
+                data = course.reports[int(file)]["_csv"]
+                return RawBody([data], length=len(data), content_type="text/csv; charset=utf-8")
+        raise not_found()
 
     def progress(self, req: Request, progress: str) -> Any:
         for course in self.courses.values():

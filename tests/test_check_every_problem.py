@@ -102,5 +102,7 @@ def test_po_files_that_cannot_be_checked_for_a_question_error_are_said_to_be_unc
     (bank / "locales" / "de.po").write_text('msgid ""\nmsgstr ""\n', encoding="utf-8")
     result = check(bank)
     assert result.exit_code == 1
-    assert "locales: note: 1 PO file(s) not checked: the translations are read against a bank.yaml without " \
+    assert (
+        "locales: note: 1 PO file(s) not checked: the translations are read against a bank.yaml without "
         "errors" in result.stderr
+    )

@@ -104,8 +104,13 @@ def test_schema_is_json_schema_of_bank_yaml() -> None:
     schema = json.loads(output)
     assert schema["title"] == "moe-lms bank.yaml"
     assert "translations" not in schema["properties"]
-    assert schema["$defs"]["Choice"]["required"] == ["id", "text", "explanation"]
+    assert schema["$defs"]["Choice"]["required"] == ["id", "explanation"]
     assert schema["$defs"]["Choice"]["additionalProperties"] is False
+    # A choice needs its text, but a numerical question's, which has a value and no text (issue 30).
+    question = schema["$defs"]["Question"]
+    assert question["if"]["properties"]["kind"] == {"const": "numerical"}
+    assert question["then"]["properties"]["choices"]["items"] == {"required": ["value"], "not": {"required": ["text"]}}
+    assert question["else"]["properties"]["choices"]["items"] == {"required": ["text"]}
 
 
 def test_translations_update_resyncs_po_files_like_msgmerge(bank_copy: Path) -> None:
@@ -246,7 +251,8 @@ def test_deleting_a_question_is_one_warning_per_po_file_and_check_and_export_go_
     delete_first_question(bank_copy)
     result = CliRunner().invoke(main, ["check", str(bank_copy)])
     assert result.exit_code == 0, result.output
-    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    # (the page words' own warnings, locales/page/*.po, aside: issue 30's three words are drafts until reviewed)
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line and "/page/" not in line]
     assert [w.split(":")[0].rsplit("/", 1)[1] for w in warnings] == ["ur.po", "vi.po"]
     assert all("entries name no string of the bank" in w and "moe-lms translations update" in w for w in warnings)
     assert result.stdout.endswith("ok\n")
@@ -254,7 +260,8 @@ def test_deleting_a_question_is_one_warning_per_po_file_and_check_and_export_go_
     assert exported.exit_code == 0 and exported.stdout.startswith("<?xml")
     assert len([line for line in exported.stderr.splitlines() if ": warning: " in line]) == 2
     assert run("translations", "update", str(bank_copy))[0] == 0
-    assert ": warning: " not in CliRunner().invoke(main, ["check", str(bank_copy)]).stderr
+    after = CliRunner().invoke(main, ["check", str(bank_copy)]).stderr
+    assert not [line for line in after.splitlines() if ": warning: " in line and "/page/" not in line]
 
 
 def test_translations_update_on_a_po_syntax_error_says_what_check_says_and_changes_nothing(bank_copy: Path) -> None:

@@ -27,6 +27,7 @@ from moe_lms.formats.gift import (
 from moe_lms.loader import save_bank
 from moe_lms.locales import Resolved, locale_info, resolve
 from moe_lms.model import Bank, Choice, Question
+from moe_lms.numeric import number_text
 from moe_lms.richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering
 
 from .sample_bank import sample_bank
@@ -335,8 +336,19 @@ def _thorough_export(bank: Bank, locale: str) -> str:
             lines = [
                 f"// question: {q.id}",
                 identity_comment(view, q),
-                f"::{_thorough_escape(f'{q.id}: {name}' if name else q.id)}::{field(view.stem(q), block=True)}{{",
+                f"::{_thorough_escape(f'{q.id}: {name}' if name else q.id)}::{field(view.stem(q), block=True)}{{"
+                + ("#" if q.numerical else ""),
             ]
+            if q.numerical:  # (issue 30: a value per line, then any other number's message)
+                for c in q.choices:
+                    weight, value = ("100" if c.correct else "0"), number_text(q.value_of(c))
+                    explained = field(view.choice_explanation(q, c), block=True)
+                    lines.append(f"\t=%{weight}%{value}:{number_text(q.tolerance_of(c))}#{explained}")
+                lines.append(f"\t~#{field(view.feedback('incorrect'), block=True)}")
+                lines.append(f"\t####{field(view.explanation(q), block=True)}")
+                lines.append("}")
+                parts.append("\n" + "".join(line + "\n" for line in lines))
+                continue
             if q.kind == "multiple":
                 right = iter(split_weights(len(q.correct_choices), q.id))
                 wrong_count = len(q.choices) - len(q.correct_choices)

@@ -224,7 +224,45 @@ CANVAS_ELEMENTS = set(
         "audio",
     ]
 )
-CANVAS_ATTRIBUTES = {"style", "class", "id", "title", "role", "lang", "dir"}
+# canvas-lms gems/canvas_sanitize/lib/canvas_sanitize/canvas_sanitize.rb, SANITIZE[:attributes][:all]: these and
+# the aria-* attributes (a hidden marker paragraph carries aria-hidden).
+CANVAS_ATTRIBUTES = {"style", "class", "id", "title", "role", "lang", "dir"} | {
+    f"aria-{name}"
+    for name in [
+        "labelledby",
+        "atomic",
+        "busy",
+        "controls",
+        "describedby",
+        "disabled",
+        "dropeffect",
+        "flowto",
+        "grabbed",
+        "haspopup",
+        "hidden",
+        "invalid",
+        "label",
+        "live",
+        "owns",
+        "relevant",
+        "autocomplete",
+        "checked",
+        "expanded",
+        "level",
+        "multiline",
+        "multiselectable",
+        "orientation",
+        "pressed",
+        "readonly",
+        "required",
+        "selected",
+        "sort",
+        "valuemax",
+        "valuemin",
+        "valuenow",
+        "valuetext",
+    ]
+}
 CANVAS_TAG_ATTRIBUTES = {"a": {"href", "target", "name"}, "img": {"align", "alt", "height", "src", "width"}}
 CANVAS_STYLE = re.compile(
     r"^(?:background|border|clear|color|cursor|direction|display|float|font|height|left|line-height|list-style|"

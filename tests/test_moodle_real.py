@@ -209,6 +209,42 @@ def check_question(found: dict[str, Any], want: Expected, figures: Figures, wher
     figures.questions += 1
 
 
+def check_numerical(found: dict[str, Any], want: Expected, figures: Figures, where: str) -> None:
+    """A numerical question as Moodle holds it (``numerical`` from Moodle XML and GIFT; ``shortanswer`` of the exact
+    values from a cartridge's cc.fib): each value with its fraction, tolerance and explanation, and each value typed
+    (and 123456, no value) graded by the engine with that value's explanation shown (the driver types them)."""
+    from moe_lms.numeric import number_text
+
+    q = want.question
+    at = f"{where}: question {q.id}"
+    assert found["qtype"] in ("numerical", "shortanswer"), (at, found["qtype"])
+    assert same(found["questiontext"], want.stem), (at, found["questiontext"], want.stem)
+    answers = [a for a in found["answers"] if a["text"] != "*"]
+    assert [(float(a["text"]), a["fraction"] > 0) for a in answers] == [(q.value_of(c), c.correct) for c in q.choices]
+    for answer, choice, (_, explanation) in zip(answers, q.choices, want.choices, strict=True):
+        if want.restored and choice.correct:
+            # Moodle's CC restore drops a correct fill-in-the-blank answer's feedback: get_answers_fib stores it in
+            # $correctanswerfib, a misspelling of $correctanswersfib (backup/cc/entity11.quiz.class.php).
+            assert answer["feedback"] == "", (at, answer)
+            continue
+        assert same(answer["feedback"], explanation), (at, choice.id, answer["feedback"], explanation)
+        if "tolerance" in answer:
+            assert answer["tolerance"] == q.tolerance_of(choice), (at, choice.id, answer)
+    by_value = {number_text(q.value_of(c)): j for j, c in enumerate(q.choices)}
+    typed = [g for g in found["graded"] if g["typed"] in by_value]
+    assert len(typed) == len(q.choices) and any(g["typed"] == "123456" for g in found["graded"]), (at, found["graded"])
+    for graded in found["graded"]:
+        j = by_value.get(graded["typed"])
+        right = j is not None and q.choices[j].correct
+        assert float(graded["fraction"]) == (1.0 if right else 0.0), (at, graded)
+        shown = " ".join(visible(f) for f in graded["outcome_feedback"])
+        if j is not None and not (want.restored and right):
+            assert all(w in shown for w in want.choices[j][1]), (at, graded["typed"], graded["outcome_feedback"])
+        figures.graded += 1
+        figures.feedback_shown += 1
+    figures.questions += 1
+
+
 def by_id(found: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Imported questions by bank question id (their names start ``<question id>:``)."""
     return {question["name"].partition(":")[0]: question for question in found}
@@ -225,7 +261,8 @@ def check_import(moodle: Path, bank: Bank, path: Path, fmt: str, locales: Sequen
     profile = GIFT_PROFILE if fmt == "gift" else MOODLE_PROFILE
     for question in bank.questions:
         want = expected(question, views, profile, overall=fmt == "xml")
-        check_question(found[question.id], want, figures, path.name)
+        check = check_numerical if question.numerical else check_question
+        check(found[question.id], want, figures, path.name)
     figures.files += 1
 
 
@@ -238,6 +275,10 @@ def check_restore(moodle: Path, bank: Bank, path: Path, locales: Sequence[str], 
         assert len(quiz["slots"]) == len(bank.questions), path.name
         for slot, question in zip(quiz["slots"], bank.questions, strict=True):
             found = slot["question"]
+            if question.numerical:  # (a cartridge's cc.fib: Moodle restores a short answer of the exact values)
+                want = expected(question, views, MOODLE_PROFILE, overall=False, decoded=True)
+                check_numerical(found, want, figures, path.name)
+                continue
             assert found["qtype"] in ("multichoice", "truefalse"), (path.name, question.id, found["qtype"])
             if found["qtype"] == "truefalse":
                 # Moodle's own True and False, in that order, for the choices called true and false (the cartridge

@@ -70,7 +70,7 @@ def test_a_quiz_exported_to_moodle_says_the_draw_is_made_in_moodle_with_random_q
     assert "make the draw there with random questions" in result.stderr
     assert (
         "Add → a random question, category 'Expert parallelism for MoE serving: a quiz/English/Expert parallelism: "
-        "a check/MoE layers', Number of random questions: 2 (of 3)"
+        "a check/Dispatch and combine', Number of random questions: 1 (of 2)"
     ) in result.stderr
     whole = invoke("export", "--format", "moodle", "--locale", "en", "-o", str(tmp_path / "all.xml"),
                    str(SHIPPED_BANK_DIR))  # fmt: skip
@@ -160,8 +160,10 @@ def test_translations_update_without_target_locales_says_there_is_nothing_to_upd
 def test_an_html_export_without_locale_names_the_other_languages(tmp_path: Path) -> None:
     result = invoke("export", "--format", "html", "-o", str(tmp_path / "p.html"), str(SHIPPED_BANK_DIR))
     assert result.exit_code == 0, result.output
-    assert "note: --format html writes one language per file; the bank's other languages: --locale ur, --locale vi" \
+    assert (
+        "note: --format html writes one language per file; the bank's other languages: --locale ur, --locale vi"
         in result.stderr
+    )
     chosen = invoke("export", "--format", "html", "--locale", "ur", "-o", str(tmp_path / "u.html"),
                     str(SHIPPED_BANK_DIR))  # fmt: skip
     assert "other languages" not in chosen.stderr

@@ -138,6 +138,8 @@ def test_capa_grades_every_shipped_choice_as_the_key_says_and_shows_its_explanat
         archive = export(bank, locale)
         view = resolve(bank, locale)
         for question in bank.questions:
+            if question.numerical:  # (typed, not chosen: tests/test_numerical_olx.py)
+                continue
             problem = capa(problem_xml(archive, question.id), question.id)
             key = answer_id(problem)
             multiple = question.kind is Kind.MULTIPLE
@@ -155,7 +157,7 @@ def test_capa_grades_every_shipped_choice_as_the_key_says_and_shows_its_explanat
             if multiple:
                 whole = problem.grade_answers({key: [names[c.id] for c in question.correct_choices]})
                 assert whole.get_correctness(key) == "correct"
-    assert graded == 3 * sum(len(q.choices) for q in bank.questions)
+    assert graded == 3 * sum(len(q.choices) for q in bank.questions if not q.numerical)
 
 
 def shown_as(bank: Bank, locale: str, path: str, source: str) -> tuple[str, str]:
@@ -168,6 +170,8 @@ def shown_as(bank: Bank, locale: str, path: str, source: str) -> tuple[str, str]
 def test_capa_renders_every_shipped_problem_with_its_stem_as_the_legend_of_its_choices(bank: Bank, capa: Any) -> None:
     archive = export(bank, "ur")
     for question in bank.questions:
+        if question.numerical:  # (a text box and its label: tests/test_numerical_olx.py)
+            continue
         page = lxml.html.fromstring(capa(problem_xml(archive, question.id), question.id, render=True).get_html())
         (legend,) = page.iter("legend")
         (stem,) = legend
@@ -228,6 +232,8 @@ def test_a_course_is_the_layout_studio_imports_in_one_language(bank: Bank) -> No
 def test_right_to_left_text_says_its_language_and_direction(bank: Bank) -> None:
     archive = export(bank, "ur")
     for question in bank.questions:
+        if question.numerical:  # (its drafts fall back to English until reviewed: tests/test_numerical_olx.py)
+            continue
         problem = etree.fromstring(problem_xml(archive, question.id).encode())
         wrappers = problem.xpath("(.//label|.//choice|.//choicehint|.//div[@class='detailed-solution'])/*[@lang]")
         assert len(wrappers) == 2 + 2 * len(question.choices)

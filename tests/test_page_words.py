@@ -49,6 +49,9 @@ def letters_of(html: str) -> list[str]:
 # --- the shipped catalogs -------------------------------------------------------------------------------------
 
 
+NUMERICAL_WORDS = {"type_number", "answer_label", "not_a_number"}  # (issue 30's, drafts)
+
+
 def test_moe_lms_ships_page_words_for_the_languages_most_lms_sites_run_in() -> None:
     assert set(REQUIRED) <= set(pagewords.shipped_locales())
 
@@ -157,7 +160,8 @@ def test_the_reviewed_shipped_words_are_used_without_include_drafts(tmp_path: Pa
     assert "Choose one answer." not in html
     for locale in ("fr", "es", "de", "pt", "ar", "zh", "hi", "id"):
         catalog = pagewords.shipped(locale)
-        assert catalog is not None and not catalog.drafts, locale
+        # (but the words of numerical questions, issue 30: drafts awaiting their review)
+        assert catalog is not None and set(catalog.drafts) <= NUMERICAL_WORDS, locale
 
 
 def test_a_banks_own_po_overrides_some_words_and_keeps_the_others(tmp_path: Path) -> None:
@@ -192,7 +196,7 @@ def test_a_banks_own_po_extends_the_page_to_a_language_moe_lms_does_not_ship(tmp
     assert "Chagua jibu moja." in html and ">Angalia<" in html
     checked = invoke("check", str(bank))
     assert "has no page words" not in checked.stderr
-    assert "3 of the 23 page words of 'sw' are reviewed, 20 missing" in checked.stderr
+    assert "3 of the 26 page words of 'sw' are reviewed, 23 missing" in checked.stderr
     again = invoke("translations", "page-words", "sw", str(bank))
     assert again.exit_code == 1 and "never overwritten" in again.stderr
 
@@ -201,16 +205,19 @@ def test_check_says_when_a_target_locale_has_no_page_words_or_only_drafts(tmp_pa
     bank = make_bank(tmp_path / "bank", "sw,fr,ur,ja")
     (bank / "locales" / "page").mkdir()
     (bank / "locales" / "page" / "ja.po").write_text(
-        'msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n'
-        '#, fuzzy\nmsgctxt "check"\nmsgid "Check"\nmsgstr "確認"\n',
+        'msgid ""\nmsgstr ""\n"Language: ja\\n"\n\n#, fuzzy\nmsgctxt "check"\nmsgid "Check"\nmsgstr "確認"\n',
         encoding="utf-8",
     )
     result = invoke("check", str(bank))
     assert result.exit_code == 0, result.output
-    assert "locales/page/sw.po: warning: locale 'sw' has no page words: its take-the-quiz page (export --format " \
+    assert (
+        "locales/page/sw.po: warning: locale 'sw' has no page words: its take-the-quiz page (export --format "
         "html) shows its buttons, labels and choice letters in English" in result.stderr
-    assert "0 of the 23 page words of 'ja' are reviewed, 1 draft(s) and 22 missing" in result.stderr
-    assert "of 'ur'" not in result.stderr and "of 'fr'" not in result.stderr  # (reviewed)
+    )
+    assert "0 of the 26 page words of 'ja' are reviewed, 1 draft(s) and 25 missing" in result.stderr
+    # (reviewed, but the words of numerical questions, issue 30: drafts awaiting their review)
+    assert "23 of the 26 page words of 'ur' are reviewed, 3 draft(s)" in result.stderr
+    assert "23 of the 26 page words of 'fr' are reviewed, 3 draft(s)" in result.stderr
 
 
 def test_a_wrong_entry_of_a_banks_page_words_is_an_error_at_its_line(tmp_path: Path) -> None:
@@ -236,5 +243,7 @@ def test_page_words_of_a_locale_the_bank_does_not_have_are_an_error(tmp_path: Pa
     (bank / "locales" / "page" / "de.po").write_text('msgid ""\nmsgstr ""\n', encoding="utf-8")
     result = invoke("check", str(bank))
     assert result.exit_code == 1
-    assert "page/de.po: error: page words for 'de', which is neither the bank's source_locale nor in its " \
+    assert (
+        "page/de.po: error: page words for 'de', which is neither the bank's source_locale nor in its "
         "target_locales" in result.stderr
+    )

@@ -90,7 +90,7 @@ def test_item_resources_of_the_manifest_are_the_bytes_of_resources_built_element
             stem = view.stem(q)
             title = [(stem.lang, stem_title(stem.text))]
             manifest._add_lom(metadata, q.id, title, [view.info.lang], q.tags, view.source_info.lang)
-            manifest._qti_metadata(metadata)
+            manifest._qti_metadata(metadata, manifest.interaction_type(q))
             written: list[str] = []
             writer.write = written.append  # type: ignore[method-assign]
             writer.item(q, view)

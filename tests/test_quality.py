@@ -185,7 +185,10 @@ def test_each_planted_finding_is_a_warning_at_its_po_file_and_line(planted: Path
     assert code == 0, output
     for locale, path, message in PLANTED:
         assert finding(planted, locale, path, "warning", message) in output
-    assert output.count(": warning: ") == len(PLANTED)  # nothing else: Urdu digits, kept terms, "1" are fine
+    # Nothing else (Urdu digits, kept terms, "1" are fine); the page words' own warnings, locales/page/*.po, aside:
+    # issue 30's three words for numerical questions are drafts until reviewed.
+    bank_warnings = [line for line in output.splitlines() if ": warning: " in line and "/page/" not in line]
+    assert len(bank_warnings) == len(PLANTED)
     assert output.rstrip().endswith("ok")
 
 
@@ -221,7 +224,8 @@ def test_strict_passes_once_every_finding_is_fixed_and_every_draft_reviewed(plan
     save_bank(bank, planted)  # (rewrites the PO files without the errata comment: nothing needs it any more)
     code, output = run("check", "--strict", str(planted))
     assert code == 0, output
-    assert "warning" not in output and "error" not in output
+    bank_lines = [line for line in output.splitlines() if "/page/" not in line]  # (issue 30's page-word drafts)
+    assert not [line for line in bank_lines if "warning" in line or "error" in line], output
 
 
 def test_findings_are_checked_against_the_source_a_stale_translation_was_made_from(planted: Path) -> None:

@@ -29,7 +29,7 @@ import yaml_rs
 from babel import Locale, UnknownLocaleError
 
 from .loader import _display, _YamlLines
-from .model import XML_ILLEGAL
+from .model import TEXT_ILLEGAL
 from .problems import Problem
 
 GLOSSARY_FILE = "glossary.yaml"
@@ -252,7 +252,7 @@ class _Reader:
         if not isinstance(value, str) or not value.strip():
             self.problem(path, f"{what}: must be non-empty text", where)
             return None
-        bad = XML_ILLEGAL.search(value)
+        bad = TEXT_ILLEGAL.search(value)
         if bad:
             self.problem(path, f"{what}: contains U+{ord(bad.group()):04X}, which XML 1.0 cannot carry", where)
             return None

@@ -178,10 +178,3 @@ def in_the_way(directory: Path, files: dict[Path, bytes], target_locales: tuple[
     wanted = [*files, directory / BANK_FILE_OTHER_NAME]
     wanted += [directory / LOCALES_DIR / f"{locale}.po" for locale in target_locales]
     return [path for path in wanted if path.exists() or path.is_symlink()]
-
-
-def write_new(path: Path, data: bytes) -> None:
-    """Write a file that must not exist yet (exclusive creation: never over a file made meanwhile)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("xb") as stream:
-        stream.write(data)

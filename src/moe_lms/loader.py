@@ -36,10 +36,10 @@ from pydantic import ValidationError
 from . import messages
 from .bulk import gc_paused, settled
 from .escapes import find_trap, po_message
-from .files import write_atomic
+from .files import inside, write_atomic
 from .model import (
+    TEXT_ILLEGAL,
     TRUE_FALSE_SHORTHAND,
-    XML_ILLEGAL,
     Bank,
     Choice,
     Feedback,
@@ -228,6 +228,35 @@ def expansion_limit(text_size: int) -> int:
     return ALIAS_EXPANSION_FACTOR * text_size + ALIAS_EXPANSION_ALLOWANCE
 
 
+# A YAML tag where a node begins (``!!python/object/apply:…``, ``!custom``): the fast reader builds the node under
+# it as if the tag were not there, so the author would be told about a list instead. Only text that may hold one
+# is parsed again to find it.
+_TAG_HINT = re.compile(r"(?:^|[\s\[{,])!(?:!|<|[A-Za-z])", re.MULTILINE)
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{kind}" for kind in ("str", "int", "float", "bool", "null", "seq", "map"))
+
+
+def tag_problem(text: str) -> tuple[int, str] | None:
+    """The line of the first YAML tag other than the plain ones (``!!str`` …), and why it is refused."""
+    if _TAG_HINT.search(text) is None:
+        return None
+    import yaml
+
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            tag = getattr(event, "tag", None)
+            if tag and tag != "!" and tag not in _PLAIN_TAGS:
+                shown = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
+                line = event.start_mark.line + 1 if event.start_mark is not None else 1
+                return line, (
+                    f"the YAML tag {shown[:80]} is refused: bank.yaml holds text, numbers, lists and mappings, and "
+                    "moe-lms never builds anything from a tag; remove it (or put the text in quotes if the ! is "
+                    "part of it)"
+                )
+    except yaml.YAMLError:
+        return None  # (the reader says what is wrong with the YAML, with its line)
+    return None
+
+
 def alias_expansion_problem(text: str) -> tuple[int, str] | None:
     """(line, message) when expanding the aliases of ``text`` would exceed :func:`expansion_limit`, else None.
 
@@ -337,8 +366,11 @@ def _report(
 ) -> None:
     where = partial(_where, raw_questions, raw_quizzes=raw_quizzes)
     errors = _one_per_union(exc.errors(include_url=False))
-    # A list whose items all failed is also "too short" (it has none left): the items' errors say why.
-    failed_inside = {tuple(err["loc"][:-1]) for err in errors if err["loc"] and isinstance(err["loc"][-1], int)}
+    # A list whose items all failed is also "too short" (it has none left): the items' errors say why, whether an
+    # item failed as a whole or by one of its fields (a section with one bad field is not also "at least 1 item").
+    failed_inside = {
+        tuple(err["loc"][:at]) for err in errors for at, part in enumerate(err["loc"]) if isinstance(part, int)
+    }
     for err in errors:
         if err["type"] == "too_short" and tuple(err["loc"]) in failed_inside:
             continue
@@ -542,7 +574,7 @@ def _read_in_runs(path: Path) -> Bank | None:
         with open_reported(path) as stream:
             for part in _split_questions(stream):
                 text = part if isinstance(part, str) else part[0]
-                if alias_expansion_problem(text) is not None:
+                if alias_expansion_problem(text) is not None or tag_problem(text) is not None:
                     return None  # the thorough way reports it with its line
                 if isinstance(part, str):
                     header = yaml_rs.loads(text, parse_datetime=False)
@@ -728,7 +760,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     del data
     lines = _YamlLines(path)
     collector = _Collector(file, lines)
-    expansion = alias_expansion_problem(text)
+    expansion = alias_expansion_problem(text) or tag_problem(text)
     if expansion is not None:
         return None, [Problem(file, expansion[0], expansion[1])]
     try:
@@ -965,7 +997,7 @@ class _CatalogReader:
 
 # What a msgctxt naming a string looks like (model.strings): anything else names no string of any bank.
 _STRING_PATH = re.compile(
-    r"(?:title|intro|feedback/[a-z_]+|[a-z][a-z0-9-]*/(?:stem|explanation|choices/[a-z][a-z0-9-]*/(?:text|explanation)))\Z"
+    r"(?:title|intro|feedback/[a-z_]+|[a-z][a-z0-9-]*/(?:stem|explanation|unit|choices/[a-z][a-z0-9-]*/(?:text|explanation)))\Z"
 )
 
 
@@ -974,9 +1006,9 @@ def _clean_already(text: str) -> bool:
     One check of the joined pieces answers for all of them: joining can only hide NFC text, never non-NFC.
 
     Printable text (str.isprintable: no control, surrogate, unassigned or format character) has nothing
-    XML_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
+    TEXT_ILLEGAL matches, and the test costs half the regex's; the regex looks only at text with a tab or a format
     character (a zero-width joiner, a direction mark), and the test stops at the first one."""
-    if not text.isprintable() and (XML_ILLEGAL.search(text) is not None or find_trap(text) is not None):
+    if not text.isprintable() and (TEXT_ILLEGAL.search(text) is not None or find_trap(text) is not None):
         return False
     return unicodedata.is_normalized("NFC", text)
 
@@ -1339,22 +1371,29 @@ def save_bank(
     ``bank_file=False`` leaves bank.yaml as it is, and ``locales`` names the only catalogs to write (for a merge
     that changed only some of them)."""
     from . import po  # Babel's catalog classes: imported when a PO file is read or written
+    from .media import bank_relative
 
+    catalogs = [
+        directory / LOCALES_DIR / f"{locale}.po" for locale in (bank.target_locales if locales is None else locales)
+    ]
+    images = [(directory / bank_relative(item.path), item.data) for item in bank.media.values()]
+    for path in [bank_yaml_path(directory), *catalogs, *(path for path, _ in images)]:
+        inside(path, directory)  # (every path checked before the first is written: a refusal changes nothing)
     written = []
     if bank_file:
         written.append(bank_yaml_path(directory))
-        write_atomic(written[0], bank_yaml(bank).encode("utf-8"), parents=True)
-    for locale in bank.target_locales if locales is None else locales:
-        path = directory / LOCALES_DIR / f"{locale}.po"
+        write_atomic(written[0], bank_yaml(bank).encode("utf-8"), within=directory, parents=True)
+    for path in catalogs:
+        locale = path.stem
         write_atomic(
-            path, po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id), parents=True
+            path,
+            po.write_catalog(catalog_entries(bank, locale), locale=locale, project=bank.id),
+            within=directory,
+            parents=True,
         )
         written.append(path)
-    for item in bank.media.values():  # images (an imported file's embedded ones), each where its text says
-        from .media import bank_relative
-
-        path = directory / bank_relative(item.path)
-        write_atomic(path, item.data, parents=True)
+    for path, data in images:  # images (an imported file's embedded ones), each where its text says
+        write_atomic(path, data, within=directory, parents=True)
         written.append(path)
     return written
 
@@ -1385,6 +1424,8 @@ def update_catalogs(
             problems.append(Problem(_display(path), None, f"cannot read: {exc}"))
     if problems:
         raise ProblemsFound(problems)
+    for locale in catalogs:  # (every path checked before the first is written: a refusal changes nothing)
+        inside(directory / LOCALES_DIR / f"{locale}.po", directory)
     for locale, existing in catalogs.items():
         path = directory / LOCALES_DIR / f"{locale}.po"
         old = existing.entries
@@ -1400,5 +1441,5 @@ def update_catalogs(
         }
         header_comment = "\n".join(existing.header_comments) or None  # (the owner's words about the file stay)
         catalog = po.write_catalog(merged, locale=locale, project=bank.id, header_comment=header_comment)
-        write_atomic(path, catalog, parents=True)
+        write_atomic(path, catalog, within=directory, parents=True)
     return report

@@ -28,10 +28,12 @@ from .model import (
     StringField,
     Translation,
     bank_strings,
+    inline_strings,
     path_of,
     question_sources,
     question_strings,
     string_count,
+    string_offset,
     strings,
 )
 from .text import render_as_themselves_everywhere, visible_length
@@ -367,12 +369,20 @@ class LocalizedView:
     def choice_explanation(self, q: Question, c: Choice) -> Resolved:
         return self._choice(q, c, "explanation")
 
+    def unit(self, q: Question) -> Resolved | None:
+        """A numerical question's unit (None: it has none)."""
+        if q.unit is None:
+            return None
+        if self._packed is not None:
+            return self._at(self._packed.index.base(q) + string_offset(q, "unit"), q.unit)
+        return self._lookup(path_of(q, "unit"), q.unit)
+
     def _choice(self, q: Question, c: Choice, which: StringField) -> Resolved:
         source = getattr(c, which)
         if self._packed is not None:
             for j, other in enumerate(q.choices):
                 if other is c:
-                    return self._at(self._packed.index.base(q) + 2 + 2 * j + (which == "explanation"), source)
+                    return self._at(self._packed.index.base(q) + string_offset(q, which, j), source)
         return self._lookup(path_of(q, which, c), source)
 
     @cached_property
@@ -386,8 +396,8 @@ class LocalizedView:
             in_locale += 0 if resolved.origin is Origin.FALLBACK else n
         for q in self.bank.questions:
             # question_texts order: stem, explanation, then each choice's text (inline) and explanation.
-            for k, resolved in enumerate(self.question_texts(q)):
-                n = visible_length(resolved.text, inline=k >= 2 and k % 2 == 0)
+            for inline, resolved in zip(inline_strings(q), self.question_texts(q), strict=True):
+                n = visible_length(resolved.text, inline=inline)
                 total += n
                 in_locale += 0 if resolved.origin is Origin.FALLBACK else n
         return CharacterShare(self.locale, in_locale, total)

@@ -111,6 +111,15 @@ def _kind_of(value: Any) -> str | None:
     return None
 
 
+# pydantic's range errors ("Input should be less than or equal to 10080"), in the author's words.
+_BOUNDS = {
+    "less_than_equal": ("le", "more than the most it may be, {}: write {} or less"),
+    "less_than": ("lt", "too large: write a number below {}"),
+    "greater_than": ("gt", "too small: write a number above {}"),
+    "greater_than_equal": ("ge", "less than the least it may be, {}: write {} or more"),
+}
+
+
 def validation_message(
     err: Mapping[str, Any], name: str, *, written: str | None = None, question: Mapping[str, Any] | None = None
 ) -> str | None:
@@ -136,6 +145,11 @@ def validation_message(
         return f"{name}: {spelled!r} is not true or false: write {name}: true or {name}: false"
     if kind == "true_false_shorthand":
         return str(err["msg"])
+    bounds = err.get("ctx") or {}
+    if kind in _BOUNDS and isinstance(value, int | float) and not isinstance(value, bool):
+        key, words = _BOUNDS[kind]
+        limit = bounds.get(key)
+        return f"{name}: {value} is {words.format(limit, limit)}"
     if kind == "missing" and name == "choices" and question is not None and question.get("kind") == "true-false":
         return (
             "missing required key 'choices': a true-false question needs its two choices (True and False), or "

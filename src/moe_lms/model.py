@@ -8,6 +8,7 @@ translations live in ``Bank.translations`` keyed by locale and by each string's 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import unicodedata
 from collections.abc import Iterator, Mapping
@@ -17,8 +18,10 @@ from typing import Annotated, Any, Literal, NamedTuple, NoReturn
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     StrictBool,
     StrictFloat,
     StrictInt,
@@ -37,15 +40,30 @@ ID_MAX_LENGTH = 48
 # lone surrogates), and DEL and the C1 controls (U+007F-U+009F), which XML 1.0 allows but HTML forbids ("control
 # characters" are parse errors there, and a numeric reference to one reads as a Windows-1252 character instead).
 XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff]")
+# What no text of a bank may hold: those, and U+E000-U+E003, private-use characters the renderer and the writers use
+# as their own placeholders (richtext's holes, skeleton's slots, the HTML page's question marker): text holding
+# one would be read as their markup. (The sanitiser still lets the renderer's own through: XML_ILLEGAL.)
+PLACEHOLDERS = "\ue000-\ue003"
+TEXT_ILLEGAL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{PLACEHOLDERS}]")
+
+
+def placeholder_message(code: int, at: int) -> str:
+    """Why text holding one of the renderer's placeholders (``PLACEHOLDERS``) is refused."""
+    return (
+        f"contains U+{code:04X} at character {at}, a private-use character moe-lms uses as a placeholder when it "
+        "renders text; remove it"
+    )
 
 
 def clean_text(value: str) -> str:
     """NFC-normalise, and reject text that XML 1.0 or HTML cannot carry (see XML_ILLEGAL) or that is empty."""
     if value.isascii() and value.isprintable() and value and not value.isspace():
         return value  # U+0020-U+007E only: nothing XML_ILLEGAL, already NFC, not blank (most text of a bank)
-    bad = XML_ILLEGAL.search(value)
+    bad = TEXT_ILLEGAL.search(value)
     if bad:
         code = ord(bad.group())
+        if 0xE000 <= code <= 0xE003:
+            raise ValueError(placeholder_message(code, bad.start() + 1))
         if 0x7F <= code <= 0x9F:
             raise ValueError(
                 f"contains U+{code:04X} at character {bad.start() + 1}, a control character that HTML pages cannot "
@@ -128,13 +146,66 @@ class Kind(StrEnum):
     SINGLE = "single"
     MULTIPLE = "multiple"
     TRUE_FALSE = "true-false"
+    NUMERICAL = "numerical"  # the learner types a number; its choices are the key and the values anticipated
+
+
+def number_out(value: float | None) -> float | int | None:
+    """A number as bank.yaml writes it: 469, not 469.0."""
+    return int(value) if value is not None and value.is_integer() and abs(value) < 2**53 else value
+
+
+def number(value: Any) -> float:
+    """A numerical question's value or tolerance as a float: the one place such numbers are checked.
+
+    A value is a number in bank.yaml, never text: "469" in quotes is refused (a per-student variant's
+    expression is expanded into numbers before any model is built, so this function is where it would be
+    let through). Booleans, infinities and NaN are refused too: no platform can compare a typed answer to them.
+    """
+    if isinstance(value, str):
+        raise PydanticCustomError(
+            "numerical_text",
+            "{value} is text, not a number: write the number without quotes",
+            {"value": repr(value)},
+        )
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("numerical_type", "{value} is not a number", {"value": repr(value)})
+    try:
+        found = float(value)
+    except OverflowError:
+        found = math.inf
+    if not math.isfinite(found):
+        raise PydanticCustomError(
+            "numerical_finite",
+            "{value} is not a finite number: a typed answer can only match a finite one",
+            {"value": repr(value)},
+        )
+    return found
+
+
+Number = Annotated[
+    float,
+    BeforeValidator(number),
+    PlainSerializer(number_out),
+    Field(description="A number (not text in quotes); finite."),
+]
+Tolerance = Annotated[
+    float,
+    BeforeValidator(number),
+    PlainSerializer(number_out),
+    Field(ge=0, description="Absolute, in the answer's unit: a typed value within ± this of the value matches it."),
+]
 
 
 # Frozen, not Shared: the question a choice is made in shares the choice's fields set with its own (one Python call
 # per question instead of five: 0.01 s a 10,000-question bank). (A docstring would enter the JSON Schema.)
 class Choice(Frozen):
     id: Identifier
-    text: Markdown
+    # Required of every kind but numerical (Question._answer_key says so); "" only on a numerical question's choice.
+    text: Markdown = Field(default="", description="What the learner chooses (not on a numerical question).")
+    value: Number | None = Field(
+        default=None, description="A numerical question's value: the key (correct: true) or a value anticipated."
+    )
+    tolerance: Tolerance | None = Field(default=None, description="This value's own tolerance (numerical only).")
     correct: StrictBool = False
     explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
 
@@ -181,6 +252,11 @@ def _shorthand_schema(schema: dict[str, Any]) -> None:
             "reads (why it is right, or why it is wrong and what is true instead).",
         }
     schema["required"] = [key for key in schema.get("required", []) if key != "choices"]
+    # A choice's text is required but of a numerical question, whose choices have a value instead (_answer_key).
+    numerical = {"properties": {"kind": {"const": Kind.NUMERICAL.value}}, "required": ["kind"]}
+    schema["if"] = numerical
+    schema["then"] = {"properties": {"choices": {"items": {"required": ["value"], "not": {"required": ["text"]}}}}}
+    schema["else"] = {"properties": {"choices": {"items": {"required": ["text"]}}}}
 
 
 class Question(Frozen):
@@ -192,6 +268,10 @@ class Question(Frozen):
     shuffle: StrictBool = Field(default=True, description="Whether the LMS may shuffle the choices.")
     stem: Markdown
     explanation: Markdown = Field(description="General explanation, shown after answering whatever was chosen.")
+    unit: Markdown | None = Field(default=None, description="Numerical only: the unit shown after the answer box.")
+    tolerance: Tolerance | None = Field(
+        default=None, description="Numerical only: the tolerance of every value without its own (default 0)."
+    )
     choices: tuple[Choice, ...]
     tags: tuple[Identifier, ...] = ()
 
@@ -209,19 +289,10 @@ class Question(Frozen):
         fields = self.__pydantic_fields_set__
         if fields is _FIELDS_SETS.get((Question, frozenset(fields))):
             return self
-        if len(self.choices) < 2:
-            _choices_error(f"has {len(self.choices)} choice(s); a question needs at least 2")
-        _refuse_duplicates("choice", "choices", [c.id for c in self.choices])
-        correct = [c.id for c in self.choices if c.correct]
-        if self.kind is Kind.SINGLE and len(correct) != 1:
-            _choices_error(
-                f"a single-answer question needs exactly one correct choice, found {len(correct)}"
-                + (f" ({', '.join(correct)})" if correct else "")
-            )
-        if self.kind is Kind.MULTIPLE and not correct:
-            _choices_error("a multiple-answer question needs at least one correct choice, found 0")
-        if self.kind is Kind.TRUE_FALSE and (len(self.choices) != 2 or len(correct) != 1):
-            _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
+        if self.kind is Kind.NUMERICAL:
+            _numerical_key(self)
+        else:
+            _choice_key(self)
         _share_fields_set(self)
         for choice in self.choices:  # (Choice has no post-init of its own: one Python call a question, not five)
             _share_fields_set(choice)
@@ -230,6 +301,100 @@ class Question(Frozen):
     @property
     def correct_choices(self) -> tuple[Choice, ...]:
         return tuple(c for c in self.choices if c.correct)
+
+    @property
+    def numerical(self) -> bool:
+        return self.kind is Kind.NUMERICAL
+
+    def tolerance_of(self, choice: Choice) -> float:
+        """A numerical choice's tolerance: its own, else the question's, else 0."""
+        if choice.tolerance is not None:
+            return choice.tolerance
+        return self.tolerance if self.tolerance is not None else 0.0
+
+    def value_of(self, choice: Choice) -> float:
+        """A numerical choice's value (check guarantees every choice of a numerical question has one)."""
+        assert choice.value is not None, f"choice {choice.id!r} of {self.id!r} has no value"
+        return choice.value
+
+    def matching(self, typed: float) -> Choice | None:
+        """The choice whose range [value - tolerance, value + tolerance] holds a typed number (ranges never
+        overlap, so at most one does), or None: what every platform's grading does, for tests and the HTML page."""
+        for c in self.choices:
+            value = self.value_of(c)
+            if abs(typed - value) <= self.tolerance_of(c) + 1e-9 * max(1.0, abs(value)):  # (binary fractions)
+                return c
+        return None
+
+
+def _field_error(message: str, loc: tuple[str | int, ...], kind: str = "answer_key") -> NoReturn:
+    raise PydanticCustomError(kind, message, {"loc": loc})
+
+
+def _choice_key(q: Question) -> None:
+    """What a question whose learner picks choices needs: texts, no numbers, enough choices, its key."""
+    for index, c in enumerate(q.choices):
+        if "text" not in c.model_fields_set:
+            raise PydanticCustomError("missing", "Field required", {"loc": ("choices", index, "text")})
+        for key in ("value", "tolerance"):
+            if getattr(c, key) is not None:
+                _field_error(
+                    f"{key!r} is a key of a numerical question's choice: add kind: numerical to the question, or "
+                    f"remove {key}",
+                    ("choices", index, key),
+                )
+    for key in ("unit", "tolerance"):
+        if getattr(q, key) is not None:
+            _field_error(f"{key!r} is a key of a numerical question (kind: numerical)", (key,))
+    if len(q.choices) < 2:
+        _choices_error(f"has {len(q.choices)} choice(s); a question needs at least 2")
+    _refuse_duplicates("choice", "choices", [c.id for c in q.choices])
+    correct = [c.id for c in q.choices if c.correct]
+    if q.kind is Kind.SINGLE and len(correct) != 1:
+        _choices_error(
+            f"a single-answer question needs exactly one correct choice, found {len(correct)}"
+            + (f" ({', '.join(correct)})" if correct else "")
+        )
+    if q.kind is Kind.MULTIPLE and not correct:
+        _choices_error("a multiple-answer question needs at least one correct choice, found 0")
+    if q.kind is Kind.TRUE_FALSE and (len(q.choices) != 2 or len(correct) != 1):
+        _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
+
+
+def _numerical_key(q: Question) -> None:
+    """What a numerical question needs: a value per choice and no text, one correct value or more, and ranges
+    that never overlap (a typed number inside two would leave it open which explanation shows)."""
+    if not q.choices:
+        _choices_error("a numerical question needs at least one choice: the correct value")
+    _refuse_duplicates("choice", "choices", [c.id for c in q.choices])
+    for index, c in enumerate(q.choices):
+        if "text" in c.model_fields_set:
+            _field_error(
+                "a numerical question's choice has no text: the learner types a number; its value is what they "
+                "type (value:) and its explanation what they then read",
+                ("choices", index, "text"),
+            )
+        if c.value is None:
+            raise PydanticCustomError("missing", "Field required", {"loc": ("choices", index, "value")})
+    if not q.correct_choices:
+        _choices_error("a numerical question needs a correct value (correct: true on one of its choices), found none")
+    ranges = [
+        (q.value_of(c) - q.tolerance_of(c), q.value_of(c) + q.tolerance_of(c), i) for i, c in enumerate(q.choices)
+    ]
+    for low, high, index in ranges:
+        for other_low, other_high, other in ranges:
+            if other < index and low <= other_high and other_low <= high:
+                a, b = q.choices[other], q.choices[index]
+                _field_error(
+                    f"the values of choices {a.id!r} ({_range(q, a)}) and {b.id!r} ({_range(q, b)}) overlap: a typed "
+                    "number in both would leave it open which explanation shows; narrow a tolerance",
+                    ("choices", index, "value"),
+                )
+
+
+def _range(q: Question, c: Choice) -> str:
+    tolerance = q.tolerance_of(c)
+    return f"{q.value_of(c):g}" + (f" ± {tolerance:g}" if tolerance else "")
 
 
 class Feedback(Shared):
@@ -384,14 +549,15 @@ class Bank(Shared):
         raise KeyError(f"bank {self.id!r} has no quiz {quiz_id!r} (its quizzes: {known})")
 
 
-StringField = Literal["stem", "explanation", "text"]
+StringField = Literal["stem", "explanation", "text", "unit"]
 
 
 def strings(bank: Bank) -> Iterator[tuple[str, str]]:
     """Every learner-facing string as (stable path, source text), in bank order.
 
     The path is the string's identity across translations: ``title``, ``intro``, ``feedback/correct``,
-    ``<question>/stem``, ``<question>/explanation``, ``<question>/choices/<choice>/text`` and ``…/explanation``.
+    ``<question>/stem``, ``<question>/explanation``, ``<question>/choices/<choice>/text`` and ``…/explanation``;
+    a numerical question has ``<question>/unit`` (if it has a unit) and no choice texts: values are never strings.
     """
     yield from bank_strings(bank)
     for q in bank.questions:
@@ -423,13 +589,36 @@ def quiz_strings(quiz: Quiz) -> list[tuple[str, str]]:
 def string_count(bank: Bank) -> int:
     """How many strings :func:`strings` yields, without building their paths."""
     quizzes = sum(len(quiz_strings(z)) for z in bank.quizzes)
-    return 4 + (bank.intro is not None) + quizzes + sum(2 + 2 * len(q.choices) for q in bank.questions)
+    return 4 + (bank.intro is not None) + quizzes + sum(question_string_count(q) for q in bank.questions)
+
+
+def question_string_count(q: Question) -> int:
+    """How many strings :func:`question_strings` yields for ``q``."""
+    if q.kind is Kind.NUMERICAL:
+        return 2 + (q.unit is not None) + len(q.choices)
+    return 2 + 2 * len(q.choices)
+
+
+def string_offset(q: Question, field: StringField, choice_index: int | None = None) -> int:
+    """Where one string of ``q`` is among :func:`question_strings` (0 the stem): the layout in one place."""
+    if choice_index is None:
+        return {"stem": 0, "explanation": 1, "unit": 2}[field]
+    if q.kind is Kind.NUMERICAL:
+        return 2 + (q.unit is not None) + choice_index
+    return 2 + 2 * choice_index + (field == "explanation")
 
 
 def question_strings(q: Question) -> Iterator[tuple[str, str]]:
-    """A question's strings in :func:`strings` order: stem, explanation, then each choice's text and explanation."""
+    """A question's strings in :func:`strings` order: stem, explanation, then each choice's text and explanation
+    (a numerical question: stem, explanation, its unit, then each choice's explanation)."""
     yield f"{q.id}/stem", q.stem
     yield f"{q.id}/explanation", q.explanation
+    if q.kind is Kind.NUMERICAL:
+        if q.unit is not None:
+            yield f"{q.id}/unit", q.unit
+        for c in q.choices:
+            yield f"{q.id}/choices/{c.id}/explanation", c.explanation
+        return
     for c in q.choices:
         yield f"{q.id}/choices/{c.id}/text", c.text
         yield f"{q.id}/choices/{c.id}/explanation", c.explanation
@@ -438,9 +627,20 @@ def question_strings(q: Question) -> Iterator[tuple[str, str]]:
 def question_sources(q: Question) -> list[str]:
     """The source texts of :func:`question_strings`, without their paths."""
     texts = [q.stem, q.explanation]
+    if q.kind is Kind.NUMERICAL:
+        if q.unit is not None:
+            texts.append(q.unit)
+        return texts + [c.explanation for c in q.choices]
     for c in q.choices:
         texts += (c.text, c.explanation)
     return texts
+
+
+def inline_strings(q: Question) -> list[bool]:
+    """For each of :func:`question_strings`: whether it renders inline (a choice's text, a unit)."""
+    if q.kind is Kind.NUMERICAL:
+        return [False, False] + [True] * (q.unit is not None) + [False] * len(q.choices)
+    return [False, False] + [True, False] * len(q.choices)
 
 
 def path_of(question: Question, field: StringField, choice: Choice | None = None) -> str:
@@ -552,8 +752,11 @@ def _apart_problems(bank: Bank, quiz: Quiz, together: tuple[str, ...]) -> Iterat
     where = {q.id: s for s in quiz.sections for q in section_pool(bank, s)[0]}
     if len(together) < 2:
         yield (), f"apart: {list(together)} names one question: a set to keep apart needs two or more"
+    first: dict[str, int] = {}  # (each id's first position, found once: list.index per id is quadratic)
     for position, qid in enumerate(together):
-        if together.index(qid) != position:
+        first.setdefault(qid, position)
+    for position, qid in enumerate(together):
+        if first[qid] != position:
             yield (position,), f"apart: question {qid!r} is listed twice in one set"
         elif qid not in where:
             yield (position,), f"apart: question {qid!r} is in none of the quiz's sections"
@@ -576,26 +779,38 @@ def _apart_problems(bank: Bank, quiz: Quiz, together: tuple[str, ...]) -> Iterat
         )
 
 
+# Near matches ("did you mean …") are looked for for this many unknown ids or tags of a section: difflib compares
+# each with every id of the bank, and a section of 40,000 unknown ids would take minutes.
+_HINTS = 20
+
+
 def _section_problems(
     bank: Bank, section: Section, seen: dict[str, str]
 ) -> Iterator[tuple[tuple[str | int, ...], str]]:
     name = f"section {section.id!r}"
     pool, missing = section_pool(bank, section)
     if section.questions is not None:
-        for qid in missing:
-            near = difflib.get_close_matches(qid, [q.id for q in bank.questions], n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            yield ("questions", section.questions.index(qid)), f"{name}: no question {qid!r} in the bank{hint}"
+        first: dict[str, int] = {}  # (each id's first position, found once: list.index per id was quadratic)
         for position, qid in enumerate(section.questions):
-            if section.questions.index(qid) != position:
+            first.setdefault(qid, position)
+        ids = [q.id for q in bank.questions]
+        for number, qid in enumerate(missing):
+            near = difflib.get_close_matches(qid, ids, n=1) if number < _HINTS else []
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            yield ("questions", first[qid]), f"{name}: no question {qid!r} in the bank{hint}"
+        for position, qid in enumerate(section.questions):
+            if first[qid] != position:
                 yield ("questions", position), f"{name} lists question {qid!r} twice"
     else:
         assert section.pool is not None
+        positions: dict[str, int] = {}
+        for position, tag in enumerate(section.pool.tags):
+            positions.setdefault(tag, position)
         tags = sorted({t for q in bank.questions for t in q.tags})
-        for tag in missing:
-            near = difflib.get_close_matches(tag, tags, n=1)
+        for number, tag in enumerate(missing):
+            near = difflib.get_close_matches(tag, tags, n=1) if number < _HINTS else []
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            yield ("from", "tags", section.pool.tags.index(tag)), f"{name}: no question is tagged {tag!r}{hint}"
+            yield ("from", "tags", positions[tag]), f"{name}: no question is tagged {tag!r}{hint}"
     if not pool:
         if not missing:  # (an unknown id or tag is the reason, said above)
             yield (), f"{name} has no questions: its pool is empty"

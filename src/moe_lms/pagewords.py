@@ -53,6 +53,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "new_attempt": ("New attempt", "a quiz page's button that draws new questions"),
     "attempts": ("Your attempts", "the heading of a quiz page's list of attempts"),
     "attempt_score": ("Attempt {n}: {score} of {total} points ({percent})", "one attempt in that list"),
+    "type_number": ("Type a number.", "under a numerical question, whose answer is typed"),
+    "answer_label": ("Your answer", "the label of a numerical question's answer box, and of the typed answer"),
+    "not_a_number": ("Type a number, such as {example}.", "said when the typed answer is no number; {example}: 468.75"),
 }
 LETTERS = "letters"  # the msgctxt of the choice letters: one msgstr, the letters in order, separated by spaces
 ENGLISH_LETTERS = " ".join(string.ascii_uppercase)
@@ -212,7 +215,7 @@ def coverage_problem(locale: str, bank: Mapping[str, Catalog], file: str) -> Pro
     reviewed = {key for catalog in layers for key in catalog.reviewed}
     drafts = {key for catalog in layers for key in catalog.drafts} - reviewed
     missing = [key for key in [*WORDS, LETTERS] if key not in reviewed | drafts]
-    guide = "docs/how-to/add-a-locale.md, \"The page's own words\""
+    guide = 'docs/how-to/add-a-locale.md, "The page\'s own words"'
     if not reviewed and not drafts:
         message = (
             f"locale {locale!r} has no page words: its take-the-quiz page (export --format html) shows its buttons, "

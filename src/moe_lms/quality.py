@@ -63,7 +63,7 @@ from .loader import (
     bank_yaml_path,
 )
 from .locales import CharacterShare, Status, translation_status
-from .model import Bank, Translation, bank_strings, question_sources, strings
+from .model import Bank, Translation, bank_strings, inline_strings, question_sources, strings
 from .problems import Problem, Severity
 from .text import MARKDOWN_CHARACTERS, markdown_renders_blank, render_block, visible_length
 from .translations import DRAFT, PRESENT, STALE, PackedCatalog, StringIndex
@@ -806,15 +806,12 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
         catalogs[locale] = catalog
     index = next(iter(catalogs.values())).index if catalogs else StringIndex(bank)
     sources = [text for _, text in bank_strings(bank)]
-    choice_texts = []  # (ordinal of the first choice's text, how many choices)
+    inline = bytearray(len(sources))  # which strings render inline: the title, each choice's text, a unit
     for q in bank.questions:
-        choice_texts.append((len(sources) + 2, len(q.choices)))
         sources += question_sources(q)
+        inline += bytes(inline_strings(q))
     assert len(sources) == index.size
-    inline = bytearray(len(sources))  # which strings render inline: the title, each choice's text
     inline[0] = 1
-    for at, count in choice_texts:
-        inline[at : at + 2 * count : 2] = b"\x01" * count
     checked = [_Locale(bank, loc, glossary) for loc in bank.target_locales if bank.translations.get(loc)]
     share_locales = [loc for loc in bank.target_locales if loc in catalogs]
     in_locale = dict.fromkeys(bank.target_locales, 0)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from lxml import etree
 
 from . import text
-from .model import MediaItem
+from .model import PLACEHOLDERS, MediaItem, placeholder_message
 from .problems import MoeLmsError
 
 if TYPE_CHECKING:  # markdown-it is imported when a text first needs it, as in text.py
@@ -244,11 +244,27 @@ class _Holes:
         return _HOLE.format(len(self.parts) - 1)
 
     def fill(self, sanitised: str) -> str:
-        return _HOLE_RE.sub(lambda m: self.parts[int(m.group(1))], sanitised)
+        """The sanitised text with each hole replaced by its markup; a hole that is not one of ours (an index past
+        the list, one seen twice: text that smuggled the placeholders in) is refused, never filled."""
+        seen: set[int] = set()
+
+        def part(match: re.Match[str]) -> str:
+            index = int(match.group(1)) if len(match.group(1)) < 10 else len(self.parts)
+            if index >= len(self.parts) or index in seen:
+                raise ValueError(placeholder_message(0xE000, match.start() + 1))
+            seen.add(index)
+            return self.parts[index]
+
+        return _HOLE_RE.sub(part, sanitised)
 
 
 def _render(markdown: str, inline: bool, profile: Profile) -> str:
+    if (bad := _PLACEHOLDER.search(markdown)) is not None:
+        raise ValueError(placeholder_message(ord(bad.group()), bad.start() + 1))
     return _render_cached(markdown, inline, profile)
+
+
+_PLACEHOLDER = re.compile(f"[{PLACEHOLDERS}]")
 
 
 @lru_cache(maxsize=4096)

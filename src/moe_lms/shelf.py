@@ -13,9 +13,12 @@ overwrites a file it did not write.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import stat
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -147,10 +150,34 @@ class Record:
 
     files: tuple[str, ...]
     readme: str
+    # The SHA-256 of each file as build wrote it: the manifest is committed, so anyone can edit its list; build
+    # deletes a file it no longer makes only when its bytes are still these (never the user's NOTES.md).
+    sha256: Mapping[str, str] = field(default_factory=dict)
 
 
-def record(shelf: Plan) -> Record:
-    return Record(tuple(item.filename for item in shelf.items), "\n".join(_bank_section(shelf, several=True)))
+def record(shelf: Plan, digests: Mapping[str, str] | None = None) -> Record:
+    """The record of a shelf's files, with the digests (``file_sha256``) of those known."""
+    files = tuple(item.filename for item in shelf.items)
+    known = {name: digests[name] for name in files if digests and digests.get(name)}
+    return Record(files, "\n".join(_bank_section(shelf, several=True)), known)
+
+
+def file_sha256(path: Path) -> str | None:
+    """The SHA-256 of the regular file ``path`` (not through a link), read a chunk at a time; None for anything
+    else (missing, a link, a pipe: never opened, as a pipe would hang)."""
+    try:
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        digest = hashlib.sha256()
+        with path.open("rb") as stream:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def read_manifest(text: str) -> dict[str, Record]:
@@ -166,7 +193,13 @@ def read_manifest(text: str) -> dict[str, Record]:
             raise ValueError(f"its entry for {bank_id!r} is not a list of files and a README section")
         if any(f in (README, MANIFEST) or "/" in f or "\\" in f or f.startswith(".") for f in files):
             raise ValueError(f"its entry for {bank_id!r} names a file outside the shelf")
-        records[bank_id] = Record(tuple(files), section)
+        digests = entry.get("sha256", {})
+        if not (
+            isinstance(digests, dict)
+            and all(name in files and isinstance(d, str) and _SHA256.fullmatch(d) for name, d in digests.items())
+        ):
+            raise ValueError(f"its entry for {bank_id!r} has a 'sha256' that is not a digest per file")
+        records[bank_id] = Record(tuple(files), section, dict(digests))
     return records
 
 
@@ -174,7 +207,10 @@ def manifest_text(records: Mapping[str, Record]) -> str:
     """The manifest recording ``records``, deterministic bytes (banks and keys sorted)."""
     document = {
         "about": "Written by moe-lms build: the files it made for each bank. Do not edit.",
-        "banks": {bank_id: {"files": list(r.files), "readme": r.readme} for bank_id, r in sorted(records.items())},
+        "banks": {
+            bank_id: {"files": list(r.files), "readme": r.readme, "sha256": dict(sorted(r.sha256.items()))}
+            for bank_id, r in sorted(records.items())
+        },
     }
     return json.dumps(document, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from .files import OutputError, replace_if_changed
+from .files import OutputError, remove_file, replace_if_changed
 from .problems import Problem, ProblemsFound
 
 Writer = tuple[str, Callable[[BinaryIO], object]]
@@ -35,6 +35,7 @@ class Outcome(NamedTuple):
     name: str
     changed: bool  # the file differed from a fresh build (or was missing); with ``replace``, it was replaced
     problems: tuple[Problem, ...]  # the file could not be made: nothing else of the outcome holds
+    sha256: str | None = None  # the digest of the file as it now is on the shelf, when it is a fresh build's
 
 
 # What the forked workers inherit: set just before the fork, read by the workers, cleared after.
@@ -79,8 +80,12 @@ def usable_cpus() -> int:
 
 
 def _one(folder: Path, name: str, write: Callable[[BinaryIO], object], replace: bool) -> Outcome:
+    from .shelf import file_sha256
+
     try:
-        return Outcome(name, replace_if_changed(folder / name, write, replace=replace), ())
+        changed = replace_if_changed(folder / name, write, within=folder, replace=replace)
+        fresh = replace or not changed  # (the file on the shelf is now the fresh build's bytes)
+        return Outcome(name, changed, (), file_sha256(folder / name) if fresh else None)
     except ProblemsFound as exc:
         return Outcome(name, False, tuple(exc.problems))
 
@@ -96,7 +101,7 @@ def _remove_temporary_files(folder: Path, names: Sequence[str]) -> None:
     """The temporary files (``files.py``'s ``.<name>.*.tmp``) of workers ended mid-write."""
     for name in names:
         for leftover in folder.glob(f".{glob.escape(name)}.*.tmp"):
-            leftover.unlink(missing_ok=True)
+            remove_file(leftover, within=folder)
 
 
 class WorkerTraceback(Exception):

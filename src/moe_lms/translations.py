@@ -16,7 +16,16 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 
-from .model import Bank, Question, Translation, bank_strings
+from .model import (
+    Bank,
+    Question,
+    Translation,
+    bank_strings,
+    question_sources,
+    question_string_count,
+    question_strings,
+    string_offset,
+)
 
 # Bits of a string's state byte.
 LISTED = 1  # the PO file has an entry for it, translated or not
@@ -40,7 +49,7 @@ class StringIndex:
         for number, q in enumerate(bank.questions):
             self._number[q.id] = number
             self._bases.append(ordinal)
-            ordinal += 2 + 2 * len(q.choices)
+            ordinal += question_string_count(q)
         self.size = ordinal
         # Whether each string, as a view of (locale, include_drafts) resolves it, renders as itself everywhere:
         # 0 not yet known, 1 no, 2 yes (locales.LocalizedView.question_plain). Every writer asks it of every
@@ -65,13 +74,16 @@ class StringIndex:
             return base
         if rest == "explanation":
             return base + 1
+        q = self.questions[number]
+        if rest == "unit":
+            return base + 2 if q.numerical and q.unit is not None else None
         kind, _, rest = rest.partition("/")
         choice_id, _, field = rest.partition("/")
-        if kind != "choices" or field not in ("text", "explanation"):
+        if kind != "choices" or field not in ("text", "explanation") or (q.numerical and field == "text"):
             return None
-        for j, c in enumerate(self.questions[number].choices):
+        for j, c in enumerate(q.choices):
             if c.id == choice_id:
-                return base + 2 + 2 * j + (field == "explanation")
+                return base + string_offset(q, "explanation" if field == "explanation" else "text", j)
         return None
 
     def neighbours(self, path: str) -> list[str]:
@@ -85,7 +97,7 @@ class StringIndex:
         if close:
             number = self._number[close[0]]
             base = self._bases[number]
-            count = 2 + 2 * len(self.questions[number].choices)
+            count = question_string_count(self.questions[number])
             candidates += [p for p, _ in self.strings(base, count)]
         return candidates
 
@@ -110,6 +122,10 @@ class StringIndex:
         more_sources: list[str] = []
         for q in self.questions[number:last]:  # whole questions, in question_strings order; trimmed below
             qid = q.id
+            if q.numerical:
+                more_paths += [path for path, _ in _question_paths(q)]
+                more_sources += question_sources(q)
+                continue
             more_paths += (f"{qid}/stem", f"{qid}/explanation")
             more_sources += (q.stem, q.explanation)
             for c in q.choices:
@@ -125,10 +141,16 @@ class StringIndex:
         return self.strings(ordinal, 1)[0]
 
 
-# model.XML_ILLEGAL in UTF-8: C0 controls but tab and line breaks, DEL, the C1 controls (U+0080-U+009F, two bytes
+def _question_paths(q: Question) -> list[tuple[str, str]]:
+    return list(question_strings(q))
+
+
+# model.TEXT_ILLEGAL in UTF-8: C0 controls but tab and line breaks, DEL, the C1 controls (U+0080-U+009F, two bytes
 # from \xc2), U+FFFE and U+FFFF. (Surrogates cannot be in UTF-8 text: str.encode refuses them.) A lead byte can only
 # start a character, so a match is always aligned.
-XML_ILLEGAL_UTF8 = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]")
+XML_ILLEGAL_UTF8 = re.compile(
+    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]|\xee\x80[\x80-\x83]"
+)
 
 
 class PackedCatalog(Mapping[str, Translation]):

@@ -30,6 +30,10 @@ MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_PACKAGE_ELEMENTS = 10_000_000
 MAX_MEMBER_ELEMENTS = 4_000_000  # the manifest of MAX_FILES files, or a question bank holding them all
 MAX_XML_DEPTH = 100
+# An item is one question: the largest real one (MathML, an SVG inline) is tens of KB. Its reader holds its text
+# several times over as it turns it into Markdown, and 30 items of 15 MiB took 3.9 GiB and ten minutes; an item
+# over this many bytes (declared, or found as it inflates) is refused before it is read.
+MAX_ITEM_BYTES = 2 * 1024 * 1024
 
 
 # --- reading packages from outside -----------------------------------------------------------------------------
@@ -119,9 +123,14 @@ class SafeZip:
     def names(self) -> list[str]:
         return list(self.infos)
 
-    def read(self, name: str) -> bytes:
-        """A member's bytes, counting what is really inflated (a lying declared size is caught too)."""
+    def read(self, name: str, *, max_bytes: int | None = None) -> bytes:
+        """A member's bytes, counting what is really inflated (a lying declared size is caught too); ``max_bytes``:
+        a lower limit for this member (an item's :data:`MAX_ITEM_BYTES`)."""
         info = self.infos[name]
+        if max_bytes is not None and info.file_size > max_bytes:
+            raise UnsafePackage(
+                f"refused: member {name!r} declares {info.file_size:,} bytes; the limit is {max_bytes:,}"
+            )
         limit = min(info.file_size, self.max_entry_bytes)
         chunks, size = [], 0
         try:
@@ -137,12 +146,14 @@ class SafeZip:
             raise UnsafePackage(f"member {name!r} is damaged: {exc}") from None
         return b"".join(chunks)
 
-    def xml(self, name: str, *, max_elements: int = MAX_MEMBER_ELEMENTS) -> etree._Element:
+    def xml(
+        self, name: str, *, max_elements: int = MAX_MEMBER_ELEMENTS, max_bytes: int | None = None
+    ) -> etree._Element:
         """A member parsed within ``max_elements`` and what is left of the package's total: refused as soon as the
-        parser passes either, with the line it had reached."""
+        parser passes either, with the line it had reached. ``max_bytes``: as for :meth:`read`."""
         budget = Budget(min(max_elements, self.elements_left), MAX_XML_DEPTH)
         try:
-            root = parse_untrusted(self.read(name), max_bytes=self.max_entry_bytes, budget=budget)
+            root = parse_untrusted(self.read(name, max_bytes=max_bytes), max_bytes=self.max_entry_bytes, budget=budget)
         except UnsafeXmlError as exc:
             if budget.max_elements < max_elements and "elements; refused" in exc.message:
                 message = f"refused: the package's XML files hold more than {MAX_PACKAGE_ELEMENTS:,} elements in all"

@@ -35,5 +35,5 @@ def test_a_code_block_past_the_highlighting_limit_is_shown_plain() -> None:
     began = time.perf_counter()
     block = richtext.code_block(code, "python", highlight="inline")
     assert time.perf_counter() - began < 2
-    assert block.startswith('<pre dir="ltr"><code class="language-python">x = 1')
+    assert block.startswith('<pre dir="ltr" style="line-height:1.45"><code class="language-python">x = 1')
     assert richtext.code_block("x = 1\n", "python", highlight="inline").startswith('<pre dir="ltr" class="code"')

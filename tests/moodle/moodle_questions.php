@@ -16,7 +16,9 @@
 // and feedback, the overall feedback messages; then "graded": for each choice alone (and, with several correct
 // answers, for the set of correct ones) the mark Moodle's question engine gave and the feedback its renderer showed
 // (the chosen answer's feedback, the overall message, the general feedback, and the whole question's HTML), with
-// every feedback shown.
+// every feedback shown. A numerical (or short-answer) question is graded for each typed answer MOE_TYPED (a JSON
+// file: idnumber => [typed text, …]) lists for its idnumber, else for each of its answers and 123456: the mark, the
+// state and the feedback shown for each.
 //
 //   php moodle_questions.php MOODLE_DIR css boost
 //
@@ -167,7 +169,8 @@ function moe_question($id): array {
         $choices = array_keys($question->answers);
         foreach ($question->answers as $answer) {
             $answers[] = ['text' => $answer->answer, 'fraction' => (float) $answer->fraction,
-                'feedback' => $answer->feedback];
+                'feedback' => $answer->feedback]
+                + (property_exists($answer, 'tolerance') ? ['tolerance' => (float) $answer->tolerance] : []);
         }
     } else {  // (not a choice question: a quiz's random slot, a description)
         return ['id' => (int) $id, 'name' => $question->name, 'qtype' => $question->get_type_name()];
@@ -186,6 +189,19 @@ function moe_question($id): array {
         'incorrectfeedback' => $question->incorrectfeedback ?? null,
         'graded' => [],
     ];
+    if ($question instanceof qtype_numerical_question || $question instanceof qtype_shortanswer_question) {
+        if ($question instanceof qtype_numerical_question) {
+            $found['units'] = array_keys($question->ap->get_unit_options() ?: []);
+        }
+        // What MOE_TYPED lists for it, else each of its answers as written (but a catch-all *) and one no answer is.
+        $typed = moe_typed()[$question->idnumber] ?? array_merge(
+            array_values(array_filter(array_map(fn($a) => (string) $a->answer, $question->answers), fn($t) => $t !== '*')),
+            ['123456']);
+        foreach ($typed as $text) {
+            $found['graded'][] = ['typed' => $text] + moe_respond($question->id, ['answer' => $text]);
+        }
+        return $found;
+    }
     $sets = array_map(fn($a) => [$a], $choices);
     if ($question instanceof qtype_multichoice_multi_question) {
         $correct = array_values(array_filter($choices, fn($a) => $question->answers[$a]->fraction > 0));
@@ -197,6 +213,24 @@ function moe_question($id): array {
         $found['graded'][] = moe_answer($question->id, $set, $choices);
     }
     return $found;
+}
+
+/** What MOE_TYPED lists to type into each numerical question, by idnumber. */
+function moe_typed(): array {
+    $path = getenv('MOE_TYPED');
+    return $path ? json_decode(file_get_contents($path), true) : [];
+}
+
+/** One attempt at question $id with this response: mark, fraction, state and what was shown. */
+function moe_respond($id, array $response): array {
+    $question = question_bank::load_question($id);
+    $quba = question_engine::make_questions_usage_by_activity('core_question_preview', context_system::instance());
+    $quba->set_preferred_behaviour('deferredfeedback');
+    $slot = $quba->add_question($question, $question->defaultmark);
+    $quba->start_question($slot);
+    $quba->process_action($slot, $response);
+    $quba->finish_all_questions();
+    return moe_shown($quba, $slot);
 }
 
 /** One attempt at question $id choosing the answers $chosen (ids among $choices, the answers in stored order):
@@ -225,6 +259,13 @@ function moe_answer($id, array $chosen, array $choices): array {
     }
     $quba->process_action($slot, $response);
     $quba->finish_all_questions();
+    return ['chosen' => array_values(array_map(fn($a) => array_search($a, $choices), $chosen))]
+        + moe_shown($quba, $slot);
+}
+
+/** The mark, fraction and state of a finished attempt, and the feedback its renderer showed. */
+function moe_shown(question_usage_by_activity $quba, int $slot): array {
+    $qa = $quba->get_question_attempt($slot);
     $options = new question_display_options();
     $options->marks = question_display_options::MARK_AND_MAX;
     $options->correctness = question_display_options::VISIBLE;
@@ -245,7 +286,6 @@ function moe_answer($id, array $chosen, array $choices): array {
     };
     $has = "contains(concat(' ', normalize-space(@class), ' '), ' %s ')";
     return [
-        'chosen' => array_values(array_map(fn($a) => array_search($a, $choices), $chosen)),
         'mark' => $qa->get_mark(),
         'fraction' => $qa->get_fraction(),
         'state' => (string) $qa->get_state(),

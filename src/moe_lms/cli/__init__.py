@@ -36,6 +36,11 @@ _COMMANDS = {
     ),
     "import": ("interchange:import_", "Read a file from another tool or LMS into a bank directory."),
     "push": ("canvas:push", "Send a bank straight into an LMS."),
+    "stats": (
+        "stats:stats",
+        "Item analysis of a bank from what learners did: facility, discrimination, each choice's share, Cronbach's "
+        "α, and differential item functioning between locales (Mantel-Haenszel, ETS classes A/B/C), with flags.",
+    ),
     "schemas": ("schemas:schemas_group", "The official XML Schemas validate checks QTI packages against."),
     "completion": ("completion:completion", "Print the shell code for tab completion of moe-lms: bash, zsh or fish."),
 }

@@ -15,7 +15,7 @@ from rich.table import Table
 from .. import loader, quality
 from ..glossary import read_glossary
 from ..locales import CharacterShare, Status, character_share, coverage, locale_info
-from ..model import XML_ILLEGAL, Bank, strings
+from ..model import TEXT_ILLEGAL, Bank, strings
 from ..problems import Problem, ProblemsFound, Severity
 from . import translator
 from .common import (
@@ -80,7 +80,13 @@ COVERAGE_LEGEND = (
     help="One target locale only (a translator's view): its PO file's problems, coverage and stale strings; "
     "bank.yaml is checked as always.",
 )
-def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
+@click.option(
+    "--stats",
+    "stats_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A `moe-lms stats -o` file: warn on each question it flags (too easy, a dead distractor, DIF ...).",
+)
+def check(bank_dir: Path | None, strict: bool, only_locale: str | None, stats_file: Path | None) -> None:
     """Validate a bank and its translations; print translation coverage per locale.
 
     Translation findings (glossary, parity, untranslated, script) are warnings, errors under --strict. Each stale
@@ -142,10 +148,31 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None) -> None:
                     )
                 )
     problems += _export_refusals(directory, bank)
+    if stats_file is not None:
+        problems += _stats_flags(stats_file, bank)
     if any(p.severity is Severity.ERROR for p in problems):
         fail(problems)
     print_problems(problems)
     out.print("ok")
+
+
+def _stats_flags(path: Path, bank: Bank) -> list[Problem]:
+    """What the learners' results say about the bank's questions (``moe-lms stats -o FILE``), as warnings."""
+    from ..stats.json_out import MAX_STATS_BYTES, flag_problems
+
+    name = shown(path)
+    try:
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_STATS_BYTES + 1)
+    except OSError as exc:
+        return [Problem(name, None, f"cannot read: {exc.strerror or exc}")]
+    if len(raw) > MAX_STATS_BYTES:
+        return [Problem(name, None, f"larger than {MAX_STATS_BYTES:,} bytes: not a stats file")]
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return [Problem(name, None, f"not JSON: {exc}")]
+    return flag_problems(data, name, bank.id, {q.id for q in bank.questions})
 
 
 def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
@@ -178,7 +205,7 @@ def _export_refusals(directory: Path, bank: Bank) -> list[Problem]:
         if "&#" in text:
             for match in _CHARACTER_REFERENCE.finditer(text):
                 code = int(match.group(1)[1:], 16) if match.group(1)[0] in "xX" else int(match.group(1))
-                if code > 0x10FFFF or XML_ILLEGAL.match(chr(code)) or code == 0:
+                if code > 0x10FFFF or TEXT_ILLEGAL.match(chr(code)) or code == 0:
                     message = (
                         f"{path}: {match.group()} is U+{code:04X}, a character XML 1.0 cannot carry: every export "
                         "would write U+FFFD instead"
@@ -262,6 +289,6 @@ def translations_page_words(locale: str, bank_dir: Path | None) -> None:
     target = directory / loader.LOCALES_DIR / pagewords.BANK_DIR / f"{tag}.po"
     if target.exists():
         fail([Problem(shown(target), None, "exists already: edit it (it is never overwritten)")])
-    write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), parents=True)
+    write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), within=directory, parents=True)
     shipped = "moe-lms's shipped words" if pagewords.shipped(tag) else "the English, every msgstr empty"
     out.print(f"wrote {shown(target)} (from {shipped}): translate it, then run `moe-lms check`", markup=False)

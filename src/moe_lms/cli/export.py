@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, BinaryIO
 import click
 
 from .. import formats, loader
-from ..files import make_folder, replace_if_changed, write_atomic_stream
+from ..files import make_folder, remove_file, replace_if_changed, write_atomic_stream
 from ..locales import locale_info, resolve
 from ..problems import OptionError, Problem, ProblemsFound, Severity
 from .common import (
@@ -142,7 +142,10 @@ def export(
         else:
             with progress(f"writing {target}", unit="bytes") as advance:
                 write_atomic_stream(
-                    target, lambda stream: fmt.write(bank, options, counting(stream, advance)), parents=parents
+                    target,
+                    lambda stream: fmt.write(bank, options, counting(stream, advance)),
+                    within=target.parent,
+                    parents=parents,
                 )
     except ProblemsFound as exc:
         fail(loader.placed(directory, bank, exc.problems))
@@ -158,24 +161,6 @@ def export(
             + " (moe-lms build writes them all)",
             markup=False,
         )
-    if quiz is not None and fmt.name == "moodle":
-        _moodle_quiz_note(bank, options.locales, quiz, include_drafts)
-
-
-def _moodle_quiz_note(bank: Bank, locales: Sequence[str], quiz: str, include_drafts: bool) -> None:
-    """Moodle XML has no quiz: it carries the sections' pools, and the draw is made in Moodle. Said at once, with
-    the categories and draws, so that an import is not mistaken for the quiz."""
-    from ..formats.moodle.write import quiz_steps
-
-    err.print(
-        "note: Moodle XML carries the quiz's pools, not the quiz: each section's questions are in a category of "
-        "their own. After the import, create the quiz in Moodle (Add an activity or resource → Quiz) and make the "
-        "draw there with random questions (docs/how-to/quizzes.md):",
-        markup=False,
-    )
-    for locale in locales[:1]:  # (the categories of the other locales are named alike)
-        for step in quiz_steps(bank, locale, quiz, include_drafts):
-            err.print(f"  - {step}", markup=False)
 
 
 def _report_warnings(
@@ -224,7 +209,9 @@ def _records(folder: Path, bank_id: str, planned: set[str], init: bool) -> dict[
     if shelf.README in present and len(ours) == len(present) - 1:
         with readme.open(encoding="utf-8", errors="replace") as stream:
             if stream.readline().startswith(shelf.TITLE):  # a shelf an older moe-lms wrote, before manifests
-                return {bank_id: shelf.Record(tuple(ours), "")}
+                # (its files are ours by their names, as the older moe-lms named them: their bytes are taken as is)
+                digests = {name: shelf.file_sha256(folder / name) or "" for name in ours}
+                return {bank_id: shelf.Record(tuple(ours), "", digests)}
     if present and not init:
         others = ", ".join(present[:5]) + (", …" if len(present) > 5 else "")
         fail([Problem(
@@ -304,16 +291,19 @@ def _build(
             *(Problem(shown(folder / n), None, "exists and moe-lms did not write it: move it away") for n in foreign),
             *(Problem(shown(folder / n), None, "belongs to another bank of this shelf") for n in taken),
         ])  # fmt: skip
-    done = {**others, bank.id: shelf.record(plan)}
-    manifest = shelf.manifest_text(done).encode("utf-8")
+    kept = dict(records[bank.id].sha256) if bank.id in records else {}
+    digests: dict[str, str] = {}
     problems: list[Problem] = []
     written = unchanged = 0
     try:
         if not check:
             make_folder(folder)
             # Claim the files before writing them, so an interrupted build still knows them as its own.
-            claim = {**done, bank.id: shelf.Record(tuple(sorted(previous | planned - {shelf.README})), "")}
-            replace_if_changed(folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")))
+            claimed = tuple(sorted(previous | planned - {shelf.README}))
+            claim = {**others, bank.id: shelf.Record(claimed, "", {n: d for n, d in kept.items() if n in previous})}
+            replace_if_changed(
+                folder / shelf.MANIFEST, _bytes(shelf.manifest_text(claim).encode("utf-8")), within=folder
+            )
         with progress(f"{'checking' if check else 'building'} {shown(folder)}", len(planned), unit="files") as advance:
             writers = list(shelf.writers(plan, others))
             for locale in bank.locales:  # Babel's data read once here, not once in each forked worker
@@ -321,6 +311,8 @@ def _build(
             for outcome in write_files(folder, writers, replace=not check, jobs=jobs or usable_cpus(), advance=advance):
                 if outcome.problems:
                     raise ProblemsFound(list(outcome.problems))
+                if outcome.sha256:
+                    digests[outcome.name] = outcome.sha256
                 if not outcome.changed:
                     unchanged += 1
                 elif check:
@@ -330,15 +322,22 @@ def _build(
                     written += 1
     except ProblemsFound as exc:
         fail(exc.problems)
+    manifest = shelf.manifest_text({**others, bank.id: shelf.record(plan, digests)}).encode("utf-8")
     for name in sorted((previous - planned) & present):
         target = folder / name
         if check:
             problems.append(Problem(shown(target), None, "is extra: a fresh build does not make it"))
-        else:
-            target.unlink()
+        elif kept.get(name) and shelf.file_sha256(target) == kept[name]:
+            remove_file(target, within=folder)
             err.print(f"removed {shown(target)} (a fresh build does not make it)", markup=False)
+        else:  # (the manifest is committed: its list alone never makes build delete a file)
+            err.print(
+                f"left {shown(target)} alone: the manifest lists it, but its bytes are not those moe-lms wrote "
+                "(edited since, or never written by build); delete it yourself if it is stale",
+                markup=False,
+            )
     if check:
-        if not replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), replace=False):
+        if not replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), within=folder, replace=False):
             unchanged += 1
         else:
             what = "differs from a fresh build" if (folder / shelf.MANIFEST).exists() else "is missing"
@@ -349,7 +348,7 @@ def _build(
             sys.exit(EXIT_PROBLEMS)
         out.print(f"{shown(folder)}: all {unchanged} files are up to date", markup=False)
         return
-    replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest))
+    replace_if_changed(folder / shelf.MANIFEST, _bytes(manifest), within=folder)
     for name in sorted(present - owned - planned):
         err.print(f"left {shown(folder / name)} alone: moe-lms did not write it", markup=False)
     out.print(f"{shown(folder)}: {written} written, {unchanged} unchanged", markup=False)

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from .. import loader
-from ..init import in_the_way, planned_files, write_new
+from ..files import inside, write_new
+from ..init import in_the_way, planned_files
 from ..locales import LOCALE_TAG, check_locale
 from .common import EXIT_PROBLEMS, err, fail, shown
 
@@ -53,6 +54,12 @@ def init(directory: Path | None, locales_text: str | None, title: str | None, so
         message = f"{source} is the source locale; target locales are the others"
         raise click.BadParameter(message, param_hint="--locales")
     folder = directory or Path(".")
+    if title is not None and (half := re.search("[\ud800-\udfff]", title)) is not None:  # (bytes not UTF-8)
+        message = (
+            f"contains U+{ord(half.group()):04X}, half of a character (the shell passed bytes that are not UTF-8): "
+            "type the title again in UTF-8"
+        )
+        raise click.BadParameter(message, param_hint="--title")
     if title is None:
         title = folder.resolve().name.replace("-", " ").replace("_", " ").strip().capitalize() or "Question bank"
     files = planned_files(folder, title=title, source_locale=source, target_locales=target_locales)
@@ -66,8 +73,10 @@ def init(directory: Path | None, locales_text: str | None, title: str | None, so
             markup=False,
         )
         raise SystemExit(EXIT_PROBLEMS)
+    for locale in target_locales:  # (a locales/ that links out is refused before anything is written)
+        inside(folder / loader.LOCALES_DIR / f"{locale}.po", folder)
     for path, data in files.items():
-        write_new(path, data)
+        write_new(path, data, within=folder)
     bank, problems = loader.read_bank_yaml(folder / loader.BANK_FILE)
     if bank is None:  # (a title the template cannot carry, say: the files stay for the author to fix)
         fail(problems)

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .. import formats, loader, schemas, zipsafe
+from ..files import InputTooLarge, read_limited, remove_file
 from ..locales import locale_info
 from ..merge import MergeError, changed_files, merge_banks
 from ..model import Bank
@@ -26,9 +27,10 @@ def _read_limited(path: Path, limit: int, *, option: bool = False) -> bytes:
     if size > limit and option:
         message = f"the file is {size / 2**20:,.1f} MiB, over the limit of {limit // 2**20:,} MiB (--max-size)"
         fail([Problem(str(path), None, message)])
-    if size > limit:
-        fail([Problem(str(path), None, f"the file is {size:,} bytes; the limit is {limit:,}")])
-    return path.read_bytes()
+    try:  # (a pipe or a device declares no size, or 0: the read itself stops at the limit)
+        return read_limited(path, limit)
+    except InputTooLarge as exc:
+        fail([Problem(str(path), None, f"{exc} (--max-size)" if option else str(exc))])
 
 
 _REPLACE_HELP = (
@@ -58,7 +60,7 @@ def _write_imported(bank: Bank, bank_dir: Path, replace: bool) -> tuple[Bank, li
         if replace:  # catalogs of locales the new bank does not have would no longer load
             for stale in sorted((bank_dir / loader.LOCALES_DIR).glob("*.po")):
                 if stale.stem not in bank.target_locales:
-                    stale.unlink()
+                    remove_file(stale, within=bank_dir)
                     err.print(
                         f"removed {stale} (--replace: the imported bank has no locale {stale.stem})", markup=False
                     )

@@ -96,7 +96,7 @@ def fetch(base_url: str | None) -> None:
             if digest != item.sha256:
                 failures.append(f"{url}: SHA-256 {digest}, expected {item.sha256}; not saved")
                 continue
-            write_atomic(target, bytes(data), parents=True)
+            write_atomic(target, bytes(data), within=into, parents=True)
             fetched += 1
     for failure in failures:
         err.print(f"error: {failure}", markup=False)

@@ -40,11 +40,24 @@ from typing import IO, Any, BinaryIO, Literal, NamedTuple
 
 from ..locales import LocalizedView, Resolved, locale_info, resolve
 from ..media import image_references
-from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, resolve_quiz, whole_bank_quiz
+from ..model import (
+    Bank,
+    Choice,
+    DrawnSection,
+    Kind,
+    MediaItem,
+    Question,
+    Quiz,
+    resolve_quiz,
+    string_offset,
+    whole_bank_quiz,
+)
+from ..numeric import number_text
 from ..problems import Problem, ProblemsFound
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format, Guide, Held, Offer, ShelfEntry
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
+from .qti12 import value_classes
 
 Engine = Literal["classic", "new-quizzes"]
 ENGINES: tuple[Engine, ...] = ("classic", "new-quizzes")
@@ -282,6 +295,42 @@ def _classic_layouts(choices: int) -> tuple[Layout, Layout]:
 
 
 @lru_cache(maxsize=64)
+def _numerical_layouts(correct: int) -> tuple[Layout, Layout]:
+    """A classic numerical_question's body with ``correct`` answers, and the fingerprinted part. Every answer of a
+    Canvas numerical question is a correct one (answer_parsers/numerical.rb gives each weight 100, and
+    numerical_question.rb's correct_answer_parts takes any answer whose range holds the number), so only the bank's
+    correct values are answers: ``exact_answer`` with ``answer_exact`` and ``answer_error_margin`` (the tolerance),
+    each with its explanation as ``answer_comment_html``. The anticipated values, which Canvas cannot tell apart
+    from any other wrong number, are listed with their explanations in ``incorrect_comments_html`` after the bank's
+    incorrect message."""
+    fields: dict[str, Any] = {
+        "question_type": "numerical_question",
+        "question_text": Slot("stem"),
+        "points_possible": Slot("points"),
+        "neutral_comments_html": Slot("explanation"),
+        "correct_comments_html": Slot("correct"),
+        "incorrect_comments_html": Slot("incorrect"),
+        # The plain fields too, as a choice question's (canvas-lms #2433: the HTML field alone is not shown).
+        "neutral_comments": Slot("explanation_plain"),
+        "correct_comments": Slot("correct_plain"),
+        "incorrect_comments": Slot("incorrect_plain"),
+        "answers": [
+            {
+                "numerical_answer_type": "exact_answer",
+                "answer_exact": Slot(f"exact{j}"),
+                "answer_error_margin": Slot(f"margin{j}"),
+                "answer_weight": 100,
+                "answer_comment_html": Slot(f"comment{j}"),
+                "comments": Slot(f"plain_comment{j}"),
+            }
+            for j in range(correct)
+        ],
+    }
+    body = {"question": {"question_name": Slot("name"), **fields}}
+    return Layout(body), Layout([PAYLOAD_VERSION, "classic", fields])
+
+
+@lru_cache(maxsize=64)
 def _new_quizzes_layouts(multiple: bool, choices: int, correct: int) -> tuple[Layout, Layout]:
     """A New Quizzes item's body, and the fingerprinted part: ["1", "new-quizzes", item without title and
     position]. ``answer_feedback``'s keys are the choices' ids, slots ``feedback_id<k>`` in sorted order."""
@@ -473,6 +522,20 @@ def refuse_images(view: LocalizedView) -> None:
         raise ProblemsFound(problems)
 
 
+def _value_text(q: Question, c: Choice) -> str:
+    tolerance = q.tolerance_of(c)
+    return number_text(q.value_of(c)) + (f" ± {number_text(tolerance)}" if tolerance else "")
+
+
+def numerical_left_out(ids: Sequence[str]) -> str:
+    """What a New Quizzes quiz says of the numerical questions it leaves out, and why."""
+    return (
+        f"numerical question(s) {', '.join(ids)} left out of the New Quizzes quiz: its numeric item has no per-value "
+        "feedback (answer_feedback is for choice items) and its scoring data is not in the API reference this push "
+        "follows; push with --engine classic to carry them"
+    )
+
+
 def refuse_draws(quiz: Quiz, sections: Sequence[DrawnSection]) -> None:
     """ProblemsFound for a quiz that draws, which New Quizzes cannot be given through its API: random draws live in
     item banks there, and the API can neither create a bank nor a bank entry (they are read-only)."""
@@ -563,6 +626,8 @@ class QuizStream:
             for s in sections
             for q, points in zip(s.questions, s.points, strict=True)
         ]
+        if engine == "new-quizzes" and any(q.numerical for q, _, _ in self.entries):
+            self.warnings += (numerical_left_out([q.id for q, _, _ in self.entries if q.numerical]),)
         self.limits = _Limits(bank, locale)
         self._made: list[tuple[str, str]] | None = None
         # Math as \(…\) / \[…\], which Canvas's math rendering (MathJax) reads; images at the URL ``image_url``
@@ -573,14 +638,60 @@ class QuizStream:
 
     def questions(self) -> Iterator[DesiredQuestion]:
         for (desired,) in _made_together((self,)):
-            yield desired
+            if desired is not None:
+                yield desired
+
+    def takes(self, q: Question) -> bool:
+        """Whether this engine's quiz carries ``q`` (New Quizzes leaves numerical questions out: its warnings
+        say why)."""
+        return not (q.numerical and self.engine == "new-quizzes")
 
     @property
     def _maker(self) -> Callable[[Question, int, _Texts, _Feedback, float], DesiredQuestion]:
         """The function that makes one question's body for this engine."""
         return self._classic if self.engine == "classic" else self._new_quizzes
 
+    def _classic_numerical(self, q: Question, t: _Texts, feedback: _Feedback, points: float) -> DesiredQuestion:
+        """A numerical question's classic body (see :func:`_numerical_layouts`)."""
+        check = self.limits.check
+        tokens: dict[str, bytes] = {}
+        correct = q.correct_choices
+        for j, c in enumerate(correct):
+            tokens[f"exact{j}"] = number_text(q.value_of(c)).encode()
+            tokens[f"margin{j}"] = number_text(q.tolerance_of(c)).encode()
+            comment, tokens[f"comment{j}"] = t.block(string_offset(q, "explanation", q.choices.index(c)))
+            tokens[f"plain_comment{j}"] = t.plain(string_offset(q, "explanation", q.choices.index(c)))[1]
+            check(q, f"choice '{c.id}' explanation", comment, MAX_TEXT)
+        listed = "".join(
+            f'<li class="{value_classes(c.id, q.value_of(c), q.tolerance_of(c))}"><span dir="ltr">{_value_text(q, c)}'
+            f"</span>: {t.block(string_offset(q, 'explanation', j))[0]}</li>"
+            for j, c in enumerate(q.choices)
+            if not c.correct
+        )
+        incorrect = feedback.incorrect + (f"<ul>{listed}</ul>" if listed else "")
+        check(q, "incorrect feedback", incorrect, MAX_COMMENT)
+        tokens["incorrect"] = encode_string(incorrect)
+        plain_listed = [
+            f"{_value_text(q, c)}: {t.plain(string_offset(q, 'explanation', j))[0]}"
+            for j, c in enumerate(q.choices)
+            if not c.correct
+        ]
+        tokens["incorrect_plain"] = encode_string(" ".join([json.loads(feedback.plain[1]), *plain_listed]))
+        stem, tokens["stem"] = t.block(0)
+        check(q, "stem", stem, MAX_TEXT)
+        tokens["points"] = token(points)
+        explanation, tokens["explanation"] = t.block(1)
+        check(q, "explanation", explanation, MAX_COMMENT)
+        tokens["explanation_plain"] = t.plain(1)[1]
+        tokens["correct"], tokens["correct_plain"] = feedback.tokens[0], feedback.plain[0]
+        layout, signed = _numerical_layouts(len(correct))
+        fp = _signed(signed, tokens)
+        tokens["name"] = encode_string(f"{q.id} [moe:{self.bank.id}/{q.id}:{fp}]")
+        return DesiredQuestion(q.id, fp, layout, tokens)
+
     def _classic(self, q: Question, position: int, t: _Texts, feedback: _Feedback, points: float) -> DesiredQuestion:
+        if q.numerical:
+            return self._classic_numerical(q, t, feedback, points)
         check = self.limits.check
         tokens: dict[str, bytes] = {}
         for j, c in enumerate(q.choices):
@@ -687,9 +798,10 @@ class QuizStream:
         )  # fmt: skip
 
 
-def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQuestion, ...]]:
+def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQuestion | None, ...]]:
     """Each question's body for each of ``streams`` (one view's: the same bank, locale, drafts and images), its
-    texts read and rendered once for all of them. Each stream's quiz() can follow."""
+    texts read and rendered once for all of them; None for a stream that leaves the question out (QuizStream.takes),
+    the others numbered on without it. Each stream's quiz() can follow."""
     first = streams[0]
     if any(
         (s.bank, s.locale, s.view.include_drafts, s.profile.image_url, s.the_quiz)
@@ -704,15 +816,20 @@ def _made_together(streams: tuple[QuizStream, ...]) -> Iterator[tuple[DesiredQue
     feedback = _Feedback(correct, incorrect, (correct_token, incorrect_token), plain)
     keys: list[list[tuple[str, str]]] = [[] for _ in streams]
     makers = [stream._maker for stream in streams]
-    for position, (q, points, group) in enumerate(first.entries, start=1):
+    positions = [0] * len(streams)
+    for q, points, group in first.entries:
         resolved = view.question_texts(q)
         texts = _Texts(resolved, html, view.question_plain(q, resolved))
-        bodies = tuple([make(q, position, texts, feedback, points) for make in makers])
-        if group is not None:
-            bodies = tuple([replace(body, group=group) for body in bodies])
-        for stream_keys, desired in zip(keys, bodies, strict=True):
-            stream_keys.append((desired.key, desired.fingerprint))
-        yield bodies
+        bodies: list[DesiredQuestion | None] = []
+        for k, (stream, make) in enumerate(zip(streams, makers, strict=True)):
+            if not stream.takes(q):
+                bodies.append(None)
+                continue
+            positions[k] += 1
+            body = make(q, positions[k], texts, feedback, points)
+            bodies.append(body if group is None else replace(body, group=group))
+            keys[k].append((body.key, body.fingerprint))
+        yield tuple(bodies)
     for stream, stream_keys in zip(streams, keys, strict=True):
         stream._made = stream_keys
 
@@ -855,16 +972,18 @@ class _QuestionLists:
         batches: list[list[bytes]] = [[] for _ in self.streams]
         indent = "  " * (level + 1)
         yield b"["
-        separator = ("\n" + indent).encode()
+        separators = [("\n" + indent).encode()] * len(self.streams)
         for n, bodies in enumerate(_made_together(self.streams), start=1):
             for j, desired in enumerate(bodies):
+                if desired is None:
+                    continue
                 made = templates[j].get(id(desired.layout))
                 if made is None:
                     request = Layout({"method": "POST", "path": self.paths[j], "body": desired.layout.skeleton})
                     made = (desired.layout, request.template(indent=2, level=level + 1))
                     templates[j][id(desired.layout)] = made
-                batches[j] += (separator, made[1].fill(desired.tokens))
-            separator = (",\n" + indent).encode()
+                batches[j] += (separators[j], made[1].fill(desired.tokens))
+                separators[j] = (",\n" + indent).encode()
             if n % _BATCH == 0:  # (fewer, larger writes: each is a system call once the spool is a file)
                 yield from self._flush(batches)
         yield from self._flush(batches)

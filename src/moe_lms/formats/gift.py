@@ -22,6 +22,7 @@ from typing import BinaryIO
 from ..locales import LocalizedView, Resolved, resolve
 from ..media import image_references
 from ..model import Bank, Kind, Question, resolve_quiz
+from ..numeric import number_text
 from ..problems import MoeLmsError, Problem, ProblemsFound, Severity
 from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
 from . import ExportOptions, Format, Guide, Held, ShelfEntry
@@ -174,6 +175,8 @@ def identity_comment(view: LocalizedView, question: Question) -> str:
 
 def _question_block(view: LocalizedView, question: Question, fields: _Fields) -> str:
     """The GIFT block of one question, each line ended by a newline."""
+    if question.numerical:
+        return _numerical_block(view, question, fields)
     # question_texts: stem, explanation, then each choice's text and explanation (the fast way to read them).
     texts = view.question_texts(question)
     stem, explanation, *choice_texts = texts
@@ -199,11 +202,40 @@ def _question_block(view: LocalizedView, question: Question, fields: _Fields) ->
     return "\n".join(lines)
 
 
+def _numerical_block(view: LocalizedView, question: Question, fields: _Fields) -> str:
+    """A numerical question: ``{#`` then ``=%100%469:0#why`` per value (``%0%`` for an anticipated one; Moodle's
+    reader splits the answers at ``=``, question/format/gift/format.php, case 'numerical'), ``~#…`` the feedback
+    of any other number (Moodle's ``*`` answer: the bank's incorrect message), ``####`` the general explanation.
+    GIFT has no units: the unit is not carried (image_problems says so)."""
+    stem, explanation = view.stem(question), view.explanation(question)
+    lines = [
+        f"// question: {question.id}",
+        identity_comment(view, question),
+        f"::{escape(_name(question.id, stem.text))}::{fields.block(stem)}{{#",
+    ]
+    for c in question.choices:
+        weight = "100" if c.correct else "0"
+        value = f"{number_text(question.value_of(c))}:{number_text(question.tolerance_of(c))}"
+        lines.append(f"\t=%{weight}%{value}#{fields.block(view.choice_explanation(question, c))}")
+    lines.append(f"\t~#{fields.block(view.feedback('incorrect'))}")
+    lines.append(f"\t####{fields.block(explanation)}")
+    lines.append("}\n")
+    return "\n".join(lines)
+
+
 def image_problems(bank: Bank, options: ExportOptions) -> list[Problem]:
     """The images a GIFT export cannot carry, one problem per image and question: errors, or warnings that each
     is dropped when ``options.drop_images``."""
     view = resolve(bank, options.locales[0], include_drafts=options.include_drafts)
     problems = []
+    for question in bank.questions:
+        if question.numerical and question.unit is not None:
+            message = (
+                f"its unit ({plain_text(question.unit)}) is not carried: GIFT has no units (Moodle XML carries it); "
+                "the stem should name the unit"
+            )
+            where = f"question {question.id!r}"
+            problems.append(Problem(_file_of(bank, view.locale), None, message, where, severity=Severity.NOTE))
     for question in bank.questions if bank.media else ():
         for resolved in view.question_texts(question):
             for reference in image_references(resolved.text):

@@ -33,6 +33,7 @@ from lxml.html.builder import E
 from .. import pagewords
 from ..locales import LocaleInfo, LocalizedView, Origin, Resolved, locale_info, resolve
 from ..model import Bank, DrawnSection, Kind, MediaItem, Question, Quiz, quiz_strings, resolve_quiz, whole_bank_quiz
+from ..numeric import number_text
 from ..richtext import (
     NOWRAP_CLASS,
     Profile,
@@ -85,6 +86,10 @@ class Chrome:
     attempts: str
     attempt_score: str
     letters: tuple[str, ...]
+    # A numerical question's words (issue 30): its hint, the box's label, what a text that is no number gets.
+    type_number: str
+    answer_label: str
+    not_a_number: str
     lowercase_language_names: bool = False  # mid-sentence, as Vietnamese writes "tiếng Anh"
 
 
@@ -363,6 +368,8 @@ class _Page:
 
     def question(self, number: int, q: Question) -> HtmlElement:
         """A question as a form, element by element (the reference :meth:`question_html` is tested against)."""
+        if q.numerical:
+            return self.numerical_question(number, q)
         texts = self.view.question_texts(q)
 
         def bank(k: int, block: bool, cls: str, **attrs: str) -> HtmlElement:
@@ -374,6 +381,8 @@ class _Page:
     def question_html(self, number: int, q: Question, points: float | None = None) -> str:
         """:meth:`question` serialised, from one skeleton per shape of question (kind, which choices are right)
         with each bank text put in from :meth:`bank_html`."""
+        if q.numerical:  # (of no shared shape: built element by element)
+            return _serialise(self.numerical_question(number, q, points))
         shape = _shape(q)
         skeleton = self._questions.get(shape)
         n = len(shape.correct)
@@ -400,6 +409,89 @@ class _Page:
             values.append(html(texts[k], False, "choice-text", plain=plain[k]))
             values.append(html(texts[k + 1], True, "choice-explanation", plain=plain[k + 1]))
         return skeleton.fill(values)
+
+    def value_text(self, value: float) -> str:
+        """A value as the page's locale writes numbers (vi 468,75), every digit kept."""
+        return str(format_decimal(value, format="#,##0.##########", locale=self.view.locale))
+
+    def numerical_question(self, number: int, q: Question, points: float | None = None) -> HtmlElement:
+        """A numerical question as a form: a text box (inputmode decimal: a phone shows its number pad; type text,
+        not number, so the locale's separator and digits are accepted, quiz.js reads them) and the unit after it; the
+        key lists each value with its tolerance (data-value, data-tolerance: numbers as JavaScript reads them) and
+        its explanation, which the script shows for the value whose range holds the typed number."""
+        chrome, view, qid = self.chrome, self.view, f"q-{q.id}"
+        heading = self.ui("h2", chrome.question_of.format(n=self.number(number), total=self.total), id=f"{qid}-h")
+        hint = self.ui("p", chrome.type_number, id=f"{qid}-hint")
+        hint.set("class", "hint")
+        box = E.input(
+            type="text",
+            inputmode="decimal",
+            name=qid,
+            id=f"{qid}-answer",
+            autocomplete="off",
+            spellcheck="false",
+            dir="ltr",
+            **{"class": "number-box", "aria-describedby": f"{qid}-hint"},
+        )
+        label = self.ui("label", chrome.answer_label, **{"for": f"{qid}-answer", "class": "number-label"})
+        row = E.div(box, {"class": "number-row"})
+        unit = view.unit(q)
+        if unit is not None:
+            row.append(self.bank_text(unit, block=False, cls="unit", id=f"{qid}-unit"))
+            box.set("aria-describedby", f"{qid}-hint {qid}-unit")
+        fieldset = E.fieldset(hint, label, row, {"class": "numeric", "aria-labelledby": f"{qid}-h {qid}-stem"})
+        key_items = []
+        for c in q.choices:
+            value, tolerance = q.value_of(c), q.tolerance_of(c)
+            shown = self.value_text(value) + (f" ± {self.value_text(tolerance)}" if tolerance else "")
+            verdict = chrome.right_answer if c.correct else chrome.wrong_answer
+            key_items.append(
+                E.li(
+                    E.p(
+                        self.ui("span", verdict, **{"class": "verdict-mark"}),
+                        E.bdi(shown, {"class": "value", "dir": "ltr"}),
+                        {"class": "key-choice"},
+                    ),
+                    self.bank_text(view.choice_explanation(q, c), block=True, cls="choice-explanation"),
+                    {
+                        "class": "right" if c.correct else "wrong",
+                        "data-choice": c.id,
+                        "data-value": number_text(value),
+                        "data-tolerance": number_text(tolerance),
+                        "data-correct": "true" if c.correct else "false",
+                    },
+                )
+            )
+        general = E.div(
+            self.ui("h3", chrome.general),
+            self.bank_text(view.explanation(q), block=True, cls="explanation-text"),
+            {"class": "general"},
+        )
+        key = E.details(
+            E.summary(self.ui("span", chrome.key)), E.ol(*key_items, {"class": "key-list"}), general, {"class": "key"}
+        )
+        actions = E.div(
+            E.button(self.ui("span", chrome.check), type="submit", **{"class": "check"}),
+            self.ui("p", "", **{"class": "nudge", "aria-live": "polite"}),
+            {"class": "actions", "hidden": "hidden"},
+        )
+        result = E.div({"class": "result", "hidden": "hidden", "tabindex": "-1", "aria-live": "polite"})
+        return E.form(
+            heading,
+            self.bank_text(view.stem(q), block=True, cls="stem", id=f"{qid}-stem"),
+            fieldset,
+            actions,
+            result,
+            key,
+            {
+                "class": "question",
+                "id": qid,
+                "method": "dialog",
+                "data-kind": q.kind.value,
+                "data-points": format(q.points if points is None else points, "g"),
+                "data-not-a-number": chrome.not_a_number.format(example=self.value_text(468.75)),
+            },
+        )
 
     def _question(
         self,
@@ -497,6 +589,7 @@ class _Page:
             *verdicts,
             self.ui("span", self.chrome.your_choice, **{"data-label": "your-choice"}),
             self.ui("span", self.chrome.right_answer, **{"data-label": "right-answer"}),
+            self.ui("span", self.chrome.answer_label, **{"data-label": "your-answer"}),
             self.ui("span", self.chrome.choose_first, **{"data-label": "choose-first"}),
             {"id": "templates", "hidden": "hidden"},
         )

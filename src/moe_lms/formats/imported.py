@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from ..locales import locale_info
 from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
+from ..numbers_in import finite_number
 from ..problems import Problem, ProblemsFound, Severity
 
 
@@ -35,9 +36,11 @@ T = TypeVar("T", bound=ImportedText)
 @dataclass
 class ParsedChoice(Generic[T]):
     id: str
-    text: T
+    text: T | None  # None: a numerical question's value, which has no text
     correct: bool = False
     explanation: T | None = None
+    value: float | None = None  # a numerical question's value and its tolerance
+    tolerance: float = 0.0
 
 
 @dataclass
@@ -56,26 +59,58 @@ class ParsedItem(Generic[T]):
     tags: tuple[str, ...] = ()
     ident: str = ""  # QTI 1.2 only: the item's own ident (QTI 2.1 items are known by their path)
     title: str | None = None  # QTI 1.2 only
+    unit: T | None = None  # a numerical question's unit
 
     def texts(self) -> Iterator[T]:
         yield self.stem
         if self.explanation is not None:
             yield self.explanation
+        if self.unit is not None:
+            yield self.unit
         for c in self.choices:
-            yield c.text
+            if c.text is not None:
+                yield c.text
             if c.explanation is not None:
                 yield c.explanation
 
 
+def numerical_fields(item: ParsedItem[T]) -> dict[str, object]:
+    """A numerical item's question fields: the unit, and the tolerances as a bank writes them (the most common one
+    on the question when it is not 0, each other on its own value), so a bank's question comes back as written."""
+    tolerances = [c.tolerance for c in item.choices]
+    common = max(sorted(set(tolerances)), key=tolerances.count) if tolerances else 0.0
+    fields: dict[str, object] = {}
+    if item.unit is not None:
+        fields["unit"] = item.unit.markdown()
+    if common:
+        fields["tolerance"] = common
+    fields["choices"] = [
+        {
+            "id": slug(c.id),
+            "value": c.value,
+            **({"tolerance": c.tolerance} if c.tolerance != common else {}),
+            "correct": c.correct,
+            "explanation": c.explanation.markdown(),
+        }
+        for c in item.choices
+        if c.explanation is not None
+    ]
+    return fields
+
+
+def range_of(low: float, high: float) -> tuple[float, float]:
+    """A range's value and tolerance, worked out in decimal ([223.95, 224.05]: 224 ± 0.05, not binary float noise)."""
+    from decimal import Decimal
+
+    from ..numeric import number_text
+
+    lo, hi = Decimal(number_text(low)), Decimal(number_text(high))
+    return float((lo + hi) / 2), float((hi - lo) / 2)
+
+
 def number(text: str | None) -> float | int | None:
-    """A finite number written in a package, or None."""
-    try:
-        value = float((text or "").strip())
-    except ValueError:
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    return int(value) if value.is_integer() else value
+    """A finite number written in a package, or None (see :func:`moe_lms.numbers_in.finite_number`)."""
+    return finite_number(text)
 
 
 def slug(value: str) -> str:
@@ -105,7 +140,7 @@ def question_of(qid: str, versions: dict[str, ParsedItem[T]], source: str, probl
         message = f"no feedback for {', '.join(what)}; a bank question needs an explanation for each"
         problems.append(Problem(item.path, None, message, where))
         return None
-    raw = {
+    raw: dict[str, object] = {
         "id": qid,
         "kind": item.kind.value,
         "points": item.points,
@@ -113,12 +148,19 @@ def question_of(qid: str, versions: dict[str, ParsedItem[T]], source: str, probl
         "stem": item.stem.markdown(),
         "explanation": item.explanation.markdown(),
         "choices": [
-            {"id": slug(c.id), "text": c.text.markdown(), "correct": c.correct, "explanation": c.explanation.markdown()}
+            {
+                "id": slug(c.id),
+                "text": c.text.markdown() if c.text is not None else "",
+                "correct": c.correct,
+                "explanation": c.explanation.markdown(),
+            }
             for c in item.choices
             if c.explanation is not None
         ],
         "tags": list(item.tags),
     }
+    if item.kind is Kind.NUMERICAL:
+        raw.update(numerical_fields(item))
     try:
         return Question.model_validate(raw)
     except ValidationError as exc:
@@ -144,9 +186,12 @@ def translate(
         (f"{question.id}/stem", question.stem, item.stem),
         (f"{question.id}/explanation", question.explanation, item.explanation),
     ]
+    if question.numerical and question.unit is not None:
+        pairs.append((f"{question.id}/unit", question.unit, item.unit))
     for c in question.choices:
         found = choices[c.id]
-        pairs.append((f"{question.id}/choices/{c.id}/text", c.text, found.text))
+        if not question.numerical:
+            pairs.append((f"{question.id}/choices/{c.id}/text", c.text, found.text))
         pairs.append((f"{question.id}/choices/{c.id}/explanation", c.explanation, found.explanation))
     for path, source_text, text in pairs:
         if text is not None and same_lang(text.lang, lang):

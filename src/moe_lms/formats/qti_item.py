@@ -145,6 +145,65 @@ def choice_feedback(sub: Sub, parent: etree._Element, multiple: bool) -> None:
     add_to_feedback(sub, chosen, "")
 
 
+Mark = Callable[[etree._Element, "str | None"], object]
+
+
+def numerical_scoring(
+    sub: Sub,
+    parent: etree._Element,
+    q: Question,
+    mark: Mark,
+    on_answer: Callable[[etree._Element], object],
+    *,
+    bounds: bool = False,
+) -> None:
+    """A numerical item's rules (its RESPONSE a float): SCORE 0 unanswered; else the first value whose range holds
+    the response (``equal``, absolute tolerance on both sides, bounds included; ``exact`` for a tolerance of 0)
+    scores MAXSCORE if it is correct, 0 if anticipated, and gets ``mark(branch, its choice id)`` (FEEDBACK names the
+    value, each version its way); any other number scores 0 and gets ``mark(branch, None)``. An answered item then
+    gets what ``on_answer`` puts into the branch taken on an answer (the general explanation; the ranges never
+    overlap, model.Question checks, so at most one value matches). With ``bounds``, a tolerance is written as
+    ``and(gte(RESPONSE, low), lte(RESPONSE, high))``, the bounds worked out in decimal (223.95 and 224.05, not
+    224 ± 0.05 in binary floats), for players that have no tolerance on ``equal`` (the Citolab QTI 3 player logs
+    "toleranceMode is not supported yet" and answers false)."""
+    from decimal import Decimal
+
+    from ..numeric import number_text  # (QTI floats: xs:double, which number_text's shortest form always is)
+
+    condition = sub(parent, "responseCondition")
+    unanswered = sub(condition, "responseIf")
+    expression(sub, sub(unanswered, "isNull"), "variable", identifier="RESPONSE")
+    base_value(sub, set_outcome(sub, unanswered, "SCORE"), "float", "0")
+    answered = sub(condition, "responseElse")
+    inner = sub(answered, "responseCondition")
+    for number, c in enumerate(q.choices):
+        branch = sub(inner, "responseIf" if number == 0 else "responseElseIf")
+        tolerance = q.tolerance_of(c)
+        if tolerance and bounds:
+            value, margin = Decimal(number_text(q.value_of(c))), Decimal(number_text(tolerance))
+            both = sub(branch, "and")
+            for tag, bound in (("gte", value - margin), ("lte", value + margin)):
+                test = sub(both, tag)
+                expression(sub, test, "variable", identifier="RESPONSE")
+                base_value(sub, test, "float", number_text(float(bound)))
+        else:
+            attributes = {"toleranceMode": "exact"}
+            if tolerance:
+                attributes = {"toleranceMode": "absolute", "tolerance": number_text(tolerance)}
+            test = sub(branch, "equal", attributes)
+            expression(sub, test, "variable", identifier="RESPONSE")
+            base_value(sub, test, "float", number_text(q.value_of(c)))
+        if c.correct:
+            expression(sub, set_outcome(sub, branch, "SCORE"), "variable", identifier="MAXSCORE")
+        else:
+            base_value(sub, set_outcome(sub, branch, "SCORE"), "float", "0")
+        mark(branch, c.id)
+    other = sub(inner, "responseElse")
+    base_value(sub, set_outcome(sub, other, "SCORE"), "float", "0")
+    mark(other, None)
+    on_answer(answered)
+
+
 class ItemShape(NamedTuple):
     """What the elements of an item depend on; items of one shape differ only in their text."""
 
@@ -254,3 +313,51 @@ def quiz_part(
             rubric(section, intro)
         for q in drawn.questions:
             sub(section, "assessmentItemRef", reference(q))
+
+
+class NumericalRule(NamedTuple):
+    """One value of a numerical item, as its response processing says: the FEEDBACK id it sets, the value, its
+    tolerance, and whether it scores MAXSCORE."""
+
+    choice_id: str
+    value: float
+    tolerance: float
+    correct: bool
+
+
+def read_numerical_rules(processing: etree._Element, name: Callable[[str], str]) -> list[NumericalRule]:
+    """The values of a numerical item from its rules as :func:`numerical_scoring` writes them (``name`` spells a
+    QTI 2.1 element or attribute name in the version read): each ``responseIf``/``responseElseIf`` whose test is an
+    ``equal`` on a float (exact, or absolute with its tolerance) or an ``and`` of ``gte`` and ``lte``, the identifier
+    it puts in FEEDBACK, and whether it sets SCORE to MAXSCORE."""
+    from .imported import number, range_of
+
+    rules = []
+    for branch in processing.iter(name("responseIf"), name("responseElseIf")):
+        test = branch[0] if len(branch) else None
+        if test is None:
+            continue
+        if test.tag == name("equal"):
+            value = number(test.findtext(name("baseValue")))
+            tolerance = 0.0
+            if (test.get("toleranceMode") or test.get("tolerance-mode")) == "absolute":
+                tolerance = float(number((test.get("tolerance") or "0").split()[0]) or 0)
+        elif test.tag == name("and"):
+            low = number(test.findtext(f"{name('gte')}/{name('baseValue')}"))
+            high = number(test.findtext(f"{name('lte')}/{name('baseValue')}"))
+            if low is None or high is None:
+                continue
+            value, tolerance = range_of(low, high)
+        else:
+            continue
+        feedback = [
+            (v.text or "").strip()
+            for setter in branch.iterfind(name("setOutcomeValue"))
+            if setter.get("identifier") == "FEEDBACK"
+            for v in setter.iter(name("baseValue"))
+        ]
+        scored = [setter for setter in branch.iterfind(name("setOutcomeValue")) if setter.get("identifier") == "SCORE"]
+        correct = any(v.get("identifier") == "MAXSCORE" for setter in scored for v in setter.iter(name("variable")))
+        if value is not None and feedback:
+            rules.append(NumericalRule(feedback[0], float(value), tolerance, correct))
+    return rules

@@ -33,6 +33,7 @@ from ..formats.canvas import (
     read_quiz_marker,
 )
 from ..formats.canvas_media import refs, resolve
+from ..numbers_in import ascii_digits
 from .canvas_client import CanvasClient, CanvasError, Uncertain
 from .canvas_files import CourseFiles, FilePlan, ImageFile, folder_path
 from .canvas_shapes import (
@@ -218,7 +219,7 @@ class Plan:
 
 
 def _id_order(canvas_id: str) -> tuple[int, str]:
-    return (int(canvas_id), "") if canvas_id.isdigit() else (1 << 62, canvas_id)
+    return (int(canvas_id), "") if ascii_digits(canvas_id) else (1 << 62, canvas_id)
 
 
 def _group_steps(desired: DesiredQuiz, remote: RemoteQuiz) -> list[GroupStep]:
@@ -644,7 +645,7 @@ class Pusher:
         body = desired.body
         if desired.group is not None:
             group_id = group_ids[desired.group]
-            body["question"]["quiz_group_id"] = int(group_id) if group_id.isdigit() else group_id
+            body["question"]["quiz_group_id"] = int(group_id) if ascii_digits(group_id) else group_id
         return body
 
     def _find_questions(self, quiz_id: str, bank_id: str) -> dict[str, str]:
@@ -726,7 +727,7 @@ class Pusher:
             entries = desired.order or tuple(("question", d.key) for d in desired.questions)
             order = [(kind, (ids if kind == "question" else group_ids)[key]) for kind, key in entries]
             order += [("question", i) for i in step.order_tail]
-            body = {"order": [{"id": int(i) if i.isdigit() else i, "type": kind} for kind, i in order]}
+            body = {"order": [{"id": int(i) if ascii_digits(i) else i, "type": kind} for kind, i in order]}
             self._write("POST", f"{self.quiz_path(quiz_id)}/reorder", body)
         if step.final_write is not None:
             self._write(verb, self.quiz_path(quiz_id), step.final_write)

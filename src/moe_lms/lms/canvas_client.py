@@ -53,6 +53,7 @@ from urllib3.exceptions import LocationParseError, NameResolutionError, NewConne
 from urllib3.util import parse_url
 
 from .. import __version__
+from ..numbers_in import ascii_digits
 from ..problems import MoeLmsError
 
 RATE_LIMIT_BODY = "Rate Limit Exceeded"
@@ -564,7 +565,7 @@ class CanvasClient:
         cap = self.limits.max_body
         what = self._describe(method, url)
         declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > cap:
+        if ascii_digits(declared) and int(declared) > cap:
             raise BadAnswer(f"{what}: the answer is {int(declared)} bytes, over the limit of {cap}; not read")
         chunks, size = [], 0
         for chunk in response.iter_content(chunk_size=1 << 16):

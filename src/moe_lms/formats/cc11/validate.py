@@ -12,16 +12,27 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from copy import deepcopy
 
 from lxml import etree
 
+from ...numbers_in import ascii_digits, finite_number
 from ...problems import Problem, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import number
-from ..qti12 import KIND_OF_TYPE, WEB_RESOURCES, feedback_idents, item_metadata, package_image_path, q
+from ..qti12 import (
+    CC_FIB,
+    KIND_OF_TYPE,
+    NUMERICAL_TYPE,
+    WEB_RESOURCES,
+    feedback_idents,
+    item_metadata,
+    package_image_path,
+    q,
+)
 from .write import BANK_TYPE, CP, MANIFEST
 
 XSD_ERRORS_SHOWN = 20
@@ -61,6 +72,9 @@ def check_item(item: etree._Element, file: str, problems: list[Problem], *, cart
 
     meta = item_metadata(item)
     declared = meta.get("cc_profile") if cartridge else meta.get("question_type")
+    if declared in (NUMERICAL_TYPE, CC_FIB):
+        _check_numerical(item, add)
+        return
     if declared is None:
         wanted = "cc_profile" if cartridge else "question_type"
         add(item, f"the item has no {wanted} metadata; LMSs guess its type", Severity.WARNING)
@@ -156,7 +170,7 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
         if schemas is not None:
             # A Canvas quiz's question groups go beyond the CC profile (one section of items): the rest is checked
             # against it, and the groups as Canvas reads them (_check_groups).
-            _xsd(schemas.cc_qti(), root if cartridge else _without_groups(root), file, problems)
+            _xsd(schemas.cc_qti(), root if cartridge else _without_ranges(_without_groups(root)), file, problems)
         if not cartridge:
             _check_groups(root, file, problems)
         if root.tag != q("questestinterop"):
@@ -173,6 +187,40 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
             check_item(item, file, problems, cartridge=cartridge)
         _check_images(root, package, file, problems)
     return problems
+
+
+def _check_numerical(item: etree._Element, add: Callable[[etree._Element, str], None]) -> None:
+    """A numerical item (Canvas's numerical_question, a cartridge's cc.fib): a response_str, every value a number,
+    every range ``and(vargte, varlte)`` around its ``varequal``, every feedback shown there."""
+    if item.find(f"{q('presentation')}/{q('response_str')}") is None:
+        add(item, "a numerical item has no response_str for the typed answer")
+    for var in [*item.iter(q("varequal")), *item.iter(q("vargte")), *item.iter(q("varlte"))]:
+        if number(var.text) is None:
+            add(var, f"{etree.QName(var).localname} holds {var.text!r}, which is not a number")
+    for either in item.iter(q("or")):
+        exact = number(either.findtext(q("varequal")))
+        low, high = (
+            number(either.findtext(f"{q('and')}/{q('vargte')}")),
+            number(either.findtext(f"{q('and')}/{q('varlte')}")),
+        )
+        if exact is not None and low is not None and high is not None and not low <= exact <= high:
+            add(either, f"the range {low:g} to {high:g} does not hold its value {exact:g}")
+    feedback = {f.get("ident", "") for f in item.iterfind(q("itemfeedback"))}
+    for display in item.iter(q("displayfeedback")):
+        if display.get("linkrefid", "") not in feedback:
+            add(display, f"displayfeedback names {display.get('linkrefid')!r}, which is no itemfeedback of the item")
+
+
+def _without_ranges(root: etree._Element) -> etree._Element:
+    """A copy of a Canvas QTI file whose numerical conditions ``or(varequal, and(vargte, varlte))`` (Canvas's own
+    shape, qti_items.rb numerical_resprocessing, beyond the CC profile) keep their varequal alone."""
+    copy = deepcopy(root)
+    for either in list(copy.iter(q("or"))):
+        parent = either.getparent()
+        exact = either.find(q("varequal"))
+        if parent is not None and exact is not None:
+            parent.replace(either, exact)
+    return copy
 
 
 def _without_groups(root: etree._Element) -> etree._Element:
@@ -200,16 +248,14 @@ def _check_groups(root: etree._Element, file: str, problems: list[Problem]) -> N
         items = len(group.findall(q("item")))
         selection = group.find(f"{q('selection_ordering')}/{q('selection')}")
         number = (selection.findtext(q("selection_number")) or "").strip() if selection is not None else ""
-        if not number.isdigit() or not 0 < int(number) <= items:
+        if not ascii_digits(number) or not 0 < int(number) <= items:
             message = f"question group {group.get('ident')!r} draws {number or 'nothing'!r} of its {items} item(s)"
             problems.append(Problem(file, group.sourceline, message))
         points = (
             selection.findtext(f"{q('selection_extension')}/{q('points_per_item')}") if selection is not None else None
         )
-        try:
-            valid = points is not None and float(points) > 0
-        except ValueError:
-            valid = False
+        value = finite_number(points)
+        valid = value is not None and value > 0
         if not valid:
             message = f"question group {group.get('ident')!r} gives its items no points_per_item (Canvas then gives 1)"
             problems.append(Problem(file, group.sourceline, message, severity=Severity.WARNING))

@@ -41,6 +41,7 @@ from ..qti12 import (
     document,
     material,
     metadata,
+    numerical_refusal,
     put,
     q,
     rich_profile,
@@ -207,6 +208,13 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     The question bank holds the quizzes' items in the same order, so each item is made once (from a skeleton,
     :class:`..qti12.Items`) and written into its quiz and into the bank, which is deflated alongside the quizzes
     and written after them (:meth:`ZipStream.held`)."""
+    refused = [
+        Problem("bank.yaml", None, reason, f"question {q.id!r}")
+        for q in bank.questions
+        if q.numerical and (reason := numerical_refusal(q)) is not None
+    ]
+    if refused:
+        raise ProblemsFound(refused)
     views = {loc: resolve(bank, loc, include_drafts=options.include_drafts) for loc in options.locales}
     package = ZipStream(out)  # entries in a fixed order, fixed timestamps and permissions, no seeking
     items = Items()

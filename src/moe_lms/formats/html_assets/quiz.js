@@ -21,6 +21,119 @@
     });
   }
 
+  /* The page's decimal separator (vi ",", en "."), as its language writes numbers. */
+  var decimalPoint = ".";
+  try {
+    new Intl.NumberFormat(root.lang).formatToParts(1.5).forEach(function (part) {
+      if (part.type === "decimal") { decimalPoint = part.value; }
+    });
+  } catch (e) { /* an unknown language: "." */ }
+
+  /* A typed number, as moe_lms.numeric.typed_number reads it: any Unicode decimal digits (Urdu ۴۶۹: a digit's
+     value is its distance from the start of its run of ten), "." or U+066B or the locale's own separator as the
+     decimal point (a "," only where the locale writes it so: vi 468,75), spaces between digit groups ignored.
+     NaN when the text is no number. */
+  function typedNumber(text) {
+    var out = "";
+    Array.from(text.normalize("NFKC").trim()).forEach(function (ch) {
+      if (/\p{Nd}/u.test(ch)) {
+        var code = ch.codePointAt(0), start = code;
+        while (/\p{Nd}/u.test(String.fromCodePoint(start - 1))) { start -= 1; }
+        out += String((code - start) % 10);
+      } else if (/[\u2212\u2012\u2013]/.test(ch)) {
+        out += "-";
+      } else if (/[\s\u00a0\u202f\u2009_'\u066c]/.test(ch)) {
+        return;
+      } else if (ch === "\u066b" || (ch === decimalPoint && ch !== ".")) {
+        out += ".";
+      } else {
+        out += ch;
+      }
+    });
+    if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(out)) { return NaN; }
+    var n = Number(out);
+    return isFinite(n) ? n : NaN;
+  }
+
+  /* The key's entry whose range (value ± tolerance) holds x: the bank's ranges never overlap. */
+  function matching(form, x) {
+    var entries = Array.prototype.slice.call(form.querySelectorAll(".key-list li"));
+    return entries.filter(function (li) {
+      var v = Number(li.dataset.value), t = Number(li.dataset.tolerance);
+      return Math.abs(x - v) <= t + 1e-9 * Math.max(1, Math.abs(v));
+    })[0] || null;
+  }
+
+  /* A line "label: value" and the entry's explanation under it. */
+  function valueBlock(labelName, value, entry, className) {
+    var block = doc.createElement("div");
+    block.className = className;
+    var label = template('[data-label="' + labelName + '"]');
+    label.removeAttribute("data-label");
+    label.className = "chosen-label";
+    var heading = doc.createElement("p");
+    heading.append(label, ": ", value);
+    block.append(heading);
+    if (entry) {
+      block.dataset.choice = entry.dataset.choice;
+      block.append(entry.querySelector(".choice-explanation").cloneNode(true));
+    }
+    return block;
+  }
+
+  /* Grade a typed number: full points inside a right value's range, else none; show the explanation of the
+     value whose range holds it (an anticipated wrong value's, or the right one's), then the right answer. */
+  function checkNumeric(form) {
+    var box = form.querySelector(".number-box");
+    var nudge = form.querySelector(".nudge");
+    clearMarks(form);
+    if (!box.value.trim()) {
+      nudge.textContent = template('[data-label="choose-first"]').textContent;
+      box.focus();
+      return;
+    }
+    var typed = typedNumber(box.value);
+    if (isNaN(typed)) {
+      nudge.textContent = form.dataset.notANumber;
+      box.setAttribute("aria-invalid", "true");
+      box.focus();
+      return;
+    }
+    nudge.textContent = "";
+    var entry = matching(form, typed);
+    var right = entry !== null && entry.dataset.correct === "true";
+    var verdict = right ? "correct" : "incorrect";
+    var first = form.dataset.state !== "checked";
+    form.dataset.state = "checked";
+    if (first) {
+      form.dataset.earned = String(right ? Number(form.dataset.points) : 0);
+    }
+    box.classList.add(right ? "is-right" : "is-wrong");
+    var result = form.querySelector(".result");
+    result.className = "result " + verdict;
+    var verdictNode = template('[data-verdict="' + verdict + '"]');
+    verdictNode.removeAttribute("data-verdict");
+    result.append(verdictNode);
+    var shown = doc.createElement("bdi");
+    shown.dir = "ltr";
+    shown.className = "value";
+    shown.textContent = box.value.trim();
+    result.append(valueBlock("your-answer", shown, entry, "chosen " + (right ? "right" : "wrong")));
+    if (!right) {
+      form.querySelectorAll('.key-list li[data-correct="true"]').forEach(function (li) {
+        result.append(valueBlock("right-answer", li.querySelector(".value").cloneNode(true), li, "answer right"));
+      });
+    }
+    result.append(form.querySelector(".general").cloneNode(true));
+    result.hidden = false;
+    form.querySelector("details.key").hidden = false;
+    result.focus();
+    var done = updateProgress();
+    if (first && done === forms.length) {
+      showScore();
+    }
+  }
+
   function inputs(form) {
     return Array.prototype.slice.call(form.querySelectorAll("fieldset input"));
   }
@@ -59,7 +172,10 @@
   }
 
   function clearMarks(form) {
-    inputs(form).forEach(function (i) { i.closest(".choice").classList.remove("is-right", "is-wrong", "is-answer"); });
+    inputs(form).forEach(function (i) {
+      (i.closest(".choice") || i).classList.remove("is-right", "is-wrong", "is-answer");
+      i.removeAttribute("aria-invalid");
+    });
     var result = form.querySelector(".result");
     result.replaceChildren();
     result.hidden = true;
@@ -86,6 +202,10 @@
   /* Grade the chosen answer and explain each chosen choice. A learner may change the answer and check
      again to learn; the score keeps each question's first check. */
   function check(form) {
+    if (form.dataset.kind === "numerical") {
+      checkNumeric(form);
+      return;
+    }
     var boxes = inputs(form);
     var chosen = boxes.filter(function (i) { return i.checked; });
     var nudge = form.querySelector(".nudge");
@@ -152,6 +272,9 @@
     form.querySelector(".actions").hidden = false;
     form.querySelector("details.key").hidden = true;
     form.addEventListener("change", function () { clearMarks(form); });
+    form.addEventListener("input", function (event) {
+      if (event.target.classList.contains("number-box")) { clearMarks(form); }
+    });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       check(form);

@@ -122,7 +122,7 @@ def _quizzes_and_languages(held: Held, first: bool) -> list[str]:
 
 FORMAT = Format(
     name="moodle",
-    warnings=lazy(".caveats:moodle"),  # what it cannot carry of a quiz, or what to do after importing it
+    warnings=lazy(".moodle.write:warnings"),  # what it cannot carry of a quiz, or what to do after importing it
     description="Moodle XML",
     label="Moodle XML",
     suffix=".moodle.xml",

@@ -14,7 +14,7 @@ import hashlib
 import html
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -33,11 +33,13 @@ from ...model import (
     Translation,
     clean_text,
 )
+from ...numbers_in import finite_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html, render_inline
 from ...unrender import markdown_from_html
 from ...xmlsafe import MAX_XML_BYTES, UnsafeXmlError, iterparse_untrusted
 from .. import Imported
+from ..imported import number
 from .files import MEDIA_FOLDER, bank_html, read_files
 from .shape import (
     _TITLE,
@@ -98,6 +100,7 @@ class _Answer:
     text: _Text
     feedback: _Text
     line: int | None
+    tolerance: str = "0"  # a numerical answer's
 
 
 @dataclass
@@ -116,6 +119,7 @@ class _RawQuestion:
     answers: list[_Answer]
     feedback: dict[str, _Text]
     tags: list[str]
+    units: list[str] = field(default_factory=list)  # a numerical question's unit names
 
 
 @dataclass(frozen=True)
@@ -163,7 +167,7 @@ class _Importer:
             if qtype == "category":
                 category = self._category(q)
                 self.categories.append(category)
-            elif qtype in ("multichoice", "truefalse"):
+            elif qtype in ("multichoice", "truefalse", "numerical"):
                 self.questions.append(self._question(q, qtype, name, category))
             else:
                 self.skipped.append(Skipped(qtype or "(untyped)", name, q.sourceline))
@@ -187,7 +191,10 @@ class _Importer:
             text = _Text((a.findtext("text") or "").strip(), a.get("format") or default_format)
             if qtype == "truefalse":
                 text = _Text(text.body.capitalize() or "True", "plain_text")
-            answers.append(_Answer(fraction, text, _text(a, "feedback", default_format), a.sourceline))
+            if qtype == "numerical" and text.body == "*":
+                continue  # any other number: the bank's incorrect message, written by the export
+            feedback = _text(a, "feedback", default_format)
+            answers.append(_Answer(fraction, text, feedback, a.sourceline, (a.findtext("tolerance") or "0").strip()))
         return _RawQuestion(
             type=qtype,
             line=q.sourceline,
@@ -203,6 +210,7 @@ class _Importer:
             answers=answers,
             feedback={which: _text(q, tag, default_format) for which, tag in FEEDBACK_ELEMENTS.items()},
             tags=[t.strip() for t in q.xpath("tags/tag/text/text()") if isinstance(t, str) and t.strip()],
+            units=[u.strip() for u in q.xpath("units/unit/unit_name/text()") if isinstance(u, str) and u.strip()],
         )
 
     def _fraction(self, answer: etree._Element, name: str) -> Decimal:
@@ -292,7 +300,9 @@ class _Importer:
     def bank(self) -> Bank | None:
         if not self.questions:
             self.problems.append(
-                Problem(self.file, None, "no multichoice or truefalse questions in the file; nothing to import")
+                Problem(
+                    self.file, None, "no multichoice, truefalse or numerical questions in the file; nothing to import"
+                )
             )
             return None
         locales = self.locales()
@@ -352,8 +362,11 @@ class _Importer:
         put("stem", raw.stem, False)
         put("explanation", raw.explanation, False)
         for i, answer in enumerate(raw.answers):
-            put(f"{i}/text", answer.text, True)
+            if raw.type != "numerical":
+                put(f"{i}/text", answer.text, True)
             put(f"{i}/explanation", answer.feedback, False)
+        if raw.type == "numerical" and raw.units:  # (a multilang file's units are every locale's: the first is kept)
+            put("unit", _Text(raw.units[0], "plain_text"), True)
         for which in FEEDBACK_ELEMENTS:
             put(f"feedback/{which}", raw.feedback[which], False)
         if not occurrences:
@@ -385,6 +398,8 @@ class _Importer:
                 return NO_EXPLANATION
             return piece.markdown
 
+        if raw.type == "numerical":
+            return self._build_numerical(qid, occ, text, placeholders)
         if raw.type == "truefalse":
             kind = Kind.TRUE_FALSE
             ids = [
@@ -417,6 +432,51 @@ class _Importer:
             "choices": choices,
             "tags": _tags(raw.tags),
         }
+        try:
+            question = Question.model_validate(data)
+        except ValidationError as exc:
+            reasons = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors(include_url=False))
+            self.warn(raw.line, f"cannot be imported: {reasons}; skipped", where)
+            return None
+        if placeholders:
+            self.warn(raw.line, f"no explanation for {', '.join(placeholders)}; wrote {NO_EXPLANATION!r}", where)
+        return question
+
+    def _build_numerical(
+        self, qid: str, occ: _Occurrence, text: Callable[[str, str], str], placeholders: list[str]
+    ) -> Question | None:
+        """A ``numerical`` question: each answer (but the catch-all ``*``) a value with its tolerance, correct when
+        its fraction is above 0, its feedback the value's explanation; the most common tolerance the question's (when
+        not 0); the first unit. Moodle's answers have no ids: the values are a, b, c… in file order."""
+        raw = occ.raw
+        where = f"question {qid!r}"
+        values = [number(a.text.body) for a in raw.answers]
+        tolerances = [float(number(a.tolerance) or 0) for a in raw.answers]
+        common = max(sorted(set(tolerances)), key=tolerances.count) if tolerances else 0.0
+        choices = []
+        for i, (answer, value, tolerance) in enumerate(zip(raw.answers, values, tolerances, strict=True)):
+            if value is None:
+                self.warn(answer.line, f"answer {answer.text.body[:40]!r} is not a number; skipped", where)
+                continue
+            choice: dict[str, object] = {"id": _choice_id(i), "value": value, "correct": answer.fraction > 0}
+            if tolerance != common:
+                choice["tolerance"] = tolerance
+            choice["explanation"] = text(f"{i}/explanation", f"value {value:g}")
+            choices.append(choice)
+        data: dict[str, object] = {
+            "id": qid,
+            "kind": Kind.NUMERICAL,
+            "points": _points(raw.points),
+            "stem": (occ.texts.get("stem") or _Piece("-", True)).markdown,
+            "explanation": text("explanation", "the general explanation"),
+            "choices": choices,
+            "tags": _tags(raw.tags),
+        }
+        unit = occ.texts.get("unit")
+        if unit is not None:
+            data["unit"] = unit.markdown
+        if common:
+            data["tolerance"] = common
         try:
             question = Question.model_validate(data)
         except ValidationError as exc:
@@ -460,9 +520,11 @@ class _Importer:
             )
         paths = {"stem": f"{question.id}/stem", "explanation": f"{question.id}/explanation"}
         originals = {"stem": question.stem, "explanation": question.explanation}
+        if question.numerical and question.unit is not None:
+            paths["unit"], originals["unit"] = f"{question.id}/unit", question.unit
         if len(target.raw.answers) == len(question.choices):
             for i, choice in enumerate(question.choices):
-                for part in ("text", "explanation"):
+                for part in ("explanation",) if question.numerical else ("text", "explanation"):
                     paths[f"{i}/{part}"] = f"{question.id}/choices/{choice.id}/{part}"
                     originals[f"{i}/{part}"] = getattr(choice, part)
         for key, path in paths.items():
@@ -604,13 +666,10 @@ def _numbered(base: str, used: set[str]) -> str:
 
 
 def _points(raw: str) -> int | float:
-    try:
-        value = float(raw)
-    except ValueError:
+    value = finite_number(raw)
+    if value is None or not 0 < value <= 1000:
         return 1
-    if not 0 < value <= 1000:
-        return 1
-    return int(value) if value.is_integer() else value
+    return value
 
 
 def _tags(raw: list[str]) -> list[str]:

@@ -36,7 +36,8 @@ from ...model import (
     Question,
     resolve_quiz,
 )
-from ...problems import Problem, ProblemsFound
+from ...numeric import number_text
+from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import Profile, render_block, render_inline, rendering
 from .. import ExportOptions
 from .files import attach_files, plugin_url
@@ -223,8 +224,78 @@ class _Questions:
 
     def built(self, q: Question, fractions: tuple[str, ...]) -> bytes:
         """:meth:`element` serialised as write() writes it."""
-        data: bytes = etree.tostring(self.element(q, fractions), encoding="UTF-8", pretty_print=True)
+        element = self.numerical(q) if q.numerical else self.element(q, fractions)
+        data: bytes = etree.tostring(element, encoding="UTF-8", pretty_print=True)
         return data
+
+    def numerical(self, q: Question) -> etree._Element:
+        """A ``numerical`` question (question/type/numerical in Moodle): an ``<answer>`` per value, fraction 100 for
+        a correct one and 0 for an anticipated one, each with its tolerance and explanation; a catch-all ``*`` answer
+        for any other number (its feedback the bank's incorrect message: the general explanation is already the
+        general feedback, shown whatever was answered); the unit as Moodle's unit, optional and not graded
+        (showunits 0, unitgradingtype 0: the learner may type it after the number), one per locale's wording."""
+        texts, html = self.texts, self.texts.html
+        views = texts.views
+        stem = [view.stem(q) for view in views]
+        element = etree.Element("question", type="numerical")
+        values = [
+            ("name", f"{q.id}: {_short(_visible(render_block(stem[0].text)), _NAME_LENGTH)}", None),
+            ("questiontext", html("the stem", stem, render_block), "html"),
+            ("generalfeedback", html("the explanation", [v.explanation(q) for v in views], render_block), "html"),
+        ]
+        try:
+            for tag, value, fmt in values:
+                _text_element(element, tag, value, **({"format": fmt} if fmt else {}))
+            etree.SubElement(element, "defaultgrade").text = f"{float(q.points):.7f}"
+            etree.SubElement(element, "penalty").text = "0.3333333"
+            etree.SubElement(element, "hidden").text = "0"
+            etree.SubElement(element, "idnumber").text = q.id if texts.multilang else f"{q.id}-{views[0].locale}"
+            for c in q.choices:
+                answer = _text_element(
+                    element, "answer", number_text(q.value_of(c)), fraction="100" if c.correct else "0"
+                )
+                answer.set("format", "moodle_auto_format")
+                feedback = html(
+                    "the explanation of choice", [v.choice_explanation(q, c) for v in views], render_block, c.id
+                )
+                _text_element(answer, "feedback", feedback, format="html")
+                etree.SubElement(answer, "tolerance").text = number_text(q.tolerance_of(c))
+            other = _text_element(element, "answer", "*", fraction="0", format="moodle_auto_format")
+            _text_element(other, "feedback", self.feedback["incorrect"], format="html")
+            etree.SubElement(other, "tolerance").text = "0"
+            units = _units(q, views)
+            if units:
+                unit_list = etree.SubElement(element, "units")
+                for name in units:
+                    unit = etree.SubElement(unit_list, "unit")
+                    etree.SubElement(unit, "multiplier").text = "1"
+                    etree.SubElement(unit, "unit_name").text = name
+            etree.SubElement(element, "unitgradingtype").text = "0"
+            etree.SubElement(element, "unitpenalty").text = "0.1000000"
+            etree.SubElement(element, "showunits").text = "0"
+            etree.SubElement(element, "unitsleft").text = "0"
+        except ValueError:
+            raise _not_xml(f"question {q.id!r}", "".join(v for _, v, _ in values)) from None
+        tags = _question_tags(self.bank, q)
+        if tags:
+            tags_element = etree.SubElement(element, "tags")
+            for tag in tags:
+                _text_element(tags_element, "tag", tag)
+        if self.bank.media:
+            attach_files(element, self.bank.media)
+        return element
+
+
+def _units(q: Question, views: Sequence[LocalizedView]) -> list[str]:
+    """The unit as each locale words it, plain text (Moodle matches a typed unit against these), once each."""
+    names: list[str] = []
+    for view in views:
+        unit = view.unit(q)
+        if unit is not None:
+            name = " ".join(_visible(render_inline(unit.text)).split())
+            if name and name not in names:
+                names.append(name)
+    return names
 
 
 def _bad_slot(q: Question, values: list[str]) -> tuple[str, str]:
@@ -254,6 +325,9 @@ def _structure_problems(bank: Bank) -> tuple[dict[str, tuple[str, ...]], list[Pr
             message = "the id is used twice; Moodle silently drops the second question's idnumber"
             problems.append(Problem("bank.yaml", None, message, f"question {qid!r}"))
         seen.add(qid)
+        if q.numerical:
+            fractions[qid] = ()
+            continue
         values, messages = _grading(q.kind, tuple([c.correct for c in q.choices]))
         if messages:
             problems += [Problem("bank.yaml", None, message, f"question {qid!r}") for message in messages]
@@ -364,3 +438,20 @@ def quiz_steps(bank: Bank, locale: str, quiz_id: str, include_drafts: bool = Fal
 
 def _file_of(bank: Bank, locale: str) -> str:
     return "bank.yaml" if locale == bank.source_locale else f"locales/{locale}.po"
+
+
+def warnings(bank: Bank, options: ExportOptions) -> list[Problem]:
+    """The Moodle XML file's warnings channel: what a quiz's file cannot carry (formats.caveats), and a note of the
+    steps that make the quiz in Moodle from its pools, said at once so that an import is not taken for the quiz."""
+    from ..caveats import moodle
+
+    found = moodle(bank, options)
+    if options.quiz is None or not options.locales:
+        return found
+    steps = quiz_steps(bank, options.locales[0], options.quiz, options.include_drafts)  # (other locales: alike)
+    message = (
+        "Moodle XML carries the quiz's pools, not the quiz: each section's questions are in a category of their own. "
+        "After the import, create the quiz in Moodle (Add an activity or resource → Quiz) and make the draw there "
+        "with random questions (docs/how-to/quizzes.md):" + "".join(f"\n  - {step}" for step in steps)
+    )
+    return [*found, Problem("bank.yaml", None, message, severity=Severity.NOTE)]

@@ -19,14 +19,16 @@ import posixpath
 import re
 import tarfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_MINUTES, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import markdown_from_rich_html
 from ...text import plain_text
@@ -45,7 +47,15 @@ from ...zipsafe import (
 )
 from .. import Imported
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from .write import KIND_ATTRIBUTE, SOURCE_ATTRIBUTE, STATIC, TAGS_ATTRIBUTE
+from .write import (
+    CORRECT_ATTRIBUTE,
+    KIND_ATTRIBUTE,
+    NUMERICAL_LIST,
+    SOURCE_ATTRIBUTE,
+    STATIC,
+    TAGS_ATTRIBUTE,
+    UNIT_LANG_ATTRIBUTE,
+)
 
 COURSE_FILE = "course.xml"
 
@@ -56,15 +66,20 @@ def tag_of(element: etree._Element) -> str:
 
 
 class SafeTar:
-    """A gzipped tar from outside, inflated within a limit and checked before anything in it is used."""
+    """A gzipped tar from outside, inflated within a limit as it is read and checked before anything in it is used.
+
+    The archive is read as a stream (as ``gunzip | tar x`` reads it: every gzip member, one after the other), so
+    at no time is the whole inflated tar held. Each member is kept deflated again (zlib, fastest level) and
+    inflated when it is used: a bomb of zeros just under the inflate limit then takes a few MiB, not 600, and a
+    real archive's images (already compressed) take what they take in the archive."""
 
     def __init__(self, data: bytes) -> None:
         if len(data) > MAX_PACKAGE_BYTES:
             raise UnsafePackage(f"the archive is {len(data):,} bytes; the limit is {MAX_PACKAGE_BYTES:,}")
-        raw = gunzip(data, MAX_TOTAL_BYTES + MAX_FILES * 1024)
-        self.files: dict[str, bytes] = {}
+        self.files = _Members()
+        stream = io.BufferedReader(_Inflated(data, MAX_TOTAL_BYTES + MAX_FILES * 1024), buffer_size=1 << 16)
         try:
-            with tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as archive:
+            with tarfile.open(fileobj=stream, mode="r|") as archive:
                 for count, member in enumerate(archive, 1):  # (headers read one at a time, counted as they come)
                     if count > MAX_FILES:
                         raise UnsafePackage(f"the archive holds more than {MAX_FILES:,} members; refused")
@@ -86,34 +101,98 @@ class SafeTar:
         if name in self.files:
             raise UnsafePackage(f"refused: member {name!r} appears twice")
         extracted = archive.extractfile(member)
-        self.files[name] = extracted.read() if extracted is not None else b""
+        self.files.put(name, extracted.read() if extracted is not None else b"")
 
     def xml(self, name: str) -> etree._Element:
+        """A member parsed within what is left of the archive's element budget; its tree knows its file name
+        (``docinfo.URL``), so an error about one of its elements can name it."""
         budget = Budget(min(MAX_MEMBER_ELEMENTS, self.elements_left), MAX_XML_DEPTH)
         root = parse_untrusted(self.files[name], max_bytes=MAX_ENTRY_BYTES, budget=budget)
         self.elements_left -= sum(1 for _ in root.iter())
+        root.getroottree().docinfo.URL = name
         return root
 
 
-def gunzip(data: bytes, limit: int) -> bytes:
-    """The inflated bytes of a gzip stream, refused as soon as they pass ``limit`` (a gzip bomb)."""
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    chunks, size = [], 0
-    try:
-        view = memoryview(data)
-        for start in range(0, len(data), 1 << 16):
-            chunk = inflater.decompress(view[start : start + (1 << 16)], limit + 1 - size)
-            size += len(chunk)
-            chunks.append(chunk)
-            while inflater.unconsumed_tail and size <= limit:
-                chunk = inflater.decompress(inflater.unconsumed_tail, limit + 1 - size)
-                size += len(chunk)
-                chunks.append(chunk)
+class _Members(Mapping[str, bytes]):
+    """An archive's members by name, each held deflated and inflated when it is looked up."""
+
+    def __init__(self) -> None:
+        self._deflated: dict[str, bytes] = {}
+
+    def put(self, name: str, data: bytes) -> None:
+        self._deflated[name] = zlib.compress(data, 1)
+
+    def __getitem__(self, name: str) -> bytes:
+        return zlib.decompress(self._deflated[name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._deflated
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._deflated)
+
+    def __len__(self) -> int:
+        return len(self._deflated)
+
+
+_CHUNK = 1 << 16
+
+
+def _inflate(data: bytes, limit: int) -> Iterator[bytes]:
+    """The inflated bytes of a gzip stream of one or more members (``cat a.gz b.gz`` is one, as gunzip reads it),
+    a chunk at a time; refused as soon as they pass ``limit`` (a gzip bomb), or when a member is cut short.
+    NUL bytes after the last member (tape padding) are ignored, as gunzip ignores them."""
+    view, at, size = memoryview(data), 0, 0
+    while at < len(data):
+        if data[at : at + 2] != b"\x1f\x8b":
+            if not data[at:].strip(b"\0"):
+                return
+            raise UnsafePackage(f"not a gzip file: {len(data) - at:,} bytes after the last gzip member are not one")
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        while not inflater.eof:
+            chunk: bytes | memoryview
+            if inflater.unconsumed_tail:
+                chunk = inflater.unconsumed_tail
+            elif at < len(data):
+                chunk, at = view[at : at + _CHUNK], min(at + _CHUNK, len(data))
+            else:
+                raise UnsafePackage("not a gzip file: it ends in the middle of a gzip member")
+            try:
+                out = inflater.decompress(chunk, _CHUNK)
+            except zlib.error as exc:
+                raise UnsafePackage(f"not a gzip file: {exc}") from None
+            size += len(out)
             if size > limit:
                 raise UnsafePackage(f"refused: the archive inflates past {limit:,} bytes")
-    except zlib.error as exc:
-        raise UnsafePackage(f"not a gzip file: {exc}") from None
-    return b"".join(chunks)
+            if out:
+                yield out
+        at -= len(inflater.unused_data)
+
+
+class _Inflated(io.RawIOBase):
+    """:func:`_inflate` as a file, for ``tarfile``'s stream mode."""
+
+    def __init__(self, data: bytes, limit: int) -> None:
+        self._chunks = _inflate(data, limit)
+        self._left = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self._left:
+            self._left = next(self._chunks, b"")
+            if not self._left:
+                return 0
+        size = min(len(buffer), len(self._left))
+        buffer[:size] = self._left[:size]
+        self._left = self._left[size:]
+        return size
+
+
+def gunzip(data: bytes, limit: int) -> bytes:
+    """The inflated bytes of a gzip stream (every member), refused as soon as they pass ``limit`` (a gzip bomb)."""
+    return b"".join(_inflate(data, limit))
 
 
 # --- texts ------------------------------------------------------------------------------------------------------
@@ -200,41 +279,79 @@ class Course:
     quiz: dict[str, object] | None = None  # a quiz's course (one with problem banks): its quizzes: entry
 
 
+_CONTAINERS = ("chapter", "sequential", "vertical", "section", "subsection", "unit", "itembank")
+
+
 class Tree:
+    """The course tree, its pointers followed as Open edX follows them. A block is in a course once: the walk
+    visits each file once, and a file named a second time (a vertical that contains itself, a sequential naming
+    its own chapter, or one file named by thousands of pointers) is refused, so the work is bounded by the
+    archive's element budget however the pointers fan out."""
+
     def __init__(self, tar: SafeTar, root: str, name: str, problems: list[Problem]) -> None:
         self.tar, self.root, self.name, self.problems = tar, root, name, problems
+        self.loaded: dict[str, etree._Element] = {}  # file → its root, parsed once
+        self.walked: set[str] = set()
 
     def path(self, relative: str) -> str:
         return posixpath.join(self.root, relative) if self.root else relative
 
-    def load(self, element: etree._Element) -> etree._Element:
-        """The element a pointer (``<tag url_name=…/>`` and nothing else) names, or the element itself."""
+    def place(self, element: etree._Element) -> str:
+        """``archive!/file`` of an element, for an error about it."""
+        return f"{self.name}!/{element.getroottree().docinfo.URL or self.path(COURSE_FILE)}"
+
+    def file_of(self, element: etree._Element) -> str | None:
+        """The file a pointer (``<tag url_name=…/>`` and nothing else) names; None for an inline block."""
         url_name = element.get("url_name")
         pointer = url_name is not None and not len(element) and set(element.attrib) <= {"url_name"}
         if not pointer or url_name is None:
+            return None
+        return self.path(f"{tag_of(element)}/{url_name.replace(':', '/')}.xml")
+
+    def load(self, element: etree._Element) -> etree._Element:
+        """The element a pointer names (parsed once, however often it is named), or the element itself."""
+        file = self.file_of(element)
+        if file is None:
             return element
-        file = self.path(f"{tag_of(element)}/{url_name.replace(':', '/')}.xml")
+        if file in self.loaded:
+            return self.loaded[file]
         if file not in self.tar.files:
             self.problems.append(
                 Problem(
                     f"{self.name}!/{file}",
                     None,
-                    f"the course names {tag_of(element)} {url_name!r}, which is not in the archive",
+                    f"the course names {tag_of(element)} {element.get('url_name')!r}, which is not in the archive",
                 )
             )
+            self.loaded[file] = element
             return element
         loaded = self.tar.xml(file)
-        loaded.set("url_name", url_name)
+        loaded.set("url_name", element.get("url_name", ""))
+        self.loaded[file] = loaded
         return loaded
 
-    def walk(self, element: etree._Element) -> Iterator[etree._Element]:
-        """Every leaf block under ``element`` in course order (problems, html blocks …), pointers followed."""
+    def walk(self, element: etree._Element, within: tuple[str, ...] = ()) -> Iterator[etree._Element]:
+        """Every leaf block under ``element`` in course order (problems, html blocks …), pointers followed; a
+        file named twice is a :class:`~moe_lms.problems.ProblemsFound` (a cycle says which)."""
         for child in element:
             if not isinstance(child.tag, str):
                 continue
+            file = self.file_of(child)
+            if file is not None:
+                if file in within:
+                    chain = " → ".join([*within[within.index(file) :], file])
+                    message = f"the course tree has a cycle: {chain}; a block cannot contain itself"
+                    raise ProblemsFound([Problem(self.place(child), child.sourceline, message)])
+                if file in self.walked:
+                    message = (
+                        f"{tag_of(child)} {child.get('url_name')!r} is named a second time; a block is in a course "
+                        "once, so the course is refused"
+                    )
+                    raise ProblemsFound([Problem(self.place(child), child.sourceline, message)])
+                self.walked.add(file)
             block = self.load(child)
-            if block.tag in ("chapter", "sequential", "vertical", "section", "subsection", "unit", "itembank"):
-                yield from self.walk(block)
+            if block.tag in _CONTAINERS:
+                yield from self.walk(block, (*within, file) if file is not None else within)
             else:
                 yield block
 
@@ -350,8 +467,10 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
             inner = [block] if block.tag == "problem" else _children(tree, block, "problem")
             if block.tag == "itembank":
                 pools += 1
-                count = block.get("max_count", "-1")
-                draw = int(count) if count.isdigit() else None
+                draw = whole_number(
+                    block.get("max_count"), low=-1, high=MAX_FILES, file=tree.place(block), line=block.sourceline,
+                    what="<itembank max_count>",
+                )  # fmt: skip
             ids += [slug(p.get("url_name", "")) for p in inner if p.get("url_name")]
         if not ids:
             continue
@@ -376,18 +495,109 @@ def _quiz_of(tree: Tree, course: etree._Element, bank_id: str | None) -> dict[st
     }
     if pools == len(sections):
         quiz["shuffle_questions"] = True
-    minutes = sequential.get("default_time_limit_minutes") or ""
-    if sequential.get("is_time_limited") == "true" and minutes.isdigit():
-        quiz["time_limit_minutes"] = int(minutes)
+    minutes = whole_number(
+        sequential.get("default_time_limit_minutes"), low=0, high=MAX_MINUTES, file=tree.place(sequential),
+        line=sequential.sourceline, what="<sequential default_time_limit_minutes>",
+    )  # fmt: skip
+    if sequential.get("is_time_limited") == "true" and minutes:
+        quiz["time_limit_minutes"] = minutes
     return quiz
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
+def _parse_numerical(
+    problem: etree._Element, response: etree._Element, place: str, locale: str, lang: str, problems: list[Problem]
+) -> ParsedItem[Text] | None:
+    """A ``numericalresponse`` as moe-lms writes it (write.build_numerical): ``answer`` and each
+    ``additional_answer`` a correct value (ids from ``moe_lms_correct``), the tolerance an absolute
+    ``responseparam``, each ``correcthint`` its value's explanation, the unit the input's ``trailing_text``, the
+    solution's first block the general explanation and its list the anticipated values."""
+
+    def warn(message: str) -> None:
+        problems.append(Problem(place, response.sourceline, message, severity=Severity.WARNING))
+
+    param = response.find("responseparam[@type='tolerance']")
+    raw_tolerance = (param.get("default") if param is not None else None) or "0"
+    tolerance = number(raw_tolerance)
+    if tolerance is None or raw_tolerance.strip().endswith("%"):
+        warn(f"the tolerance {raw_tolerance!r} is not an absolute number; moe-lms imports absolute tolerances")
+        return None
+    answers = [(response.get("answer"), response.find("correcthint"))]
+    answers += [(a.get("answer"), a.find("correcthint")) for a in response.iterfind("additional_answer")]
+    ids = problem.get(CORRECT_ATTRIBUTE, "").split()
+    choices: list[ParsedChoice[Text]] = []
+    for index, (raw, hint) in enumerate(answers):
+        value = number(raw)
+        if value is None:
+            warn(f"the answer {raw!r} is not a number (capa also takes formulas; moe-lms imports numbers)")
+            return None
+        cid = ids[index] if index < len(ids) else f"right-{index + 1}" if index else "right"
+        explanation = text_of(hint, lang, inline=False) if hint is not None else None
+        choices.append(ParsedChoice(cid, None, True, explanation, float(value), float(tolerance)))
+    label = response.find("label")
+    stem = text_of(label, lang, inline=False)
+    solution = problem.find("solution")
+    detailed = solution.find("div[@class='detailed-solution']") if solution is not None else None
+    explanation = None
+    if detailed is not None:
+        blocks = [c for c in detailed if isinstance(c.tag, str)]
+        listed = next((b for b in blocks if b.tag == "ul" and b.get("class") == NUMERICAL_LIST), None)
+        if blocks and blocks[0] is not listed:
+            explanation = text_of(blocks[0], lang, inline=False)
+        for li in listed.iterfind("li") if listed is not None else ():
+            value, own = number(li.get("data-value")), number(li.get("data-tolerance"))
+            div = li.find("div")
+            if value is None:
+                continue
+            text = text_of(div, lang, inline=False) if div is not None else None
+            choices.append(
+                ParsedChoice(
+                    li.get("data-choice") or f"value-{len(choices) + 1}",
+                    None,
+                    False,
+                    text,
+                    float(value),
+                    float(own or 0),
+                )
+            )
+    entry = response.find("formulaequationinput")
+    if entry is None:
+        entry = response.find("textline")
+    trailing = (entry.get("trailing_text") or "").strip() if entry is not None else ""
+    unit = None
+    if trailing:
+        unit_lang = problem.get(UNIT_LANG_ATTRIBUTE) or lang
+        holder = etree.Element("span", {"lang": unit_lang})
+        holder.text = trailing
+        unit = text_of(holder, unit_lang, inline=True)
+    points = number(problem.get("weight"))
+    url_name = problem.get("url_name") or posixpath.basename(place).removesuffix(".xml")
+    return ParsedItem(
+        path=place,
+        qid=slug(url_name),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=stem,
+        explanation=explanation,
+        choices=choices,
+        tags=tuple(problem.get(TAGS_ATTRIBUTE, "").split()),
+        unit=unit,
+    )
+
+
 def parse_problem(problem: etree._Element, place: str, locale: str, problems: list[Problem]) -> ParsedItem[Text] | None:
     """A choice problem as Studio or moe-lms write it; None (with a warning) for other problems."""
     lang = problem.get("lang") or locale_info(locale).lang
+    numerical = [r for r in problem if r.tag == "numericalresponse"]
+    if (
+        len(numerical) == 1
+        and len([r for r in problem.iter() if isinstance(r.tag, str) and r.tag.endswith("response")]) == 1
+    ):
+        return _parse_numerical(problem, numerical[0], place, locale, lang, problems)
     responses = [r for r in problem if r.tag in ("multiplechoiceresponse", "choiceresponse")]
     others = [
         r.tag

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 
 from lxml import etree
 
 from ...problems import Problem, ProblemsFound, Severity
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import UnsafePackage
+from ..imported import number
 from .read import COURSE_FILE, SafeTar, Tree, course_root, tag_of
 from .write import STATIC
 
@@ -28,10 +30,28 @@ def is_olx(data: bytes) -> bool:
     return data[:2] == b"\x1f\x8b"
 
 
+def _check_numerical(response: etree._Element, add: Callable[[etree._Element, str], None]) -> None:
+    """A numericalresponse: a number as its answer and each additional answer, an input capa grades it from
+    (capa's allowed_inputfields: formulaequationinput, textline), a tolerance capa can read."""
+    for element in [response, *response.iterfind("additional_answer")]:
+        if number(element.get("answer")) is None:
+            add(element, f"answer {element.get('answer')!r} is not a number")
+    if response.find("formulaequationinput") is None and response.find("textline") is None:
+        add(response, "no formulaequationinput or textline: capa has nothing to read the answer from")
+    for param in response.iterfind("responseparam[@type='tolerance']"):
+        raw = (param.get("default") or "").strip()
+        if number(raw.removesuffix("%")) is None:
+            add(param, f"tolerance {raw!r} is not a number (or a percentage)")
+
+
 def check_problem(problem: etree._Element, file: str, problems: list[Problem], tar: SafeTar, root: str) -> None:
     def add(element: etree._Element, message: str, severity: Severity = Severity.ERROR) -> None:
         problems.append(Problem(file, element.sourceline, message, severity=severity))
 
+    numerical = [r for r in problem if r.tag == "numericalresponse"]
+    if numerical:
+        _check_numerical(numerical[0], add)
+        return
     responses = [r for r in problem if r.tag in ("multiplechoiceresponse", "choiceresponse")]
     if not responses:
         add(problem, "not a choice problem; moe-lms does not check it", Severity.NOTE)

@@ -54,6 +54,7 @@ from lxml import etree
 from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import shown_media
 from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank, resolve_quiz
+from ...numeric import number_text
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, readable_text, render_block, render_inline, rendering
 from .. import ExportOptions
@@ -69,6 +70,8 @@ TITLE_LIMIT = 80
 KIND_ATTRIBUTE = "moe_lms_kind"
 TAGS_ATTRIBUTE = "moe_lms_tags"
 SOURCE_ATTRIBUTE = "moe_lms_source_language"
+CORRECT_ATTRIBUTE = "moe_lms_correct"  # a numerical problem's correct values' ids, in answer order
+UNIT_LANG_ATTRIBUTE = "moe_lms_unit_lang"  # the language of a numerical problem's unit, when not the course's
 
 
 def static_url(item: MediaItem) -> str:
@@ -171,8 +174,77 @@ def _nl(element: etree._Element, indent: str = "\n") -> etree._Element:
     return element
 
 
+NUMERICAL_LIST = "moe-anticipated"  # the class of the solution's list of anticipated values
+
+
+def build_numerical(question: Question, view: LocalizedView) -> etree._Element:
+    """A numerical question as a capa ``numericalresponse``: ``answer`` the first correct value, ``additional_answer``
+    each other one, ``responseparam type="tolerance"`` their tolerance (absolute: capa's compare_with_tolerance reads
+    a number so), a ``formulaequationinput`` whose ``trailing_text`` is the unit, ``correcthint`` the right value's
+    explanation (capa shows it with the grade). capa has no hint for a wrong number: NumericalResponse
+    (xblocks_contrib/problem/capa/responsetypes.py) declares ``numericalhint`` but no check_hint_condition, and its
+    get_extended_hints answers only a correct grade. So each anticipated value, with its tolerance and explanation,
+    is listed in the ``solution`` after the general explanation (shown with *Show answer*), as a list whose items
+    carry ``data-choice``, ``data-value`` and ``data-tolerance`` for an import to read back."""
+    correct = question.correct_choices
+    tolerances = {question.tolerance_of(c) for c in correct}
+    if len(tolerances) > 1:
+        raise ValueError(
+            f"question {question.id!r}: its correct values have different tolerances, and capa's numericalresponse "
+            "has one tolerance for all of its answers"
+        )
+    problem = etree.Element(
+        "problem",
+        {"display_name": title_of(view.stem(question).text), "weight": num(question.points), "markdown": "null"},
+    )
+    problem.set(KIND_ATTRIBUTE, question.kind.value)
+    problem.set(CORRECT_ATTRIBUTE, " ".join(c.id for c in correct))  # (capa has no place for a value's id)
+    if question.tags:
+        problem.set(TAGS_ATTRIBUTE, " ".join(question.tags))
+    problem.text = "\n"
+    response = _nl(
+        etree.SubElement(problem, "numericalresponse", {"answer": number_text(question.value_of(correct[0]))})
+    )
+    response.text = "\n"
+    label = _nl(etree.SubElement(response, "label"))
+    text_element(label, "div", view.stem(question), render_block)
+    _nl(etree.SubElement(response, "responseparam", {"type": "tolerance", "default": number_text(tolerances.pop())}))
+    entry = _nl(etree.SubElement(response, "formulaequationinput", {"size": "12"}))
+    unit = view.unit(question)
+    if unit is not None:
+        entry.set("trailing_text", readable_text(unit.text))
+        if unit.lang != view.info.lang:  # (trailing text is plain: a fallback's language is said here)
+            problem.set(UNIT_LANG_ATTRIBUTE, unit.lang)
+    hint = _nl(etree.SubElement(response, "correcthint"))
+    text_element(hint, "div", view.choice_explanation(question, correct[0]), render_block)
+    for choice in correct[1:]:
+        more = _nl(etree.SubElement(response, "additional_answer", {"answer": number_text(question.value_of(choice))}))
+        text_element(
+            etree.SubElement(more, "correcthint"), "div", view.choice_explanation(question, choice), render_block
+        )
+    solution = _nl(etree.SubElement(problem, "solution"))
+    detailed = etree.SubElement(solution, "div", {"class": "detailed-solution"})
+    text_element(detailed, "div", view.explanation(question), render_block)
+    anticipated = [c for c in question.choices if not c.correct]
+    if anticipated:
+        items = etree.SubElement(detailed, "ul", {"class": NUMERICAL_LIST})
+        for choice in anticipated:
+            value, tolerance = question.value_of(choice), question.tolerance_of(choice)
+            item = etree.SubElement(
+                items,
+                "li",
+                {"data-choice": choice.id, "data-value": number_text(value), "data-tolerance": number_text(tolerance)},
+            )
+            shown = number_text(value) + (f" ± {number_text(tolerance)}" if tolerance else "")
+            etree.SubElement(item, "bdi", {"dir": "ltr"}).text = shown
+            text_element(item, "div", view.choice_explanation(question, choice), render_block)
+    return problem
+
+
 def build_problem(question: Question, view: LocalizedView) -> etree._Element:
     """One question as a capa problem in the view's language."""
+    if question.numerical:
+        return build_numerical(question, view)
     problem = etree.Element(
         "problem",
         {"display_name": title_of(view.stem(question).text), "weight": num(question.points), "markdown": "null"},

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import IO, TYPE_CHECKING, NamedTuple, Protocol
 
+import lxml.html
 from lxml import etree
 
 from ...locales import LocalizedView, Origin, Resolved, from_language_tag, locale_info
@@ -484,9 +485,147 @@ def _inline(shape: _Shape, index: int) -> bool:
     return 1 <= index <= shape.choices
 
 
+NUMERICAL_TYPE = "numerical_question"
+CC_FIB = "cc.fib.v0p1"
+NUMERICAL_LIST = "moe-anticipated"  # the class of the list of anticipated values in the incorrect comments
+
+
+def value_classes(choice_id: str, value: float, tolerance: float) -> str:
+    """The classes of an anticipated value's list item: its choice id, value and tolerance, where an import finds
+    them again. Classes, not data- attributes: Canvas's sanitizer keeps class (canvas_sanitize.rb), not data-*."""
+    from ...numeric import number_text
+
+    return f"moe-choice-{choice_id} moe-value-{number_text(value)} moe-tolerance-{number_text(tolerance)}"
+
+
+def read_value_classes(classes: str) -> tuple[str | None, float | None, float]:
+    """What :func:`value_classes` wrote: (choice id, value, tolerance)."""
+    found = {}
+    for token in classes.split():
+        for key in ("choice", "value", "tolerance"):
+            if token.startswith(f"moe-{key}-"):
+                found[key] = token.removeprefix(f"moe-{key}-")
+    value, tolerance = number(found.get("value")), number(found.get("tolerance"))
+    return found.get("choice"), None if value is None else float(value), float(tolerance or 0)
+
+
+def numerical_refusal(question: Question) -> str | None:
+    """Why a cartridge cannot carry a numerical question exactly, or None: its QTI profile has no numerical type,
+    and its fill-in-the-blank (``cc.fib``) compares the typed text with each value as text, which is exact only when
+    no value has a tolerance."""
+    if any(question.tolerance_of(c) for c in question.choices):
+        return (
+            "a numerical question with a tolerance cannot go into a Common Cartridge: its QTI profile has no "
+            "numerical type, and a fill-in-the-blank (cc.fib) matches typed text exactly; set every tolerance to 0, "
+            "or leave the question out of this export"
+        )
+    return None
+
+
+def build_numerical_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
+    """A numerical question as an item: a ``response_str`` with a ``render_fib``, and per value a condition.
+
+    Canvas (qti_items.rb ``numerical_resprocessing``, read back by lib/qti/numeric_interaction.rb): type
+    ``numerical_question``, ``render_fib fibtype="Decimal"``, a condition per correct value ``or(varequal value,
+    and(vargte value - tolerance, varlte value + tolerance))`` that scores 100 and shows the value's explanation
+    and the correct comments; every Canvas numerical answer is correct, so the anticipated values, each with its
+    explanation, are listed (``ul class="moe-anticipated"``, each ``li`` naming its value in its classes:
+    :func:`value_classes`) in the incorrect comments, shown otherwise. A cartridge (every tolerance 0,
+    :func:`numerical_refusal`): ``cc.fib``, a condition per value on its exact text (score 100 or 0, its
+    explanation)."""
+    from ...numeric import number_text
+
+    ident = item_ident(question.id, view.locale)
+    item = etree.Element(q("item"), {"ident": ident, "title": stem_title(view, question)}, nsmap={None: QTI})
+    item.set(XML_LANG, view.info.lang)
+    fields: list[tuple[str, str]]
+    correct_ids = [c.id for c in question.correct_choices]
+    if flavour is Flavour.CC:
+        fields = [("cc_profile", CC_FIB), ("cc_weighting", num(question.points))]
+    else:
+        fields = [
+            ("question_type", NUMERICAL_TYPE),
+            ("points_possible", num(question.points)),
+            ("original_answer_ids", ",".join(correct_ids)),
+            ("assessment_question_identifierref", f"{ident}-ref"),
+        ]
+    if question.tags:
+        fields.append((TAGS_FIELD, " ".join(question.tags)))
+    fields.append((KIND_FIELD, question.kind.value))
+    metadata(_sub(item, "itemmetadata"), fields)
+    render = cartridge_html(render_block) if flavour is Flavour.CC else render_block
+    presentation = _sub(item, "presentation")
+    material(presentation, view.stem(question), render)
+    response = _sub(presentation, "response_str", {"ident": RESPONSE, "rcardinality": "Single"})
+    fib = _sub(response, "render_fib", {"fibtype": "Decimal"} if flavour is Flavour.CANVAS else {})
+    _sub(fib, "response_label", {"ident": "answer1"})
+    unit = view.unit(question)
+    if unit is not None:
+        material(presentation, unit, cartridge_html(render_inline) if flavour is Flavour.CC else render_inline)
+
+    processing = _sub(item, "resprocessing")
+    _sub(
+        _sub(processing, "outcomes"),
+        "decvar",
+        {"maxvalue": "100", "minvalue": "0", "varname": "SCORE", "vartype": "Decimal"},
+    )
+    general = _sub(processing, "respcondition", {"continue": "Yes"})
+    _sub(_sub(general, "conditionvar"), "other")
+    _displayfeedback(general, GENERAL_FEEDBACK)
+    answered = question.choices if flavour is Flavour.CC else question.correct_choices
+    idents = dict(zip([c.id for c in question.choices], feedback_idents([c.id for c in question.choices]), strict=True))
+    for c in answered:
+        value, tolerance = question.value_of(c), question.tolerance_of(c)
+        condition = _sub(processing, "respcondition", {"continue": "No"})
+        holder = _sub(condition, "conditionvar")
+        if flavour is Flavour.CANVAS:
+            either = _sub(holder, "or")
+            _sub(either, "varequal", {"respident": RESPONSE}, number_text(value))
+            both = _sub(either, "and")
+            _sub(both, "vargte", {"respident": RESPONSE}, number_text(value - tolerance))
+            _sub(both, "varlte", {"respident": RESPONSE}, number_text(value + tolerance))
+        else:
+            _sub(holder, "varequal", {"respident": RESPONSE}, number_text(value))
+        _sub(condition, "setvar", {"action": "Set", "varname": "SCORE"}, "100" if c.correct else "0")
+        _displayfeedback(condition, idents[c.id])
+        if flavour is Flavour.CANVAS:
+            _displayfeedback(condition, CORRECT_FEEDBACK)
+    if flavour is Flavour.CANVAS:
+        otherwise = _sub(processing, "respcondition", {"continue": "Yes"})
+        _sub(_sub(otherwise, "conditionvar"), "other")
+        _displayfeedback(otherwise, INCORRECT_FEEDBACK)
+
+    def feedback(ident: str, resolved: Resolved, html: Callable[[str], str] = render) -> None:
+        material(_sub(_sub(item, "itemfeedback", {"ident": ident}), "flow_mat"), resolved, html)
+
+    feedback(GENERAL_FEEDBACK, view.explanation(question))
+    for c in answered:
+        feedback(idents[c.id], view.choice_explanation(question, c))
+    if flavour is Flavour.CANVAS:
+        feedback(CORRECT_FEEDBACK, view.feedback("correct"))
+        incorrect = view.feedback("incorrect")
+        anticipated = [c for c in question.choices if not c.correct]
+        listed = ""
+        for c in anticipated:
+            value, tolerance = question.value_of(c), question.tolerance_of(c)
+            shown = number_text(value) + (f" ± {number_text(tolerance)}" if tolerance else "")
+            explanation = view.choice_explanation(question, c)
+            listed += (
+                f'<li class="{value_classes(c.id, value, tolerance)}">'
+                f'<span dir="ltr">{shown}</span>: {wrapped_html(explanation, render_block)}</li>'
+            )
+        with_list = (
+            (lambda text: render_block(text) + f'<ul class="{NUMERICAL_LIST}">{listed}</ul>') if listed else render
+        )
+        feedback(INCORRECT_FEEDBACK, incorrect, with_list)
+    return item
+
+
 def build_item(question: Question, view: LocalizedView, flavour: Flavour) -> etree._Element:
     """One question in one locale as an ``item``, element by element (:class:`Items` writes the same bytes
     faster)."""
+    if question.numerical:
+        return build_numerical_item(question, view, flavour)
     shape, values = _item_values(question, view, flavour)
     values[_TITLE] = stem_title(view, question)
     contents = _contents(question, view, flavour)
@@ -541,6 +680,11 @@ class Items:
         return locale_info(lang.replace("-", "_")).rtl
 
     def serialise(self, question: Question, view: LocalizedView, flavour: Flavour) -> bytes:
+        if question.numerical:  # (few, of no shared shape: built element by element)
+            data: bytes = etree.tostring(
+                build_numerical_item(question, view, flavour), encoding="UTF-8", pretty_print=True
+            )
+            return data
         shape, values = _item_values(question, view, flavour)
         texts = view.question_texts(question)  # stem, explanation, then each choice's text and explanation
         plain = view.question_plain(question, texts)  # 1 where a text renders as itself everywhere
@@ -724,6 +868,114 @@ def _lang_of(element: etree._Element) -> str | None:
     return None
 
 
+def _parse_numerical(
+    item: etree._Element,
+    path: str,
+    default_locale: str,
+    problems: list[Problem],
+    meta: dict[str, str],
+    warn: Callable[[str], None],
+) -> ParsedItem[Text] | None:
+    """A numerical item as :func:`build_numerical_item` writes it. Canvas's: each condition ``or(varequal,
+    and(vargte, varlte))`` a correct value (its id from ``original_answer_ids``, its explanation the feedback it
+    shows), the anticipated values from the list in the incorrect comments (``li data-choice data-value
+    data-tolerance``); a cartridge's cc.fib: each condition on one ``varequal`` a value, correct when it scores.
+    The unit is the material after the response."""
+    from ..imported import range_of
+
+    ident = item.get("ident", "")
+    lang = _lang_of(item)
+    locale = from_language_tag(lang) if lang else default_locale
+    if locale is None:
+        warn(f"xml:lang {lang!r} is not a language moe-lms knows")
+        return None
+    item_lang = lang or locale_info(locale).lang
+    feedback: dict[str, etree._Element] = {f.get("ident", ""): f for f in item.iterfind(q("itemfeedback"))}
+
+    def feedback_text(idents: Iterable[str]) -> Text | None:
+        found = [feedback[i] for i in dict.fromkeys(idents) if i in feedback]
+        if not found:
+            return None
+        return text_of([m for f in found for m in _mattexts(f)], item_lang, inline=False)
+
+    ids = [i for i in meta.get("original_answer_ids", "").split(",") if i]
+    choices: list[ParsedChoice[Text]] = []
+    general: list[str] = []
+    for condition in item.iterfind(f"{q('resprocessing')}/{q('respcondition')}"):
+        var = condition.find(q("conditionvar"))
+        if var is None:
+            continue
+        links = [d.get("linkrefid", "") for d in condition.iterfind(q("displayfeedback"))]
+        own = [link for link in links if link not in CANVAS_GENERAL_FEEDBACK]
+        if var.find(q("other")) is not None:
+            general += [link for link in links if link == GENERAL_FEEDBACK]
+            continue
+        scored = [number(s.text) for s in condition.iterfind(q("setvar")) if (s.get("varname") or "SCORE") == "SCORE"]
+        either = var.find(q("or"))
+        if either is not None:
+            value = number(either.findtext(q("varequal")))
+            low = number(either.findtext(f"{q('and')}/{q('vargte')}"))
+            high = number(either.findtext(f"{q('and')}/{q('varlte')}"))
+            tolerance = range_of(low, high)[1] if low is not None and high is not None else 0.0
+        else:
+            value, tolerance = number(var.findtext(q("varequal"))), 0.0
+        if value is None:
+            continue
+        n = len(choices)
+        cid = ids[n] if n < len(ids) else own[0].removesuffix("_fb") if own else f"value-{n + 1}"
+        correct = any(s is not None and s > 0 for s in scored)
+        choices.append(ParsedChoice(cid, None, correct, feedback_text(own), float(value), tolerance))
+    incorrect = feedback.get(INCORRECT_FEEDBACK)
+    listed = "".join(m.text or "" for m in _mattexts(incorrect)) if incorrect is not None else ""
+    if NUMERICAL_LIST in listed:
+        holder = lxml.html.fragment_fromstring(listed, create_parent="div")
+        for li in holder.iter("li"):
+            choice_id, value, tolerance = read_value_classes(li.get("class") or "")
+            explanation = next((c for c in li if c.tag == "div"), None)
+            if value is None or explanation is None:
+                continue
+            text = html_text(
+                lxml.html.tostring(explanation, encoding="unicode"), None, inline=False, inherited=item_lang
+            )
+            choices.append(
+                ParsedChoice(
+                    choice_id or f"value-{len(choices) + 1}",
+                    None,
+                    False,
+                    text,
+                    value,
+                    tolerance,
+                )
+            )
+    presentation = item.find(q("presentation"))
+    stem_texts: list[etree._Element] = []
+    unit_texts: list[etree._Element] = []
+    seen_response = False
+    for child in presentation if presentation is not None else ():
+        if child.tag == q("response_str"):
+            seen_response = True
+        elif child.tag == q("material"):
+            (unit_texts if seen_response else stem_texts).extend(_mattexts(child))
+    points = number(meta.get("cc_weighting") or meta.get("points_possible"))
+    suffix = f"-{locale}"
+    qid = ident.removesuffix(suffix) if ident.endswith(suffix) else ident
+    return ParsedItem(
+        path=path,
+        ident=ident,
+        qid=slug(qid or "question"),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=text_of(stem_texts, item_lang, inline=False),
+        explanation=feedback_text(general or [GENERAL_FEEDBACK]),
+        choices=choices,
+        title=item.get("title"),
+        tags=tuple(dict.fromkeys(slug(t) for t in meta.get(TAGS_FIELD, "").split())),
+        unit=text_of(unit_texts, item_lang, inline=True) if unit_texts else None,
+    )
+
+
 def parse_item(
     item: etree._Element, path: str, default_locale: str, problems: list[Problem]
 ) -> ParsedItem[Text] | None:
@@ -736,6 +988,8 @@ def parse_item(
 
     meta = item_metadata(item)
     declared = meta.get("cc_profile") or meta.get("question_type") or ""
+    if declared in (NUMERICAL_TYPE, CC_FIB) and item.find(f".//{q('response_str')}") is not None:
+        return _parse_numerical(item, path, default_locale, problems, meta, warn)
     lids = list(item.iter(q("response_lid")))
     if len(lids) != 1 or lids[0].find(q("render_choice")) is None or (declared and declared not in KIND_OF_TYPE):
         warn(f"skipped: only choice questions can be imported (this one is {declared or 'of another kind'})")

@@ -18,10 +18,11 @@ from lxml import etree
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, MAX_MINUTES, finite_number, whole_number
 from ...problems import Problem, ProblemsFound
 from ...text import plain_text
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage
+from ...zipsafe import MAX_FILES, SafeZip, UnsafePackage
 from ..imported import ParsedItem, question_of, same_lang, slug, translate, validated_bank
 from . import WEB_RESOURCES, Text, parse_item, q, text_of
 
@@ -103,7 +104,7 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
         for item in assessment.iter(q("item")):
             entry.items.append(item.get("ident", ""))
             _add(item, place, default_locale, found)
-        _read_sections(assessment, entry)
+        _read_sections(assessment, entry, place)
         if entry.locale is None:
             first = next((found.items[i].locale for i in entry.items if i in found.items), None)
             entry.locale = first
@@ -116,23 +117,29 @@ def read_qti_file(package: SafeZip, path: str, name: str, default_locale: str, f
 
 
 def _number(text: str | None) -> float | None:
-    try:
-        return float(text.strip()) if text and text.strip() else None
-    except ValueError:
-        return None
+    value = finite_number(text)
+    return None if value is None else float(value)
 
 
-def _read_sections(assessment: etree._Element, entry: Assessment) -> None:
+def _read_sections(assessment: etree._Element, entry: Assessment, place: str) -> None:
     """The question groups of an assessment (sections inside its section, with ``selection_ordering``) and its
     settings, as Canvas's importer reads them (gems/plugins/qti_exporter/lib/qti/assessment_test_converter.rb)."""
-    fields = {
-        (f.findtext(q("fieldlabel")) or "").strip(): (f.findtext(q("fieldentry")) or "").strip()
+    found = {
+        (f.findtext(q("fieldlabel")) or "").strip(): f
         for f in assessment.iterfind(f"{q('qtimetadata')}/{q('qtimetadatafield')}")
     }
+    fields = {label: (f.findtext(q("fieldentry")) or "").strip() for label, f in found.items()}
     limit = _number(fields.get("qmd_timelimit"))
-    entry.time_limit = int(limit) if limit and limit > 0 else None
+    entry.time_limit = int(limit) if limit and 0 < limit <= MAX_MINUTES else None
     attempts = fields.get("cc_maxattempts", "")
-    entry.attempts = 0 if attempts.lower() == "unlimited" else int(attempts) if attempts.isdigit() else None
+    entry.attempts = (
+        0
+        if attempts.lower() == "unlimited"
+        else whole_number(
+            attempts, low=0, high=MAX_ATTEMPTS, file=place, what="the qtimetadatafield cc_maxattempts",
+            line=found["cc_maxattempts"].sourceline if "cc_maxattempts" in found else None,
+        )
+    )  # fmt: skip
     sections: list[SectionFound] = []
     grouped = False
     for top in assessment.iterfind(q("section")):
@@ -144,7 +151,15 @@ def _read_sections(assessment: etree._Element, entry: Assessment) -> None:
             elif child.tag == q("section"):
                 grouped = True
                 selection = child.find(f"{q('selection_ordering')}/{q('selection')}")
-                number = _number(selection.findtext(q("selection_number"))) if selection is not None else None
+                count = selection.find(q("selection_number")) if selection is not None else None
+                number = (
+                    whole_number(
+                        count.text, low=0, high=MAX_FILES, file=place, line=count.sourceline,
+                        what="<selection_number>",
+                    )
+                    if count is not None
+                    else None
+                )  # fmt: skip
                 per_item = (
                     selection.find(f"{q('selection_extension')}/{q('points_per_item')}")
                     if selection is not None
@@ -154,7 +169,7 @@ def _read_sections(assessment: etree._Element, entry: Assessment) -> None:
                     "group:" + child.get("ident", f"group-{len(sections) + 1}"),
                     child.get("title"),
                     [i.get("ident", "") for i in child.iter(q("item"))],
-                    int(number) if number is not None else None,
+                    number,
                     _number(per_item.text) if per_item is not None else None,
                 )
                 sections.append(group)

@@ -97,10 +97,15 @@ def _resource(
     return metadata
 
 
-def _qti_metadata(parent: etree._Element) -> None:
+def interaction_type(q: Question) -> str:
+    """The interaction of a question's item (the metadata's interactionType)."""
+    return "textEntryInteraction" if q.numerical else "choiceInteraction"
+
+
+def _qti_metadata(parent: etree._Element, interaction: str) -> None:
     metadata = etree.SubElement(parent, f"{{{QTI_MD}}}qtiMetadata")
     _leaf(metadata, QTI_MD, "timeDependent", "false")
-    _leaf(metadata, QTI_MD, "interactionType", "choiceInteraction")
+    _leaf(metadata, QTI_MD, "interactionType", interaction)
     _leaf(metadata, QTI_MD, "feedbackType", "nonadaptive")
     _leaf(metadata, QTI_MD, "solutionAvailable", "true")
     _leaf(metadata, QTI_MD, "toolName", TOOL_NAME)
@@ -121,7 +126,7 @@ class _ManifestWriter:
 
     def __init__(self, stream: _Writable) -> None:
         self.stream = stream
-        self._items: dict[int, Skeleton] = {}
+        self._items: dict[tuple[int, str], Skeleton] = {}
         self._pending: list[str] = []
         self._size = 0
 
@@ -173,16 +178,16 @@ class _ManifestWriter:
     # element they cost ~0.25 s more per 2,000 questions (in-process, median of 5), which took the 10k bank's QTI 2.1
     # export from 3.36-4.03 s to 4.31-5.05 s of CPU against text2qti's ~39 s, 7.6-9.0x: not clear of the 8x floor.
     # tests/test_qti21_skeleton.py holds each to the resource built element by element.
-    def _item_skeleton(self, tags: int) -> Skeleton:
-        skeleton = self._items.get(tags)
+    def _item_skeleton(self, tags: int, interaction: str) -> Skeleton:
+        skeleton = self._items.get((tags, interaction))
         if skeleton is None:
             holder = _manifest_holder()
             metadata = _resource(holder, slot(0), ITEM_TYPE, slot(1), [STYLE_ID])
             keywords = [slot(7 + i) for i in range(tags)]
             _add_lom(metadata, slot(2), [(slot(3), slot(4))], [slot(5)], keywords, slot(6))
-            _qti_metadata(metadata)
+            _qti_metadata(metadata, interaction)
             # Ids, paths made of ids and language tags, but the title (4).
-            skeleton = self._items[tags] = Skeleton.inside(holder, verbatim=set(range(7 + tags)) - {4})
+            skeleton = self._items[tags, interaction] = Skeleton.inside(holder, verbatim=set(range(7 + tags)) - {4})
         return skeleton
 
     def item(self, q: Question, view: LocalizedView) -> None:
@@ -195,7 +200,7 @@ class _ManifestWriter:
             )
             title = stem_title(stem.text)
             _add_lom(metadata, q.id, [(stem.lang, title)], [view.info.lang], q.tags, view.source_info.lang)
-            _qti_metadata(metadata)
+            _qti_metadata(metadata, interaction_type(q))
             self.write(inner(holder))
             return
         values = [
@@ -208,7 +213,7 @@ class _ManifestWriter:
             view.source_info.lang,  # tags are words of the bank's source language
             *q.tags,
         ]
-        self.write(self._item_skeleton(len(q.tags)).fill(values))
+        self.write(self._item_skeleton(len(q.tags), interaction_type(q)).fill(values))
 
     def stylesheet(self) -> None:
         holder = _manifest_holder()

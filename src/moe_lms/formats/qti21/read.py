@@ -18,6 +18,7 @@ from lxml import etree
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import (
     markdown_from_rich_html,
@@ -25,9 +26,9 @@ from ...richtext import (
 )
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti_item import GENERAL_FEEDBACK
+from ..qti_item import GENERAL_FEEDBACK, read_numerical_rules
 from .manifest import _bank_paths, _cp, _lom, _Resource, _resources
 from .names import (
     ITEM_TYPE_PREFIX,
@@ -127,6 +128,8 @@ def _parse_item(
         for e in root.iter()
         if isinstance(e.tag, str) and e.tag.startswith(f"{{{QTI}}}") and e.tag.endswith("Interaction")
     ]
+    if len(interactions) == 1 and interactions[0].tag == _q("textEntryInteraction"):
+        return _parse_numerical(root, resource, default_locale, report, interactions[0])
     if len(interactions) != 1 or interactions[0].tag != _q("choiceInteraction"):
         report.add(root, "skipped: only items with exactly one choiceInteraction can be imported", Severity.WARNING)
         return None
@@ -201,6 +204,72 @@ def _parse_item(
         explanation=_feedback_text(general) if general is not None else None,
         choices=choices,
         tags=_keywords(resource.element),
+    )
+
+
+def _parse_numerical(
+    root: etree._Element, resource: _Resource, default_locale: str, report: _Report, interaction: etree._Element
+) -> ParsedItem[_Text] | None:
+    """A numerical item as moe-lms writes it (qti21.write.build_numerical_item): a float response, a rule per value
+    (qti_item.read_numerical_rules), a modalFeedback per value and the general one, the stem before the
+    interaction's paragraph and the unit (``span class="moe-unit"``) after the interaction."""
+    declaration = next(
+        (
+            d
+            for d in root.iterfind(_q("responseDeclaration"))
+            if d.get("identifier") == interaction.get("responseIdentifier")
+        ),
+        None,
+    )
+    if declaration is None or declaration.get("baseType") != "float":
+        report.add(root, "skipped: a textEntryInteraction is imported only with a float response", Severity.WARNING)
+        return None
+    lang = root.get(XML_LANG)
+    locale = from_language_tag(lang) if lang else default_locale
+    if locale is None:
+        report.add(root, f"xml:lang {lang!r} is not a language moe-lms knows")
+        return None
+    processing = root.find(_q("responseProcessing"))
+    rules = read_numerical_rules(processing, _q) if processing is not None else []
+    if not rules:
+        report.add(root, "skipped: no rule of the item compares the response with a value", Severity.WARNING)
+        return None
+    points: float | int | None = None
+    for outcome in root.iterfind(_q("outcomeDeclaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = number(outcome.findtext(f"{_q('defaultValue')}/{_q('value')}"))
+    feedback = {f.get("identifier", ""): f for f in root.iter(*_FEEDBACK_TAGS)}
+    body = root.find(_q("itemBody"))
+    prompt = etree.Element(_q("prompt"))
+    unit = None
+    for child in body if body is not None else ():
+        if child is interaction or interaction in child.iterdescendants():
+            unit = next((s for s in child.iter(_q("span")) if "moe-unit" in (s.get("class") or "").split()), None)
+            break
+        if isinstance(child.tag, str):
+            prompt.append(_clone(child))
+    choices: list[ParsedChoice[_Text]] = []
+    for rule in rules:
+        bound = feedback.get(rule.choice_id)
+        explanation = _feedback_text(bound) if bound is not None else None
+        choices.append(ParsedChoice(rule.choice_id, None, rule.correct, explanation, rule.value, rule.tolerance))
+    general = feedback.get(GENERAL_FEEDBACK)
+    stem = _feedback_text(prompt)  # (the one div the stem is in, with its language where it is not the item's)
+    suffix = f"-{locale}"
+    identifier = root.get("identifier", "")
+    qid = identifier.removesuffix(suffix) if identifier.endswith(suffix) else identifier
+    return ParsedItem(
+        path=report.file,
+        qid=slug(qid),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=stem if stem.lang is not None else _Text(stem.html, lang, inline=False),
+        explanation=_feedback_text(general) if general is not None else None,
+        choices=choices,
+        tags=_keywords(resource.element),
+        unit=_Text.of(unit, _lang_of(unit) or lang, inline=True) if unit is not None else None,
     )
 
 
@@ -284,21 +353,35 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
     for section in root.iter(_q("assessmentSection")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(_q("assessmentItemRef"))]
         selection = section.find(_q("selection"))
-        select = selection.get("select", "") if selection is not None else ""
+        select = (
+            whole_number(
+                selection.get("select"), low=0, high=MAX_FILES, file=report.file, line=selection.sourceline,
+                what="<selection select>",
+            )
+            if selection is not None
+            else None
+        )  # fmt: skip
         ordering = section.find(_q("ordering"))
         sections.append(
             ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
-                int(select) if select.isdigit() else None,
+                select,
                 ordering is not None and ordering.get("shuffle") == "true",
             )
         )
     limits = root.find(_q("timeLimits"))
     max_time = number(limits.get("maxTime")) if limits is not None else None
     control = root.find(f"{_q('testPart')}/{_q('itemSessionControl')}")
-    attempts = control.get("maxAttempts", "") if control is not None else ""
+    attempts = (
+        whole_number(
+            control.get("maxAttempts"), low=0, high=MAX_ATTEMPTS, file=report.file, line=control.sourceline,
+            what="<itemSessionControl maxAttempts>",
+        )
+        if control is not None
+        else None
+    )  # fmt: skip
     return ParsedTest(
         identifier=root.get("identifier", ""),
         locale=from_language_tag(lang) if lang else None,
@@ -307,7 +390,7 @@ def _parse_test(root: etree._Element, resource: _Resource, report: _Report) -> P
         items=[r for r in refs if r],
         sections=[s for s in sections if s.items],
         max_time=max_time,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        max_attempts=attempts,
     )
 
 
@@ -369,17 +452,25 @@ def _read_resources(
     """Every item and test the manifest names, parsed (items by path, in manifest order)."""
     items: dict[str, ParsedItem[_Text]] = {}
     tests: list[ParsedTest] = []
+    read: set[str] = set()
     for resource in _resources(manifest):
         is_item = resource.kind.startswith(ITEM_TYPE_PREFIX)
         if not (is_item or resource.kind.startswith(TEST_TYPE_PREFIX)):
+            continue
+        if resource.path in read:  # (a file named by a second resource is the same file: read once)
             continue
         if resource.path is None or resource.path not in package.infos:
             message = f"resource {resource.identifier!r} names no file of the package"
             problems.append(Problem(f"{name}!/{MANIFEST}", resource.element.sourceline, message))
             continue
+        read.add(resource.path)
         report = _Report(f"{name}!/{resource.path}")
         try:
-            root = package.xml(resource.path, max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS)
+            root = package.xml(
+                resource.path,
+                max_elements=MAX_ITEM_ELEMENTS if is_item else MAX_TEST_ELEMENTS,
+                max_bytes=MAX_ITEM_BYTES if is_item else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             report.refused(exc)
         else:

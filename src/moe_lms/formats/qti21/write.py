@@ -24,6 +24,7 @@ from ... import __version__
 from ...bulk import gc_paused
 from ...locales import LocalizedView, Resolved, resolve
 from ...model import XML_ILLEGAL, Bank, Kind, Question, Quiz, quiz_bank
+from ...numeric import number_text
 from ...problems import Problem, ProblemsFound
 from ...richtext import (
     Profile,
@@ -49,12 +50,15 @@ from ..qti_item import (
     TITLE,
     ContentMaker,
     ItemShape,
+    add_to_feedback,
     always_marked,
     choice_feedback,
     expression,
     item_identifier,
     item_values,
+    numerical_scoring,
     plain_title,
+    qti_number,
     quiz_controls,
     quiz_part,
     renderer,
@@ -204,6 +208,8 @@ def _item_element(shape: ItemShape, values: Sequence[str], content: ContentMaker
 def build_item(question: Question, view: LocalizedView) -> etree._Element:
     """One question in one locale as an ``assessmentItem``, element by element (:class:`_Items` writes the same
     bytes faster)."""
+    if question.numerical:
+        return build_numerical_item(question, view)
     shape, values, contents, _ = item_values(question, view)
     values[TITLE] = stem_title(contents[0].text)
     lang = view.info.lang
@@ -213,6 +219,54 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
         _content(element, contents[index], lang, renderer(shape, index), always=always_marked(shape, index))
 
     return _item_element(shape, values, content)
+
+
+def build_numerical_item(q: Question, view: LocalizedView) -> etree._Element:
+    """A numerical question as an item: a float RESPONSE whose ``correctResponse`` is the first correct value, the
+    stem, then a ``textEntryInteraction`` followed by the unit; response processing per value
+    (qti_item.numerical_scoring) and a ``modalFeedback`` per value and one for the general explanation."""
+    lang = view.info.lang
+    item = etree.Element(_q("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
+    item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    item.set("identifier", item_identifier(q.id, view.locale))
+    stem = view.stem(q)
+    item.set("title", stem_title(stem.text))
+    item.set("adaptive", "false")
+    item.set("timeDependent", "false")
+    item.set(XML_LANG, lang)
+    item.set("toolName", TOOL_NAME)
+    item.set("toolVersion", __version__)
+    response = _sub(item, "responseDeclaration", {"identifier": "RESPONSE", "cardinality": "single"})
+    response.set("baseType", "float")
+    _sub(_sub(response, "correctResponse"), "value", text=number_text(q.value_of(q.correct_choices[0])))
+    item.append(_copy(_template("SCORE")))
+    _outcome(item, "MAXSCORE", "single", "float", qti_number(q.points))
+    item.append(_copy(_template("FEEDBACK")))
+    item.append(_copy(_template("stylesheet")))
+    body = _sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
+    _content(_sub(body, "div"), stem, lang, render_block, always=False)
+    answer = _sub(body, "p", {"class": "moe-numerical"})
+    entry = _sub(answer, "textEntryInteraction", {"responseIdentifier": "RESPONSE", "expectedLength": "12"})
+    unit = view.unit(q)
+    if unit is not None:
+        entry.tail = " "
+        unit_span = _sub(answer, "span")
+        _content(unit_span, unit, lang, render_inline, always=False)
+        unit_span.set("class", " ".join(filter(None, ["moe-unit", unit_span.get("class")])))
+    processing = _sub(item, "responseProcessing")
+    numerical_scoring(
+        _sub,
+        processing,
+        q,
+        lambda branch, choice_id: None if choice_id is None else add_to_feedback(_sub, branch, choice_id),
+        lambda answered: add_to_feedback(_sub, answered, GENERAL_FEEDBACK),
+    )
+    feedback = [(c.id, view.choice_explanation(q, c)) for c in q.choices] + [(GENERAL_FEEDBACK, view.explanation(q))]
+    for identifier, text in feedback:
+        modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
+        modal.set("identifier", identifier)
+        _content(_sub(modal, "div"), text, lang, render_block, always=True)
+    return item
 
 
 # How a rendered content goes into its element (append_html's cases): nothing at all, bare text, one paragraph of
@@ -277,6 +331,9 @@ class _Items:
         return Skeleton.of(element, declaration=True, verbatim=set(range(base)) - {TITLE})
 
     def serialise(self, question: Question, view: LocalizedView) -> bytes:
+        if question.numerical:  # (few in a bank, and of no shared shape: built element by element)
+            data: bytes = etree.tostring(build_numerical_item(question, view), xml_declaration=True, encoding="UTF-8")
+            return data
         shape, values, contents, plain = item_values(question, view)
         lang = values[LANG]
         key: list[object] = [shape, lang]

@@ -15,6 +15,7 @@ import copy
 import html
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from lxml import etree
@@ -22,14 +23,16 @@ from lxml import etree
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
 from ...model import Bank, Kind, Question, Translation
+from ...numbers_in import MAX_ATTEMPTS, whole_number
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
 from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
 from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
+from ..qti_item import read_numerical_rules
 from .write import (
     AS_SPAN,
     CP,
@@ -42,6 +45,7 @@ from .write import (
     TEST_TYPE,
     TRUE_FALSE_CLASS,
     XML_LANG,
+    kebab,
 )
 
 MAX_ITEM_ELEMENTS = 5_000
@@ -168,6 +172,8 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
         skip(f"not a QTI 3 qti-assessment-item ({etree.QName(root).text}); not imported")
         return None
     interactions = [e for e in root.iter() if isinstance(e.tag, str) and local(e).endswith("-interaction")]
+    if len(interactions) == 1 and interactions[0].tag == q("qti-text-entry-interaction"):
+        return _parse_numerical(root, path, interactions[0], skip)
     if len(interactions) != 1 or interactions[0].tag != q("qti-choice-interaction"):
         skip("not an item with one qti-choice-interaction; moe-lms imports choice items")
         return None
@@ -234,6 +240,75 @@ def parse_item(root: etree._Element, path: str, problems: list[Problem]) -> Pars
     )
 
 
+def _parse_numerical(
+    root: etree._Element, path: str, interaction: etree._Element, skip: Callable[[str], None]
+) -> ParsedItem[Text] | None:
+    """A numerical item as moe-lms writes it (write.build_numerical_item): a float response, a rule per value
+    (qti_item.read_numerical_rules in QTI 3's names), a modal feedback per value and the general one, the stem
+    before the interaction's paragraph, the unit (``span class="moe-unit"``) after the interaction."""
+    declarations = {d.get("identifier"): d for d in root.iterfind(q("qti-response-declaration"))}
+    response = declarations.get(interaction.get("response-identifier"))
+    if response is None or response.get("base-type") != "float":
+        skip("a qti-text-entry-interaction is imported only with a float response")
+        return None
+    lang = root.get(XML_LANG) or "en"
+    locale = from_language_tag(lang) or "en"
+    processing = root.find(q("qti-response-processing"))
+    rules = read_numerical_rules(processing, lambda name: q(f"qti-{kebab(name)}")) if processing is not None else []
+    if not rules:
+        skip("no rule of the item compares the response with a value")
+        return None
+    points = None
+    for outcome in root.iterfind(q("qti-outcome-declaration")):
+        if outcome.get("identifier") == "MAXSCORE":
+            points = number(outcome.findtext(f"{q('qti-default-value')}/{q('qti-value')}"))
+    feedback: dict[str, etree._Element] = {}
+    general = None
+    for modal in [*root.iterfind(q("qti-modal-feedback")), *root.iter(q("qti-feedback-block"))]:
+        body = modal.find(q("qti-content-body"))
+        body = modal if body is None else body
+        if modal.get("identifier") == NOT_ANSWERED or modal.get("identifier") in GENERAL_NAMES:
+            general = body
+        else:
+            feedback.setdefault(modal.get("identifier", ""), body)
+    item_body = root.find(q("qti-item-body"))
+    prompt = etree.Element(q("div"))
+    unit = None
+    for node in item_body if item_body is not None else ():
+        if node is interaction or interaction in node.iterdescendants():
+            unit = next((s for s in node.iter(q("span")) if "moe-unit" in (s.get("class") or "").split()), None)
+            break
+        if isinstance(node.tag, str):
+            prompt.append(copy.deepcopy(node))
+    stem_lang = prompt[0].get(XML_LANG) if len(prompt) == 1 else None
+    stem = prompt[0] if len(prompt) == 1 else prompt
+    choices: list[ParsedChoice[Text]] = [
+        ParsedChoice(
+            rule.choice_id,
+            None,
+            rule.correct,
+            text_of(feedback[rule.choice_id], lang, inline=False) if rule.choice_id in feedback else None,
+            rule.value,
+            rule.tolerance,
+        )
+        for rule in rules
+    ]
+    identifier = root.get("identifier", "")
+    qid = identifier.removesuffix(f"-{locale}") if identifier.endswith(f"-{locale}") else identifier
+    return ParsedItem(
+        path=path,
+        qid=slug(qid),
+        locale=locale,
+        kind=Kind.NUMERICAL,
+        points=points if points is not None and points > 0 else 1,
+        shuffle=True,
+        stem=text_of(stem, stem_lang or lang, inline=False),
+        explanation=text_of(general, lang, inline=False) if general is not None else None,
+        choices=choices,
+        unit=text_of(unit, unit.get(XML_LANG) or lang, inline=True) if unit is not None else None,
+    )
+
+
 # --- the package --------------------------------------------------------------------------------------------------
 
 
@@ -281,6 +356,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         for string in general.iterfind(f"{{{LOM}}}title/{{{LOM}}}string"):
             titles.setdefault(string.get("language") or "", string.text or "")
         languages = [language.text or "" for language in general.iterfind(f"{{{LOM}}}language")]
+    read: set[str] = set()
     for resource in manifest.iterfind(f"{{{CP}}}resources/{{{CP}}}resource"):
         kind = resource.get("type", "")
         href = resource.get("href") or next((f.get("href", "") for f in resource.iterfind(f"{{{CP}}}file")), "")
@@ -288,6 +364,8 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
         if kind not in (ITEM_TYPE, TEST_TYPE):
             continue
         place = f"{name}!/{path or href}"
+        if path in read:  # (a file named by a second resource is the same file: read once)
+            continue
         if path is None or path not in package.infos:
             found.problems.append(
                 Problem(
@@ -295,8 +373,13 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 )
             )
             continue
+        read.add(path)
         try:
-            root = package.xml(path, max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000)
+            root = package.xml(
+                path,
+                max_elements=MAX_ITEM_ELEMENTS if kind == ITEM_TYPE else 1_000_000,
+                max_bytes=MAX_ITEM_BYTES if kind == ITEM_TYPE else None,
+            )
         except (UnsafePackage, UnsafeXmlError) as exc:
             found.problems.append(Problem(place, getattr(exc, "line", None), str(exc)))
             continue
@@ -306,7 +389,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
                 item.tags = _keywords(_lom_general(resource))
                 found.items.append(item)
                 found.paths[path] = item
-        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path)).is_quiz:
+        elif root.tag == q("qti-assessment-test") and (quiz := parse_quiz(root, path, place=place)).is_quiz:
             found.quizzes.append(quiz)
         elif root.tag == q("qti-assessment-test"):
             rubric = root.find(f".//{q('qti-rubric-block')}")
@@ -321,7 +404,7 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
 
 
-def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
+def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
     limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
     max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes
@@ -330,20 +413,34 @@ def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
     for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
         own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
         selection = section.find(q("qti-selection"))
-        select = selection.get("select", "") if selection is not None else ""
+        select = (
+            whole_number(
+                selection.get("select"), low=0, high=MAX_FILES, file=place or path, line=selection.sourceline,
+                what="<qti-selection select>",
+            )
+            if selection is not None
+            else None
+        )  # fmt: skip
         ordering = section.find(q("qti-ordering"))
         sections.append(
             ParsedSection(
                 section.get("identifier", ""),
                 section.get("title"),
                 [r for r in own if r],
-                int(select) if select.isdigit() else None,
+                select,
                 ordering is not None and ordering.get("shuffle") == "true",
             )
         )
     limits = root.find(q("qti-time-limits"))
     control = root.find(f"{q('qti-test-part')}/{q('qti-item-session-control')}")
-    attempts = control.get("max-attempts", "") if control is not None else ""
+    attempts = (
+        whole_number(
+            control.get("max-attempts"), low=0, high=MAX_ATTEMPTS, file=place or path, line=control.sourceline,
+            what="<qti-item-session-control max-attempts>",
+        )
+        if control is not None
+        else None
+    )  # fmt: skip
     identifier = root.get("identifier", "")
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
@@ -354,7 +451,7 @@ def parse_quiz(root: etree._Element, path: str) -> ParsedTest:
         items=[i for s in sections for i in s.items],
         sections=[s for s in sections if s.items],
         max_time=number(limits.get("max-time")) if limits is not None else None,
-        max_attempts=int(attempts) if attempts.isdigit() else None,
+        max_attempts=attempts,
     )
 
 

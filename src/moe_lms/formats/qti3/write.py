@@ -50,7 +50,7 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import image_references, media_of, shown_media
 from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank
 from ...problems import Problem, ProblemsFound
-from ...richtext import Profile, mathml, render_block, rendering
+from ...richtext import Profile, mathml, render_block, render_inline, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
 from ..qti_item import (
@@ -63,6 +63,7 @@ from ..qti_item import (
     expression,
     item_identifier,
     item_values,
+    numerical_scoring,
     plain_title,
     quiz_controls,
     quiz_part,
@@ -90,6 +91,7 @@ LOM_CATALOG = "moe-lms"
 # FEEDBACK's default: it stays so until an answer replaces it with the chosen choices, and the general explanation
 # shows (show-hide="hide") whenever FEEDBACK is anything else. (A bank id never holds "_": no choice is called so.)
 NOT_ANSWERED = "not_answered"
+OTHER_VALUE = "other_value"  # FEEDBACK of a numerical answer no value's range holds (no choice id holds "_")
 TRUE_FALSE_CLASS = "moe-true-false"
 
 
@@ -261,9 +263,66 @@ def feedback_is_the_response(answered: etree._Element, multiple: bool) -> None:
     expression(sub_as_qti21, target, "variable", identifier="RESPONSE")
 
 
+def build_numerical_item(question: Question, view: LocalizedView) -> etree._Element:
+    """A numerical question as a ``qti-assessment-item``: a float RESPONSE, the stem, a ``qti-text-entry-interaction``
+    and the unit after it; the shared rules (qti_item.numerical_scoring) in QTI 3's names, FEEDBACK set to the
+    matching value's id (or ``other_value``) as a container of one, never built from FEEDBACK itself (the module
+    docstring says why); a tolerance as decimal bounds (gte, lte), as the Citolab player has none on ``equal``;
+    a ``qti-feedback-block`` per value after the box, and the general one whenever FEEDBACK is set."""
+    from ...numeric import number_text
+
+    lang = view.info.lang
+    stem = view.stem(question)
+    item = etree.Element(q("qti-assessment-item"), nsmap={None: QTI, "xsi": XSI})
+    item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
+    item.set("identifier", item_identifier(question.id, view.locale))
+    item.set("title", stem_title(stem.text))
+    item.set("adaptive", "false")
+    item.set("time-dependent", "false")
+    item.set(XML_LANG, lang)
+    item.set("tool-name", TOOL_NAME)
+    item.set("tool-version", __version__)
+    response = sub(item, "qti-response-declaration", {"identifier": "RESPONSE", "cardinality": "single"})
+    response.set("base-type", "float")
+    right = number_text(question.value_of(question.correct_choices[0]))
+    sub(sub(response, "qti-correct-response"), "qti-value", text=right)
+    _outcome(item, "SCORE", "single", "float", "0")
+    points = float(question.points)
+    _outcome(item, "MAXSCORE", "single", "float", str(int(points)) if points.is_integer() else repr(points))
+    _outcome(item, "FEEDBACK", "multiple", "identifier", NOT_ANSWERED)
+    body = sub(item, "qti-item-body", {"dir": view.info.direction})
+    content(body, "div", stem, lang, render_block)
+    answer = sub(body, "p", {"class": "moe-numerical"})
+    entry = sub(answer, "qti-text-entry-interaction", {"response-identifier": "RESPONSE", "expected-length": "12"})
+    unit = view.unit(question)
+    if unit is not None:
+        entry.tail = " "
+        content(answer, "span", unit, lang, render_inline).set("class", "moe-unit")
+
+    def mark(branch: etree._Element, choice_id: str | None) -> None:
+        feedback = sub_as_qti21(set_outcome(sub_as_qti21, branch, "FEEDBACK"), "multiple")
+        sub_as_qti21(feedback, "baseValue", {"baseType": "identifier"}, choice_id or OTHER_VALUE)
+
+    # The feedback as blocks after the box, each in the item's language and direction, as a choice item's (the value's
+    # explanation first, the general one after it).
+    feedback = [(c.id, "show", view.choice_explanation(question, c)) for c in question.choices]
+    feedback.append((NOT_ANSWERED, "hide", view.explanation(question)))
+    for identifier, show_hide, text in feedback:
+        block = sub(body, "qti-feedback-block", {"outcome-identifier": "FEEDBACK", "show-hide": show_hide})
+        block.set("identifier", identifier)
+        block.set(XML_LANG, lang)
+        block.set("dir", view.info.direction)
+        content(sub(block, "qti-content-body"), "div", text, lang, render_block).set("class", "moe-feedback")
+    processing = sub(item, "qti-response-processing")
+    numerical_scoring(sub_as_qti21, processing, question, mark, lambda answered: None, bounds=True)
+    return item
+
+
 def build_item(question: Question, view: LocalizedView) -> etree._Element:
     """One question in one locale as a ``qti-assessment-item``: the shared model (:mod:`..qti_item`: its shape,
     identifiers, mapping, contents and scoring) in QTI 3's names, FEEDBACK set as the module docstring says."""
+    if question.numerical:
+        return build_numerical_item(question, view)
     shape, values, contents, _ = item_values(question, view)
     n, k = shape.choices, shape.correct
     ids = values[FIXED : FIXED + n]
