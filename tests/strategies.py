@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from moe_lms.model import XML_ILLEGAL, Bank, Translation, strings
+from moe_lms.model import TEXT_ILLEGAL, Bank, Translation, strings
 from moe_lms.richtext import formula_problem
 
 ids = st.text(alphabet=string.ascii_lowercase + string.digits + "-", max_size=10).map(lambda s: "x" + s)
@@ -24,7 +24,7 @@ texts = (
         max_size=40,
     )
     .map(lambda s: __import__("unicodedata").normalize("NFC", s))
-    .filter(lambda s: s.strip() != "" and not XML_ILLEGAL.search(s))  # U+FFFE/U+FFFF are Cn, not Cc
+    .filter(lambda s: s.strip() != "" and not TEXT_ILLEGAL.search(s))  # U+FFFE/U+FFFF are Cn; the placeholders Co
     # A formula that does not parse ("$&$") is a problem of the bank: load_bank refuses it, and tests/hostile says so.
     .filter(lambda s: "$" not in s or formula_problem(s) is None)
 )

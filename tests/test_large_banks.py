@@ -188,7 +188,7 @@ def test_a_run_of_translations_is_taken_as_clean_only_when_clean_text_leaves_eve
     joined = "".join(pieces)
     # (and no control character an escape made of LaTeX, which the entry-by-entry path names: issue 34)
     assert loader._clean_already(joined) == (
-        loader.XML_ILLEGAL.search(joined) is None
+        loader.TEXT_ILLEGAL.search(joined) is None
         and unicodedata.is_normalized("NFC", joined)
         and find_trap(joined) is None
     )

@@ -91,7 +91,11 @@ def test_a_typed_number_matches_the_value_whose_range_holds_it() -> None:
             "choice 'truncated': a numerical question's choice has no text",
         ),
         (("        value: 468\n", ""), 17, "choice 'truncated': missing required key 'value'"),
-        (("tolerance: 0.5", "tolerance: -1"), 22, "choice 'no-top-k': tolerance: -1 is less than the least it may be, 0"),
+        (
+            ("tolerance: 0.5", "tolerance: -1"),
+            22,
+            "choice 'no-top-k': tolerance: -1 is less than the least it may be, 0",
+        ),
     ],
 )
 def test_check_refuses_a_numerical_question_no_platform_could_grade(
