@@ -18,7 +18,7 @@ from moe_lms.formats.canvas import (
 )
 from moe_lms.formats.canvas_media import image_ref
 from moe_lms.locales import LocalizedView, Resolved, locale_info
-from moe_lms.model import Bank, Kind, Question
+from moe_lms.model import Bank, Kind, Question, flat_quiz, variant_of
 from moe_lms.numeric import number_text
 from moe_lms.richtext import latin_isolated, plain_text, render_block, render_inline, rendering
 
@@ -160,7 +160,8 @@ def bodies(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool = Fa
 
 
 def _made(bank: Bank, locale: str, engine: Engine, *, include_drafts: bool) -> list[tuple[Question, str, Any]]:
-    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_ref)
+    flat = flat_quiz(bank) if any(variant_of(q.id) for q in bank.questions) else None  # (see document)
+    stream = QuizStream(bank, locale, engine, include_drafts=include_drafts, image_url=image_ref, quiz=flat)
     made = []
     kept = [q for q in bank.questions if engine == "classic" or not q.numerical]
     for position, q in enumerate(kept, start=1):
@@ -179,7 +180,11 @@ def document(bank: Bank, options: ExportOptions) -> bytes:
     for locale in options.locales:
         entry: dict[str, Any] = {"locale": locale}
         for engine, name, items, path, item_path in _SECTIONS:
-            stream = QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
+            # (a bank with variants: every variant, in bank order, in both engines' quiz, as the writer does)
+            flat = flat_quiz(bank) if any(variant_of(q.id) for q in bank.questions) else None
+            stream = QuizStream(
+                bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref, quiz=flat
+            )
             made = _made(bank, locale, engine, include_drafts=options.include_drafts)
             stream._made = [(q.id, fp) for q, fp, _ in made]
             entry[name] = {

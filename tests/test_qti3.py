@@ -33,7 +33,7 @@ from moe_lms.cli import main
 from moe_lms.formats import ExportOptions, get
 from moe_lms.formats.qti3 import read
 from moe_lms.formats.qti3.validate import check_package
-from moe_lms.formats.qti3.write import build_item, kebab
+from moe_lms.formats.qti3.write import build_item, item_path, kebab
 from moe_lms.formats.qti21.write import build_item as qti21_item
 from moe_lms.loader import load_bank
 from moe_lms.locales import locale_info, resolve
@@ -57,7 +57,11 @@ def _unavailable(message: str) -> None:
 
 @pytest.fixture(scope="module", params=[p.parent.name for p in SHIPPED])
 def bank(request: pytest.FixtureRequest) -> Bank:
-    return load_bank(ROOT / "question_bank" / request.param)
+    """A shipped bank as writers see it: its parameterised questions expanded into their variants (issue 31; the
+    pools they make are tested in test_variants_formats), every question of it exported and read back."""
+    from moe_lms import variants
+
+    return variants.expand(load_bank(ROOT / "question_bank" / request.param), grouped_whole_bank=False)
 
 
 def export(bank: Bank, locales: tuple[str, ...] = ()) -> bytes:
@@ -124,14 +128,25 @@ def test_the_same_bank_gives_the_same_bytes(bank: Bank) -> None:
 def test_the_package_reads_back_into_the_shipped_bank(bank: Bank) -> None:
     back, warnings = read.read_package(export(bank))
     assert warnings == []
-    assert back.model_dump() == without_quizzes(bank).model_dump()
+    assert back.model_dump() == as_read_back(without_quizzes(bank)).model_dump()
     assert back.media == bank.media
     for locale in bank.target_locales:
         # QTI has no place for the bank's overall feedback messages (players say correct / incorrect themselves)
-        kept = bank.translations[locale].items()
-        # (a draft, PO fuzzy, is not exported: learners read the source until it is reviewed)
+        kept = as_read_back(bank).translations[locale].items()
+        # (drafts, PO fuzzy, are not exported: issue 30's units and changed stem, issue 31's templates)
         want = {p: (t.text, t.source) for p, t in kept if not p.startswith(("feedback/", "quizzes/")) and not t.draft}
         assert {p: (t.text, t.source) for p, t in back.translations[locale].items()} == want
+
+
+def as_read_back(bank: Bank) -> Bank:
+    """The bank as an import reads it back: a variant's id (top-k-dispatch~1) comes back as top-k-dispatch-1, and its
+    draft translations (issue 31: awaiting review) stay out of the export, so out of what is read back."""
+    renamed = tuple(q.model_copy(update={"id": q.id.replace("~", "-")}) for q in bank.questions)
+    translations = {
+        locale: {path.replace("~", "-"): t for path, t in catalog.items() if not (t.draft and "~" in path)}
+        for locale, catalog in bank.translations.items()
+    }
+    return bank.model_copy(update={"questions": renamed, "translations": translations})
 
 
 def without_quizzes(bank: Bank) -> Bank:
@@ -165,7 +180,7 @@ def test_import_qti3_and_validate_from_the_command_line(bank: Bank, tmp_path: Pa
     path.write_bytes(export(bank))
     result = CliRunner().invoke(main, ["import", "qti3", str(path), "-o", str(tmp_path / "bank")])
     assert result.exit_code == 0, result.output
-    assert load_bank(tmp_path / "bank").model_dump() == without_quizzes(bank).model_dump()
+    assert load_bank(tmp_path / "bank").model_dump() == as_read_back(without_quizzes(bank)).model_dump()
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 0, result.output
     assert "QTI 3.0 package" in result.output
@@ -313,7 +328,7 @@ def test_the_citolab_player_scores_every_shipped_choice_as_keyed_and_opens_only_
         for question in bank.questions:
             if question.numerical:  # (typed, not chosen: tests/test_numerical_qti3.py)
                 continue
-            url = f"{bank.id}/items/{question.id}-{locale}.xml"
+            url = f"{bank.id}/{item_path(question.id, locale)}"  # (a variant's ~ is written _: qti_item)
             selections = [{c.id} for c in question.choices]
             if question.kind is Kind.MULTIPLE:
                 selections.append({c.id for c in question.correct_choices})
@@ -366,7 +381,8 @@ def test_the_citolab_player_shows_urdu_feedback_right_to_left_the_chosen_explana
         (package / name).parent.mkdir(parents=True, exist_ok=True)
         (package / name).write_bytes(data)
     page.set_viewport_size({"width": 390, "height": 844})
-    for question in [q for q in bank.questions if not q.numerical][:4]:  # (numerical: test_numerical_qti3.py)
+    # (numerical: test_numerical_qti3.py; a variant's Urdu is a draft until reviewed, so English: issue 31)
+    for question in [q for q in bank.questions if not q.numerical and "~" not in q.id][:4]:
         chosen = question.choices[-1].id
         page.evaluate(LOAD, f"{package.name}/items/{question.id}-ur.xml")
         page.click(f"qti-simple-choice[identifier='{chosen}']")

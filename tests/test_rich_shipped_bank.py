@@ -45,7 +45,9 @@ IMPORTERS = {
 
 @pytest.mark.parametrize("format_name", list(IMPORTERS))
 def test_the_arithmetic_bank_survives_export_and_import(format_name: str) -> None:
-    bank = load_bank(ARITHMETIC_BANK)
+    from moe_lms import variants
+
+    bank = variants.expand(load_bank(ARITHMETIC_BANK), grouped_whole_bank=False)  # (its variants: issue 31)
     out = io.BytesIO()
     get(format_name).write(bank, ExportOptions(locales=(bank.source_locale,)), out)
     imported = IMPORTERS[format_name](out.getvalue())
@@ -60,5 +62,9 @@ def test_the_arithmetic_bank_survives_export_and_import(format_name: str) -> Non
             for t in (q.stem, q.explanation, *(x for c in q.choices for x in (c.text, c.explanation)))
         ]
 
+    if format_name == "cc11":  # its assessment asks the first variant of each (cc11.write._asked), read first
+        asked = [q for q in bank.questions if "~" not in q.id or q.id.endswith("~1")]
+        rest = [q for q in bank.questions if q not in asked]
+        bank = bank.model_copy(update={"questions": (*asked, *rest)})
     assert texts(imported) == texts(bank)
     assert {p: m.data for p, m in imported.media.items()} == {p: m.data for p, m in bank.media.items()}

@@ -609,7 +609,8 @@ def _read_bank_yaml(path: Path) -> tuple[Bank | None, list[Problem], bool]:
     if bank is None:
         return None, problems, False
     locales = _unknown_locales(path, bank)
-    return bank, _escape_problems(path, bank) + locales + _quiz_problems(path, bank), not locales
+    found = _escape_problems(path, bank) + locales + _quiz_problems(path, bank) + _variant_problems(path, bank)
+    return bank, found, not locales
 
 
 def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -672,6 +673,25 @@ def _unprintable_strings(bank: Bank) -> Iterator[tuple[str, str]]:
     for q in bank.questions:
         if not all(text.isprintable() for text in question_sources(q)):
             yield from ((path, text) for path, text in question_strings(q) if not text.isprintable())
+
+
+def _variant_problems(path: Path, bank: Bank) -> list[Problem]:
+    """What moe_lms.variants finds in the parameterised questions, each at its line of bank.yaml."""
+    from . import variants
+
+    if not variants.has_variants(bank):
+        return []
+    found = variants.problems(bank)
+    if not found:
+        return []
+    lines = _YamlLines(path)
+    numbers = {q.id: n for n, q in enumerate(bank.questions)}
+    problems = []
+    for problem in found:
+        loc = problem.loc if problem.loc[0] == "quizzes" else ("questions", numbers[problem.question], *problem.loc)
+        line, column = lines.locate(loc)
+        problems.append(Problem(_display(path), line, problem.describe(), f"question {problem.question!r}", column))
+    return problems
 
 
 def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
@@ -1065,6 +1085,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
             continue
         catalog, found = read_catalog(path, bank, locale, index)
         problems.extend(found)
+        problems.extend(_template_translation_problems(path, bank, locale, catalog))
         if catalog:
             translations[locale] = catalog
     page_words, found = _page_words(directory, bank)
@@ -1095,6 +1116,20 @@ def _page_words(directory: Path, bank: Bank) -> tuple[dict[str, Any], list[Probl
             )
             del catalogs[locale]
     return dict(catalogs), problems
+
+
+def _template_translation_problems(
+    po_file: Path, bank: Bank, locale: str, catalog: Mapping[str, Translation]
+) -> list[Problem]:
+    """A translation of a parameterised question's text keeps the source's placeholders (moe_lms.variants)."""
+    from . import variants
+
+    if not variants.has_variants(bank):
+        return []
+    return [
+        Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path))
+        for path, message in variants.translation_problems(bank, locale, catalog)
+    ]
 
 
 def _rich_strings(bank: Bank) -> Iterator[tuple[str, str]]:

@@ -208,6 +208,9 @@ class Choice(Frozen):
     tolerance: Tolerance | None = Field(default=None, description="This value's own tolerance (numerical only).")
     correct: StrictBool = False
     explanation: Markdown = Field(description="Why this choice is right, or why it is wrong and what is true instead.")
+    # A parameterised numerical question's value as written, "{ceil(1.25 * T * k / E)}": moved here from value by
+    # Question's before-validator (a value is otherwise a number), computed per variant by moe_lms.variants.
+    value_template: SkipJsonSchema[StrictStr | None] = None
 
 
 # The true-false shorthand: a true-false question without choices says which answer is right with ``correct`` and
@@ -259,6 +262,21 @@ def _shorthand_schema(schema: dict[str, Any]) -> None:
     schema["else"] = {"properties": {"choices": {"items": {"required": ["text"]}}}}
 
 
+ParamName = Annotated[
+    str,
+    Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,31}$", description="A name an expression uses: T, k, rate_2"),
+]
+ParamValues = Annotated[tuple[StrictInt | StrictFloat, ...], Field(min_length=1, max_length=100)]
+VARIANT_MARK = "~"  # a variant's id: <question id>~<number> (moe_lms.variants)
+MAX_VARIANTS = 200
+
+
+def variant_of(question_id: str) -> str | None:
+    """The id of the parameterised question a variant id (``capacity~3``) was drawn from; None for any other id."""
+    base, mark, _number = question_id.partition(VARIANT_MARK)
+    return base if mark else None
+
+
 class Question(Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_shorthand_schema)
 
@@ -274,11 +292,26 @@ class Question(Frozen):
     )
     choices: tuple[Choice, ...]
     tags: tuple[Identifier, ...] = ()
+    params: dict[ParamName, ParamValues] | None = Field(
+        default=None,
+        max_length=8,
+        description="Each a list of values: the question is a template, and learners get variants drawn from the "
+        "combinations ({expression} in its texts is computed for each; see moe_lms.variants).",
+    )
+    variants: StrictInt | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_VARIANTS,
+        description="How many concrete versions of a parameterised question (all valid combinations when absent).",
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, data: Any) -> Any:
-        return _true_false_choices(data)
+        data = _true_false_choices(data)
+        if type(data) is dict and data.get("params") is not None and type(data.get("choices")) is list:
+            data = {**data, "choices": [_value_template(c) for c in data["choices"]]}
+        return data
 
     @model_validator(mode="after")
     def _answer_key(self) -> Question:
@@ -289,7 +322,22 @@ class Question(Frozen):
         fields = self.__pydantic_fields_set__
         if fields is _FIELDS_SETS.get((Question, frozenset(fields))):
             return self
-        if self.kind is Kind.NUMERICAL:
+        if self.variants is not None and self.params is None:
+            raise PydanticCustomError(
+                "variants", "variants: is for a parameterised question: give params: too", {"loc": ("variants",)}
+            )
+        if self.params is not None and not self.params:
+            raise PydanticCustomError("params", "params: names no parameter", {"loc": ("params",)})
+        for index, c in enumerate(self.choices):
+            if c.value_template is not None and (self.params is None or self.kind is not Kind.NUMERICAL):
+                _field_error(
+                    'a value is a number; it may be an expression in quotes ("{2 * T}") only in a parameterised '
+                    "numerical question (params:)",
+                    ("choices", index, "value"),
+                )
+        if self.kind is Kind.NUMERICAL and self.params is not None:
+            _numerical_template_key(self)
+        elif self.kind is Kind.NUMERICAL:
             _numerical_key(self)
         else:
             _choice_key(self)
@@ -359,6 +407,30 @@ def _choice_key(q: Question) -> None:
         _choices_error("a multiple-answer question needs at least one correct choice, found 0")
     if q.kind is Kind.TRUE_FALSE and (len(q.choices) != 2 or len(correct) != 1):
         _choices_error("a true-false question needs exactly 2 choices, exactly one of them correct")
+
+
+def _value_template(choice: Any) -> Any:
+    """A parameterised question's choice with its value written as an expression ("{2 * T}") moved to
+    value_template (a value is otherwise a number: :func:`number`)."""
+    if type(choice) is dict and isinstance(choice.get("value"), str):
+        return {**{k: v for k, v in choice.items() if k != "value"}, "value_template": choice["value"]}
+    return choice
+
+
+def _numerical_template_key(q: Question) -> None:
+    """A parameterised numerical question: each choice a value or an expression, no text, a correct one. (Its
+    ranges are checked per variant, once computed: moe_lms.variants.)"""
+    if not q.choices:
+        _choices_error("a numerical question needs at least one choice: the correct value")
+    _refuse_duplicates("choice", "choices", [c.id for c in q.choices])
+    for index, c in enumerate(q.choices):
+        if "text" in c.model_fields_set:
+            _field_error("a numerical question's choice has no text: its value is what the learner types",
+                         ("choices", index, "text"))  # fmt: skip
+        if c.value is None and c.value_template is None:
+            raise PydanticCustomError("missing", "Field required", {"loc": ("choices", index, "value")})
+    if not q.correct_choices:
+        _choices_error("a numerical question needs a correct value (correct: true on one of its choices), found none")
 
 
 def _numerical_key(q: Question) -> None:
@@ -701,8 +773,21 @@ WHOLE_BANK = "all"  # the id of the quiz a bank without quizzes: is: every quest
 
 
 def whole_bank_quiz(bank: Bank) -> Quiz:
-    """The one quiz of a bank without ``quizzes:``: every question, once, in bank order, no settings."""
-    section = Section(id=WHOLE_BANK, questions=tuple(q.id for q in bank.questions))
+    """The one quiz of a bank without ``quizzes:``: every question, once, in bank order, no settings. A bank whose
+    parameterised questions were expanded (moe_lms.variants) carries its own, each question's variants a section
+    drawing one: that one."""
+    for quiz in bank.quizzes:
+        if quiz.id == WHOLE_BANK:
+            return quiz
+    return flat_quiz(bank)
+
+
+def flat_quiz(bank: Bank) -> Quiz:
+    """Every question of the bank once, in bank order, in one section (a variant's id, ``capacity~2``, is no
+    Identifier an author may write: the section is built without validating it again)."""
+    section = Section.model_construct(
+        id=WHOLE_BANK, title=None, questions=tuple(q.id for q in bank.questions), pool=None, draw=None, points=None
+    )
     return Quiz(id=WHOLE_BANK, title=bank.title, intro=bank.intro, sections=(section,))
 
 

@@ -101,6 +101,7 @@ class SpanKind(StrEnum):
     EMPHASIS = "emphasis"
     STRIKE = "strikethrough"
     NUMBER = "number"
+    PLACEHOLDER = "placeholder"  # a parameterised question's {expression} (moe_lms.variants): kept as written
 
 
 class Span(NamedTuple):
@@ -176,6 +177,14 @@ RULES: tuple[Rule, ...] = (
         lambda m: _squeeze(_either("display", "inline")(m)),
         _blank,
         "$",
+    ),
+    # A parameterised question's {expression} outside math (inside, its math span holds it): no words of the prose.
+    Rule(
+        SpanKind.PLACEHOLDER,
+        re.compile(r"(?<!\{)\{(?!\{)(?P<expr>[^{}\n]+)\}"),
+        lambda m: m.group("expr").strip(),
+        _blank,
+        "{",
     ),
     Rule(
         SpanKind.LINK,

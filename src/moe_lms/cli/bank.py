@@ -124,7 +124,7 @@ def check(bank_dir: Path | None, strict: bool, only_locale: str | None, stats_fi
     problems += translator.page_word_problems(directory, bank, locales)
     problems = translator.of_other_locales(problems, directory, locales, bank.target_locales)
     out.print(
-        f"{bank.id}: {len(bank.questions)} question{'' if len(bank.questions) == 1 else 's'}, "
+        f"{bank.id}: {len(bank.questions)} question{'' if len(bank.questions) == 1 else 's'}{_variants_said(bank)}, "
         f"source {bank.source_locale}, "
         f"targets {', '.join(bank.target_locales) or 'none'}",
         markup=False,
@@ -292,3 +292,17 @@ def translations_page_words(locale: str, bank_dir: Path | None) -> None:
     write_atomic(target, pagewords.catalog_text(tag).encode("utf-8"), within=directory, parents=True)
     shipped = "moe-lms's shipped words" if pagewords.shipped(tag) else "the English, every msgstr empty"
     out.print(f"wrote {shown(target)} (from {shipped}): translate it, then run `moe-lms check`", markup=False)
+
+
+def _variants_said(bank: Bank) -> str:
+    """ " (2 parameterised: 12 variants)" for a bank with parameterised questions (moe_lms.variants), else ""."""
+    from .. import variants
+
+    templates = [q for q in bank.questions if q.params is not None]
+    if not templates:
+        return ""
+    count = 0
+    for q in templates:
+        drawn, _ = variants.draw(q, bank.source_locale)
+        count += len(drawn.combinations) if drawn is not None else 0
+    return f" ({len(templates)} parameterised: {count} variants)"

@@ -238,6 +238,10 @@ def push_canvas(
     bank = load_or_exit(bank_dir_or_default(bank_dir))
     try:
         options = formats.ExportOptions.for_bank(bank, locales, quiz=quiz, include_drafts=include_drafts)
+        if via != "qti":  # (the QTI route's writer expands the bank itself: formats.get)
+            # The whole bank stays the whole bank's Canvas quiz (its marker), each variant pool a question group
+            # (model.whole_bank_quiz); New Quizzes, which cannot draw, asks the first variant of each.
+            bank, options = formats.concrete(bank, options, quizzes=False)
         token = _canvas_token()
         client = canvas_client.CanvasClient(
             base_url,

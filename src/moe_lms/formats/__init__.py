@@ -19,7 +19,7 @@ from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
-from ..model import Bank
+from ..model import WHOLE_BANK, Bank
 from ..problems import OptionError
 
 if TYPE_CHECKING:
@@ -265,9 +265,29 @@ def _format(name: str, module: str) -> Format:
     return _checked(found)
 
 
+def concrete(bank: Bank, options: ExportOptions, *, quizzes: bool = True) -> tuple[Bank, ExportOptions]:
+    """The bank as writers see it: each parameterised question expanded into its variants (moe_lms.variants), and
+    a whole-bank export made the whole bank's quiz, whose sections draw one variant of each (when the format
+    carries quizzes: ``quizzes``). A bank without parameterised questions comes back as it is."""
+    from .. import variants
+
+    if not variants.has_variants(bank):
+        return bank, options
+    try:
+        expanded = variants.expand(bank)
+    except variants.VariantsError as exc:
+        from ..problems import Problem, ProblemsFound
+
+        raise ProblemsFound([Problem("bank.yaml", None, str(exc))]) from None
+    if options.quiz is None and quizzes:
+        options = replace(options, quiz=WHOLE_BANK)
+    return expanded, options
+
+
 @cache
 def _checked(fmt: Format) -> Format:
     def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
+        bank, options = concrete(bank, options, quizzes=fmt.quizzes)
         if bank.media:
             from ..media import media_problems
             from ..problems import ProblemsFound

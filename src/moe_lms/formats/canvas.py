@@ -48,8 +48,10 @@ from ..model import (
     MediaItem,
     Question,
     Quiz,
+    flat_quiz,
     resolve_quiz,
     string_offset,
+    variant_of,
     whole_bank_quiz,
 )
 from ..numeric import number_text
@@ -78,7 +80,9 @@ NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://moe-lms.invalid/canvas/new-q
 
 _ID = r"[a-z][a-z0-9-]*"
 _FP = rf"[0-9a-f]{{{FINGERPRINT_LENGTH}}}"
-QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_ID}):(?P<fp>{_FP})\]")
+# A question's key may be a variant's id, capacity~2 (moe_lms.variants): a push finds its variants again by it.
+_QUESTION_ID = rf"{_ID}(?:~[1-9][0-9]*)?"
+QUESTION_MARKER = re.compile(rf"\[moe:(?P<bank>{_ID})/(?P<key>{_QUESTION_ID}):(?P<fp>{_FP})\]")
 # A quiz of the bank's quizzes: has its id after the bank's (``[moe:<bank>/<quiz>@<locale>:…]``); the whole bank's
 # quiz has none.
 QUIZ_MARKER = re.compile(
@@ -89,7 +93,7 @@ QUIZ_MARKER = re.compile(
 # characters earlier in the description is just text.
 _APPENDED_QUIZ_MARKER = re.compile(rf"<small>\s*{QUIZ_MARKER.pattern}\s*</small>(?:\s|</[a-z]+>)*\Z")
 # A question's name (classic) or item's title (New Quizzes) is exactly "<stable id> <marker of that id>".
-_QUESTION_NAME = re.compile(rf"\A\s*(?P<name>{_ID})\s+{QUESTION_MARKER.pattern}\s*\Z")
+_QUESTION_NAME = re.compile(rf"\A\s*(?P<name>{_QUESTION_ID})\s+{QUESTION_MARKER.pattern}\s*\Z")
 
 
 @dataclass(frozen=True)
@@ -614,6 +618,9 @@ class QuizStream:
         self.bank, self.locale, self.engine = bank, locale, engine
         self.the_quiz = quiz or whole_bank_quiz(bank)
         self.quiz_id = None if quiz is None else quiz.id
+        asked_first = quiz is None and engine == "new-quizzes" and _has_variants(bank)
+        if asked_first:  # New Quizzes cannot draw (refuse_draws): the whole bank asks each first variant
+            self.the_quiz = _first_variants(bank)
         sections = resolve_quiz(bank, self.the_quiz)
         if engine == "new-quizzes":
             refuse_draws(self.the_quiz, sections)
@@ -626,6 +633,11 @@ class QuizStream:
             for s in sections
             for q, points in zip(s.questions, s.points, strict=True)
         ]
+        if asked_first:
+            self.warnings += (
+                "New Quizzes cannot draw a question per attempt (its API creates no item banks), so each "
+                "parameterised question asks its first variant; push to Classic Quizzes, or --via qti, for a draw",
+            )
         if engine == "new-quizzes" and any(q.numerical for q, _, _ in self.entries):
             self.warnings += (numerical_left_out([q.id for q, _, _ in self.entries if q.numerical]),)
         self.limits = _Limits(bank, locale)
@@ -911,8 +923,18 @@ def _write(bank: Bank, options: ExportOptions, out: BinaryIO, files: ExitStack) 
         entry: dict[str, Any] = {"locale": locale}
         # An image is the reference a push sends before it knows the course file (canvas_media): the document's
         # "images" say which bank file each reference stands for.
+        # The document's two engines share one quiz, and New Quizzes' API cannot draw (refuse_draws): a bank with
+        # variants (moe_lms.variants) has every variant here, in bank order; `push canvas` (classic) and the Canvas
+        # QTI package carry them as question groups picking one.
         streams = tuple(
-            QuizStream(bank, locale, engine, include_drafts=options.include_drafts, image_url=image_ref)
+            QuizStream(
+                bank,
+                locale,
+                engine,
+                include_drafts=options.include_drafts,
+                image_url=image_ref,
+                quiz=flat_quiz(bank) if _has_variants(bank) else None,
+            )
             for engine, *_ in _SECTIONS
         )
         lists = _QuestionLists(streams, tuple(item_path for *_, item_path in _SECTIONS), files)
@@ -1046,3 +1068,15 @@ FORMAT = Format(
         guide=(Guide(33, "Canvas", _guide),),
     ),
 )
+
+
+def _has_variants(bank: Bank) -> bool:
+    """Whether the bank's parameterised questions were expanded into variants (moe_lms.variants)."""
+    return any(variant_of(q.id) is not None for q in bank.questions)
+
+
+def _first_variants(bank: Bank) -> Quiz:
+    """The whole bank with the first variant of each parameterised question alone (moe_lms.variants), in one
+    section: what New Quizzes, which cannot draw, is given."""
+    asked = [q for q in bank.questions if variant_of(q.id) is None or q.id.endswith("~1")]
+    return flat_quiz(bank.model_copy(update={"questions": tuple(asked)}))

@@ -28,7 +28,7 @@ from typing import NamedTuple, Protocol, TypeVar
 from lxml import etree
 
 from ..locales import LocalizedView, Resolved
-from ..model import Bank, Kind, Question, Quiz, resolve_quiz
+from ..model import VARIANT_MARK, Bank, Kind, Question, Quiz, resolve_quiz
 from ..richtext import readable_text, render_block, render_inline
 from ..text import visible_text
 
@@ -38,8 +38,11 @@ GENERAL_FEEDBACK = "general_explanation"
 
 
 def item_identifier(question_id: str, locale: str) -> str:
-    """The identifier of a question's item in one locale."""
-    return f"{question_id}-{locale}"
+    """The identifier of a question's item in one locale. A variant's ``~`` (``capacity~2``, moe_lms.variants) is
+    written ``_``: identifiers are XML names (xs:ID, NCName), which have no ``~``; no bank id has a ``_``; and a ``.``
+    would not do: QTI engines read ``item.VARIABLE`` as a variable of an item (qti-sdk's VariableIdentifier refuses
+    ``capacity.2-en`` as an item's identifier in outcome processing)."""
+    return f"{question_id.replace(VARIANT_MARK, '_')}-{locale}"
 
 
 def qti_number(value: float) -> str:

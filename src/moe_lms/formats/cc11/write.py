@@ -25,7 +25,7 @@ from lxml import etree
 from ...bulk import gc_paused
 from ...locales import LocalizedView, locale_info, resolve
 from ...media import shown_media
-from ...model import Bank
+from ...model import Bank, variant_of
 from ...problems import Problem, ProblemsFound
 from ...richtext import plain_text, render_block, rendering
 from ...zipout import ZipStream
@@ -148,9 +148,10 @@ def media_resource(path: str) -> str:
     return "MEDIA-" + re.sub(r"[^A-Za-z0-9_.-]", "_", path)
 
 
-def _assessment(bank: Bank, view: LocalizedView, stream: IO[bytes], items: ItemsAt) -> None:
+def _assessment(bank: Bank, view: LocalizedView, stream: IO[bytes], items: ItemsAt, note: str | None = None) -> None:
     """The bank in one locale as a CC assessment (``cc.exam.v0p1``), the intro as its rubric; ``items(xf)`` writes
-    its items."""
+    its items; ``note``, what the cartridge cannot carry, is an XML comment before them (the CC profile of QTI has
+    no qticomment and no metadata field of our own)."""
     attrib = {"ident": f"{bank.id}-{view.locale}", "title": _title(view.title.text)}
     # No xml:lang here: lxml's xmlfile writes it under a made-up prefix on an open element. The items say theirs.
     with document(stream, Flavour.CC) as xf, xf.element(q("assessment"), attrib):
@@ -166,6 +167,8 @@ def _assessment(bank: Bank, view: LocalizedView, stream: IO[bytes], items: Items
             rubric = etree.Element(q("rubric"), nsmap={None: QTI})
             material(rubric, view.intro, cartridge_html(render_block))
             put(xf, rubric)
+        if note is not None:
+            xf.write(etree.Comment(f" {note} "), "\n")
         with xf.element(q("section"), {"ident": "root_section"}):
             xf.write("\n")
             items(xf)
@@ -202,6 +205,29 @@ def write_bank(bank: Bank, views: dict[str, LocalizedView], stream: IO[bytes]) -
     _bank(bank, views, stream, items)
 
 
+def _asked(bank: Bank) -> tuple[set[str] | None, str | None]:
+    """What the assessment asks of a bank with variants (moe_lms.variants), and the note that says why: CC 1.1's
+    assessment is one section of items without selection (ccv1p1_qtiasiv1p2p1_v1p0.xsd), so it cannot draw one
+    variant per attempt. The question bank carries every variant (an LMS can draw from it); the assessment asks the
+    first of each, as Canvas's own CC export keeps the first pick_count questions of a group. (None, None) for a bank
+    without variants."""
+    groups: dict[str, list[str]] = {}
+    for question in bank.questions:
+        base = variant_of(question.id)
+        if base is not None:
+            groups.setdefault(base, []).append(question.id)
+    if not groups:
+        return None, None
+    asked = {x.id for x in bank.questions if variant_of(x.id) is None} | {ids[0] for ids in groups.values()}
+    said = "; ".join(f"{base}: {len(ids)} variants, this assessment asks {ids[0]}" for base, ids in groups.items())
+    note = (
+        "moe-lms: Common Cartridge 1.1 cannot draw a question per attempt (an assessment is one section of items, "
+        f"without selection), so each parameterised question's variants are all in the question bank and the "
+        f"assessment asks one: {said}. Export moodle, qti21, qti3, canvas-qti or olx for a draw per attempt."
+    )
+    return asked, note
+
+
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
     """Stream the cartridge for ``options.locales`` into ``out``: byte-identical for the same bank and options.
 
@@ -224,11 +250,18 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
             question_bank = package.held(BANK_PATH)
             bank_head, bank_tail = around(partial(_bank, bank, views))
             question_bank.write(bank_head)
+            asked, note = _asked(bank)
             for loc, view in views.items():
-                head, tail = around(partial(_assessment, bank, view))
+                head, tail = around(partial(_assessment, bank, view, note=note))
                 with package.open(quiz_path(loc)) as entry:
                     entry.write(head)
-                    write_items((items.serialise(q, view, Flavour.CC) for q in bank.questions), entry, question_bank)
+                    if asked is None:
+                        parts = (items.serialise(q, view, Flavour.CC) for q in bank.questions)
+                        write_items(parts, entry, question_bank)
+                    else:
+                        for question in bank.questions:
+                            sinks = (entry, question_bank) if question.id in asked else (question_bank,)
+                            write_items([items.serialise(question, view, Flavour.CC)], *sinks)
                     entry.write(tail)
             question_bank.write(bank_tail)
             package.put(question_bank)
