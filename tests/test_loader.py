@@ -281,11 +281,11 @@ def test_the_packed_fast_reads_agree_with_the_catalogs_own_items(tmp_path: Path)
 @example('<ol start="5"><li>five</li></ol>')
 @example('<OL START="5"><li>five</li></OL>')
 def test_only_text_with_a_list_number_or_an_ol_tag_is_rendered_again_for_the_list_start_warning(s: str) -> None:
-    from moe_lms.loader import _LIST_START, _MAYBE_ORDERED_LIST
+    from moe_lms.loader import LIST_START, MAYBE_ORDERED_LIST
     from moe_lms.text import render_block
 
-    if _LIST_START.search(render_block(s)):
-        assert _MAYBE_ORDERED_LIST.search(s)
+    if LIST_START.search(render_block(s)):
+        assert MAYBE_ORDERED_LIST.search(s)
 
 
 @pytest.mark.parametrize("text", ["0_", "1_000", "0o7", "_1", "1__2", "0b1_", "+1_0"])

@@ -39,7 +39,7 @@ def test_text_with_no_syntax_or_rich_character_renders_as_the_thorough_path_rend
     with richtext.rendering(richtext.Profile(math=math)):  # type: ignore[arg-type]
         assert richtext.render_block(s) == thorough(s, False)
         assert richtext.render_inline(s) == thorough(s, True)
-        if richtext.renders_as_itself(s):
+        if richtext.renders_as_itself_everywhere(s):
             assert richtext.render_block(s) == f"<p>{s}</p>"
             assert richtext.render_inline(s) == s
 
@@ -54,8 +54,8 @@ def test_text_with_no_syntax_or_rich_character_renders_as_the_thorough_path_rend
 @example("")
 def test_a_text_renders_as_itself_everywhere_when_it_renders_as_itself_and_holds_no_dollar(s: str) -> None:
     # (the writers' hot test, asked once per string through LocalizedView.question_plain)
-    assert text.renders_as_itself_everywhere(s) == (text.renders_as_itself(s) and "$" not in s)
-    if text.renders_as_itself(s):
+    assert text.renders_as_itself_everywhere(s) == (text.has_no_markdown_syntax(s) and "$" not in s)
+    if text.has_no_markdown_syntax(s):
         assert text.render_block(s) == f"<p>{s}</p>" and text.render_inline(s) == s
 
 
@@ -84,7 +84,7 @@ def test_the_syntax_searches_match_exactly_the_syntax_characters() -> None:
     # (the regexes are made from the characters, which the joined run's ``in`` scans look for one by one)
     for pattern, characters in [
         (text._MARKDOWN_CHARACTERS, text.MARKDOWN_CHARACTERS),
-        (text._SYNTAX_OR_MATH, text.MARKDOWN_CHARACTERS + "$"),
+        (text.SYNTAX_OR_MATH, text.MARKDOWN_CHARACTERS + "$"),
     ]:
         assert {chr(c) for c in range(0x30000) if pattern.match(chr(c))} == set(characters)
 

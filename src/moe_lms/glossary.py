@@ -28,7 +28,7 @@ from typing import Any
 import yaml_rs
 from babel import Locale, UnknownLocaleError
 
-from .loader import _display, _YamlLines
+from .loader import YamlLines, display_path
 from .model import TEXT_ILLEGAL
 from .problems import Problem
 
@@ -238,7 +238,7 @@ _RENDERING_KEYS = ("use", "also")
 
 
 class _Reader:
-    def __init__(self, file: str, lines: _YamlLines, target_locales: Sequence[str]) -> None:
+    def __init__(self, file: str, lines: YamlLines, target_locales: Sequence[str]) -> None:
         self.file = file
         self.lines = lines
         self.targets = tuple(target_locales)
@@ -341,7 +341,7 @@ def read_glossary(directory: Path, target_locales: Sequence[str]) -> tuple[Gloss
     path = directory / GLOSSARY_FILE
     if not path.exists():
         return None, []
-    file = _display(path)
+    file = display_path(path)
     try:
         text = path.read_bytes().removeprefix(codecs.BOM_UTF8).decode("utf-8")
     except OSError as exc:
@@ -350,7 +350,7 @@ def read_glossary(directory: Path, target_locales: Sequence[str]) -> tuple[Gloss
         data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
         line = data.count(b"\n", 0, exc.start) + 1
         return None, [Problem(file, line, f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded")]
-    lines = _YamlLines(path)
+    lines = YamlLines(path)
     try:
         raw = yaml_rs.loads(text, parse_datetime=False)
     except yaml_rs.YAMLDecodeError as exc:

@@ -10,7 +10,7 @@ renders to nothing, placeholders) are here too, since they report at bank.yaml's
 This module must not know any output format, the CLI or a terminal (progress is a callback:
 :data:`reading_progress`).
 
-Why it is over 700 lines (issue 19): its parts share the file helpers (``_YamlLines``, ``_display``,
+Why it is over 700 lines (issue 19): its parts share the file helpers (``YamlLines``, ``display_path``,
 ``open_reported``) and their public names (``load_bank``, ``check_bank``, ``save_bank``, ``read_catalog``,
 ``rendering_problems`` …) are imported by every command and by branches still in flight. The split by job
 (reading bank.yaml, reading PO catalogs, the text checks, saving), over a lower module for those helpers so that
@@ -129,14 +129,14 @@ class _Reported:
         return getattr(self._stream, name)
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
 
-class _YamlLines:
+class YamlLines:
     """Finds the line of a node by its path, composing the document only when first asked."""
 
     def __init__(self, path: Path) -> None:
@@ -305,7 +305,7 @@ def alias_expansion_problem(text: str) -> tuple[int, str] | None:
 @dataclass
 class _Collector:
     file: str
-    lines: _YamlLines
+    lines: YamlLines
     problems: list[Problem] = field(default_factory=list)
 
     def add(self, path: Sequence[str | int], message: str, where: str | None, *, key: bool = False) -> None:
@@ -620,20 +620,20 @@ def _escape_problems(path: Path, bank: Bank) -> list[Problem]:
     from .escapes import yaml_message
 
     problems = []
-    lines: _YamlLines | None = None
+    lines: YamlLines | None = None
     numbers: dict[str, int] = {}
     for string_path, text in _unprintable_strings(bank):
         trap = find_trap(text)
         if trap is None or trap.character not in "\t\n\r":
             continue
         if lines is None:
-            lines, numbers = _YamlLines(path), {q.id: n for n, q in enumerate(bank.questions)}
+            lines, numbers = YamlLines(path), {q.id: n for n, q in enumerate(bank.questions)}
         try:
-            line, column = lines.locate(_yaml_path(bank, numbers, string_path))
+            line, column = lines.locate(yaml_path(bank, numbers, string_path))
         except (KeyError, StopIteration):
             line, column = None, None
-        message = f"{_describe(string_path)}: {yaml_message(trap)}"
-        problems.append(Problem(_display(path), line, message, _path_where(string_path), column))
+        message = f"{describe(string_path)}: {yaml_message(trap)}"
+        problems.append(Problem(display_path(path), line, message, path_where(string_path), column))
     return problems
 
 
@@ -643,7 +643,7 @@ _QUESTION_WHERE = re.compile(r"question '([a-z][a-z0-9-]*)'")
 def placed(directory: Path, bank: Bank, problems: Sequence[Problem]) -> list[Problem]:
     """``problems`` an export found (the formats name ``bank.yaml`` or ``locales/<tag>.po`` and the question, not
     the line), each at the line where its question starts in that file (its stem's entry in a PO file)."""
-    lines: _YamlLines | None = None
+    lines: YamlLines | None = None
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     found = []
     for problem in problems:
@@ -653,12 +653,12 @@ def placed(directory: Path, bank: Bank, problems: Sequence[Problem]) -> list[Pro
             continue
         if problem.file == BANK_FILE:
             path = bank_yaml_path(directory)
-            lines = lines or _YamlLines(path)
+            lines = lines or YamlLines(path)
             line, column = lines.locate(("questions", numbers[match[1]]))
-            found.append(replace(problem, file=_display(path), line=line, column=column))
+            found.append(replace(problem, file=display_path(path), line=line, column=column))
         elif problem.file.startswith(f"{LOCALES_DIR}/") and (directory / problem.file).is_file():
             po_file = directory / problem.file
-            found.append(replace(problem, file=_display(po_file), line=_po_line(po_file, f"{match[1]}/stem")))
+            found.append(replace(problem, file=display_path(po_file), line=po_line(po_file, f"{match[1]}/stem")))
         else:
             found.append(problem)
     return found
@@ -684,13 +684,13 @@ def _variant_problems(path: Path, bank: Bank) -> list[Problem]:
     found = variants.problems(bank)
     if not found:
         return []
-    lines = _YamlLines(path)
+    lines = YamlLines(path)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     problems = []
     for problem in found:
         loc = problem.loc if problem.loc[0] == "quizzes" else ("questions", numbers[problem.question], *problem.loc)
         line, column = lines.locate(loc)
-        problems.append(Problem(_display(path), line, problem.describe(), f"question {problem.question!r}", column))
+        problems.append(Problem(display_path(path), line, problem.describe(), f"question {problem.question!r}", column))
     return problems
 
 
@@ -699,11 +699,11 @@ def _quiz_problems(path: Path, bank: Bank) -> list[Problem]:
     found = quiz_problems(bank)
     if not found:
         return []
-    lines = _YamlLines(path)
+    lines = YamlLines(path)
     problems = []
     for problem in found:
         line, column = lines.locate(problem.loc)
-        problems.append(Problem(_display(path), line, problem.message, f"quiz {problem.quiz!r}", column))
+        problems.append(Problem(display_path(path), line, problem.message, f"quiz {problem.quiz!r}", column))
     return problems
 
 
@@ -719,10 +719,10 @@ def _unknown_locales(path: Path, bank: Bank) -> list[Problem]:
         try:
             check_locale(tag)
         except ValueError:
-            lines = lines or _YamlLines(path)
+            lines = lines or YamlLines(path)
             line, column = lines.locate(loc)
             message = f"{loc[0]}: unknown locale {tag!r} (a locale tag such as en, ur, vi or pt_BR)"
-            problems.append(Problem(_display(path), line, message, column=column))
+            problems.append(Problem(display_path(path), line, message, column=column))
     return problems
 
 
@@ -767,7 +767,7 @@ def _yaml_syntax_problem(file: str, text: str, line: int, column: int, parser_sa
 
 def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
     """The thorough way: any YAML layout, and every problem with its line."""
-    file = _display(path)
+    file = display_path(path)
     try:
         data = path.read_bytes().removeprefix(codecs.BOM_UTF8)
     except OSError as exc:
@@ -778,7 +778,7 @@ def _read_whole_document(path: Path) -> tuple[Bank | None, list[Problem]]:
         line = data.count(b"\n", 0, exc.start) + 1
         return None, [Problem(file, line, f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded")]
     del data
-    lines = _YamlLines(path)
+    lines = YamlLines(path)
     collector = _Collector(file, lines)
     expansion = alias_expansion_problem(text) or tag_problem(text)
     if expansion is not None:
@@ -886,7 +886,7 @@ def read_catalog(
     """
     from . import po  # Babel's catalog classes: imported when a PO file is read or written
 
-    reader = _CatalogReader(_display(path), PackedCatalog(index or StringIndex(bank)))
+    reader = _CatalogReader(display_path(path), PackedCatalog(index or StringIndex(bank)))
     try:
         with open_reported(path) as stream:
             for position, item in enumerate(po.iter_runs(stream)):
@@ -957,18 +957,18 @@ class _CatalogReader:
             self.orphans.append((line, context))
             return
         if self.catalog.listed(ordinal):
-            self.problem(line, f"msgctxt {context!r} appears more than once", _path_where(context))
+            self.problem(line, f"msgctxt {context!r} appears more than once", path_where(context))
             return
         self.next = ordinal + 1
         if msgstr:
             trap = find_trap(msgstr)
             if trap is not None:  # (an error: the entry is not used, so it counts as missing, not reviewed)
-                self.problem(line, po_message(trap), _path_where(context))
+                self.problem(line, po_message(trap), path_where(context))
                 return
             try:
                 msgstr = clean_text(msgstr)
             except ValueError as exc:
-                self.problem(line, f"msgstr: {exc}", _path_where(context))
+                self.problem(line, f"msgstr: {exc}", path_where(context))
                 return
         source = self.index.string(ordinal)[1]
         translated_from = previous if previous is not None and previous != msgid else msgid
@@ -1033,7 +1033,7 @@ def _clean_already(text: str) -> bool:
     return unicodedata.is_normalized("NFC", text)
 
 
-def _path_where(path: str) -> str | None:
+def path_where(path: str) -> str | None:
     parts = path.split("/")
     if len(parts) in (3, 5) and parts[0] == "quizzes":
         return f"quiz {parts[1]!r}"
@@ -1065,7 +1065,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
                 f"{len(catalogs)} PO file(s) not checked: the translations are read against a bank.yaml without "
                 "errors; fix the errors above and run check again"
             )
-            problems.append(Problem(_display(directory / LOCALES_DIR), None, message, severity=Severity.NOTE))
+            problems.append(Problem(display_path(directory / LOCALES_DIR), None, message, severity=Severity.NOTE))
         if bank is not None:  # (its images: an unknown locale tag changes nothing in them)
             problems += rich_content_problems(directory, bank)[1]
         return None, problems
@@ -1076,7 +1076,7 @@ def _check_bank(directory: Path) -> tuple[Bank | None, list[Problem]]:
         if locale not in bank.target_locales:
             problems.append(
                 Problem(
-                    _display(path),
+                    display_path(path),
                     None,
                     messages.locale_not_targeted(locale),
                     severity=Severity.ERROR,
@@ -1103,12 +1103,12 @@ def _page_words(directory: Path, bank: Bank) -> tuple[dict[str, Any], list[Probl
         return {}, []
     from . import pagewords
 
-    catalogs, problems = pagewords.read_bank_catalogs(directory, _display(folder))
+    catalogs, problems = pagewords.read_bank_catalogs(directory, display_path(folder))
     for locale in list(catalogs):
         if locale not in bank.locales:
             problems.append(
                 Problem(
-                    f"{_display(folder)}/{locale}.po",
+                    f"{display_path(folder)}/{locale}.po",
                     None,
                     f"page words for {locale!r}, which is neither the bank's source_locale nor in its target_locales: "
                     f"add {locale} to target_locales: in bank.yaml, or delete this file",
@@ -1127,7 +1127,7 @@ def _template_translation_problems(
     if not variants.has_variants(bank):
         return []
     return [
-        Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path))
+        Problem(display_path(po_file), po_line(po_file, path), message, path_where(path))
         for path, message in variants.translation_problems(bank, locale, catalog)
     ]
 
@@ -1180,15 +1180,15 @@ def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaI
 
     problems: list[Problem] = []
     yaml_file = bank_yaml_path(directory)
-    lines: _YamlLines | None = None
+    lines: YamlLines | None = None
     numbers: dict[str, int] = {}
     for path, source in _rich_strings(bank):
         for message in problems_of(source):
             if lines is None:
-                lines, numbers = _YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}
-            line, column = lines.locate(_yaml_path(bank, numbers, path))
+                lines, numbers = YamlLines(yaml_file), {q.id: n for n, q in enumerate(bank.questions)}
+            line, column = lines.locate(yaml_path(bank, numbers, path))
             problems.append(
-                Problem(_display(yaml_file), line, f"{_describe(path)}: {message}", _path_where(path), column)
+                Problem(display_path(yaml_file), line, f"{describe(path)}: {message}", path_where(path), column)
             )
     for locale, catalog in bank.translations.items():
         po_file = directory / LOCALES_DIR / f"{locale}.po"
@@ -1201,9 +1201,9 @@ def rich_content_problems(directory: Path, bank: Bank) -> tuple[dict[str, MediaI
             if not text or ("$" not in text and "![" not in text):
                 continue
             for message in problems_of(text):
-                where = f"the {locale} translation of {_describe(path)}"
+                where = f"the {locale} translation of {describe(path)}"
                 problems.append(
-                    Problem(_display(po_file), _po_line(po_file, path), f"{where}: {message}", _path_where(path))
+                    Problem(display_path(po_file), po_line(po_file, path), f"{where}: {message}", path_where(path))
                 )
     return loaded, problems
 
@@ -1219,39 +1219,39 @@ def rendering_problems(directory: Path, bank: Bank) -> list[Problem]:
 
     problems: list[Problem] = []
     yaml_file = bank_yaml_path(directory)
-    lines = _YamlLines(yaml_file)
+    lines = YamlLines(yaml_file)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     for path, source in strings(bank):
         if renders_to_nothing(path, source):
-            line, column = lines.locate(_yaml_path(bank, numbers, path))
-            message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
-            problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
+            line, column = lines.locate(yaml_path(bank, numbers, path))
+            message = f"{describe(path)} renders to no text at all (only markup the sanitiser removes)"
+            problems.append(Problem(display_path(yaml_file), line, message, path_where(path), column))
         elif (
             not (path == "title" or path.endswith("/text"))
-            and _MAYBE_ORDERED_LIST.search(source)
-            and _LIST_START.search(render_block(source))
+            and MAYBE_ORDERED_LIST.search(source)
+            and LIST_START.search(render_block(source))
         ):
-            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            line, column = lines.locate(yaml_path(bank, numbers, path))
             message = (
-                f"{_describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
+                f"{describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
                 "number, so QTI packages (and Canvas imports of them) number it from 1"
             )
             problems.append(
-                Problem(_display(yaml_file), line, message, _path_where(path), column, severity=Severity.WARNING)
+                Problem(display_path(yaml_file), line, message, path_where(path), column, severity=Severity.WARNING)
             )
     for locale, catalog in bank.translations.items():
         bad = [path for path, text in _translated_texts(catalog, bank) if renders_to_nothing(path, text)]
         po_file = directory / LOCALES_DIR / f"{locale}.po"
         for path in bad:
-            message = f"the {locale} translation of {_describe(path)} renders to no text at all"
-            problems.append(Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path)))
+            message = f"the {locale} translation of {describe(path)} renders to no text at all"
+            problems.append(Problem(display_path(po_file), po_line(po_file, path), message, path_where(path)))
     return problems
 
 
-_LIST_START = re.compile(r'<ol start="(?!1")')
+LIST_START = re.compile(r'<ol start="(?!1")')
 # What Markdown needs to make an <ol>: a list number ("3." or "3)") or the tag written as HTML. Text without either
 # is not rendered a second time to look for one.
-_MAYBE_ORDERED_LIST = re.compile(r"\d[.)]|<ol\b", re.IGNORECASE)
+MAYBE_ORDERED_LIST = re.compile(r"\d[.)]|<ol\b", re.IGNORECASE)
 
 
 def _translated_texts(catalog: Mapping[str, Translation], bank: Bank) -> Iterator[tuple[str, str]]:
@@ -1276,20 +1276,20 @@ def placeholder_problems(directory: Path, bank: Bank, *, strict: bool = False) -
     an error when ``strict``. Only ``check`` runs it."""
     problems: list[Problem] = []
     yaml_file = bank_yaml_path(directory)
-    lines = _YamlLines(yaml_file)
+    lines = YamlLines(yaml_file)
     numbers = {q.id: n for n, q in enumerate(bank.questions)}
     severity = Severity.ERROR if strict else Severity.WARNING
     for path, source in strings(bank):
         if path.endswith("/explanation") and _PLACEHOLDER.match(source):
-            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            line, column = lines.locate(yaml_path(bank, numbers, path))
             message = f"the explanation is a placeholder ({source.strip()[:40]!r}): write the real one"
             if strict:
                 message += " (--strict)"
-            problems.append(Problem(_display(yaml_file), line, message, _path_where(path), column, severity))
+            problems.append(Problem(display_path(yaml_file), line, message, path_where(path), column, severity))
     return problems
 
 
-def _describe(path: str) -> str:
+def describe(path: str) -> str:
     """'q1/choices/a/text' -> 'the text', 'q1/stem' -> 'the stem', 'feedback/correct' -> 'the correct feedback'."""
     parts = path.split("/")
     if parts[0] == "feedback":
@@ -1301,7 +1301,7 @@ def _describe(path: str) -> str:
     return f"the {parts[-1]}"
 
 
-def _yaml_path(bank: Bank, numbers: dict[str, int], path: str) -> tuple[str | int, ...]:
+def yaml_path(bank: Bank, numbers: dict[str, int], path: str) -> tuple[str | int, ...]:
     parts = path.split("/")
     if len(parts) == 1 or parts[0] == "feedback":
         return tuple(parts)
@@ -1318,7 +1318,7 @@ def _yaml_path(bank: Bank, numbers: dict[str, int], path: str) -> tuple[str | in
     return ("questions", number, "choices", choice, parts[3])
 
 
-def _po_line(po_file: Path, path: str) -> int | None:
+def po_line(po_file: Path, path: str) -> int | None:
     """The line of the entry for ``path`` (found again only when there is something to report)."""
     wanted = f'msgctxt "{path}"'
     with po_file.open(encoding=TEXT_ENCODING) as stream:
@@ -1454,9 +1454,9 @@ def update_catalogs(
             text = path.read_text(encoding=TEXT_ENCODING) if path.exists() else ""
             catalogs[locale] = po.read_po(text) if text else po.PoFile({}, [])
         except po.PoSyntaxError as exc:
-            problems.append(Problem(_display(path), exc.line, f"PO syntax error: {exc.message}"))
+            problems.append(Problem(display_path(path), exc.line, f"PO syntax error: {exc.message}"))
         except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(_display(path), None, f"cannot read: {exc}"))
+            problems.append(Problem(display_path(path), None, f"cannot read: {exc}"))
     if problems:
         raise ProblemsFound(problems)
     for locale in catalogs:  # (every path checked before the first is written: a refusal changes nothing)

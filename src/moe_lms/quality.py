@@ -51,16 +51,16 @@ from babel.numbers import get_decimal_symbol, get_group_symbol
 from . import po
 from .glossary import Glossary, Term, fold
 from .loader import (
-    _LIST_START,
-    _MAYBE_ORDERED_LIST,
+    LIST_START,
     LOCALES_DIR,
-    _describe,
-    _display,
-    _path_where,
-    _po_line,
-    _yaml_path,
-    _YamlLines,
+    MAYBE_ORDERED_LIST,
+    YamlLines,
     bank_yaml_path,
+    describe,
+    display_path,
+    path_where,
+    po_line,
+    yaml_path,
 )
 from .locales import CharacterShare, Status, translation_status
 from .model import Bank, Translation, bank_strings, inline_strings, question_sources, strings
@@ -705,7 +705,7 @@ _SPECIAL_CHARACTERS = _TRIGGER_CHARACTERS | frozenset(MARKDOWN_CHARACTERS)
 _FIRST_LONG_WORD = re.compile(r"\x00(?:[^\x00]*?([^\W\d_]{4,}))?")
 _DOUBLE_SPACE = re.compile("  ")  # (a regular expression finds it faster than str.find)
 # Plain text that still reads as Markdown: a string that starts with a space or a list, heading or quote mark or a
-# list number, or is empty (text._renders_as_itself); one that ends with a space; a double space.
+# list number, or is empty (text.has_no_markdown_syntax); one that ends with a space; a double space.
 _MARKDOWN_START = re.compile(r"\x00(?=[-+=>\ufeff\s\x00]|\d+[.)])")
 _MARKDOWN_END = re.compile(r"\x00(?<=\s\x00)")
 # Numbers, read from a block's UTF-8 bytes: every byte but an ASCII digit, "." and "," (and the NUL between texts)
@@ -839,7 +839,7 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
             text = src.texts[i]
             if markdown_renders_blank(text, inline=bool(inline[first + i])):
                 blank_sources.append(first + i)
-            elif not inline[first + i] and _MAYBE_ORDERED_LIST.search(text) and _LIST_START.search(render_block(text)):
+            elif not inline[first + i] and MAYBE_ORDERED_LIST.search(text) and LIST_START.search(render_block(text)):
                 list_starts.append(first + i)
         # (a plain text renders as itself: blank only when empty, which _MARKDOWN_START marks; its <p> holds no list)
         source_lengths = src.visible_lengths(inline[first:last])
@@ -863,28 +863,28 @@ def survey(directory: Path, bank: Bank, glossary: Glossary | None) -> Survey | N
     yaml_file = bank_yaml_path(directory)
     rendering: list[Problem] = []
     if blank_sources or list_starts:
-        lines = _YamlLines(yaml_file)
+        lines = YamlLines(yaml_file)
         numbers = {q.id: k for k, q in enumerate(bank.questions)}
         for o in sorted(blank_sources + list_starts):
             path = index.string(o)[0]
-            line, column = lines.locate(_yaml_path(bank, numbers, path))
+            line, column = lines.locate(yaml_path(bank, numbers, path))
             if o in blank_sources:
-                message = f"{_describe(path)} renders to no text at all (only markup the sanitiser removes)"
-                rendering.append(Problem(_display(yaml_file), line, message, _path_where(path), column))
+                message = f"{describe(path)} renders to no text at all (only markup the sanitiser removes)"
+                rendering.append(Problem(display_path(yaml_file), line, message, path_where(path), column))
             else:
                 message = (
-                    f"{_describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
+                    f"{describe(path)} has a numbered list that does not start at 1; QTI 2.1 lists have no start "
                     "number, so QTI packages (and Canvas imports of them) number it from 1"
                 )
                 rendering.append(
-                    Problem(_display(yaml_file), line, message, _path_where(path), column, severity=Severity.WARNING)
+                    Problem(display_path(yaml_file), line, message, path_where(path), column, severity=Severity.WARNING)
                 )
     for locale, bad in blank_translations.items():
         po_file = directory / LOCALES_DIR / f"{locale}.po"
         for o in bad:
             path = index.string(o)[0]
-            message = f"the {locale} translation of {_describe(path)} renders to no text at all"
-            rendering.append(Problem(_display(po_file), _po_line(po_file, path), message, _path_where(path)))
+            message = f"the {locale} translation of {describe(path)} renders to no text at all"
+            rendering.append(Problem(display_path(po_file), po_line(po_file, path), message, path_where(path)))
     # (a locale without a catalog serves every string from the source)
     shares = {
         locale: CharacterShare(locale, in_locale[locale], total[locale] if locale in catalogs else source_total)

@@ -91,15 +91,15 @@ def has_rich(markdown: str) -> bool:
     return _RICH.search(markdown) is not None
 
 
-_SYNTAX_OR_RICH = text._SYNTAX_OR_MATH  # (each _RICH mark holds one of its characters)
+_SYNTAX_OR_RICH = text.SYNTAX_OR_MATH  # (each _RICH mark holds one of its characters)
 
 # Whether text renders as itself in every profile: inline as the text, block as ``<p>text</p>``.
-renders_as_itself = text.renders_as_itself_everywhere
+renders_as_itself_everywhere = text.renders_as_itself_everywhere
 
 
 def render_block(markdown: str) -> str:
     """:func:`text.render_block`, with math, images and code as the current profile wants them."""
-    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+    if _SYNTAX_OR_RICH.search(markdown) is None and text.plain_layout(markdown):
         return f"<p>{markdown}</p>"
     rendered = text.render_block(markdown) if not has_rich(markdown) else _render(markdown, False, _profile.get())
     if _nested_too_deep(rendered):  # kept, every word, as text.py keeps Markdown nested past markdown-it's limit
@@ -109,7 +109,7 @@ def render_block(markdown: str) -> str:
 
 def render_inline(markdown: str) -> str:
     """:func:`text.render_inline`, with math, images and code as the current profile wants them."""
-    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+    if _SYNTAX_OR_RICH.search(markdown) is None and text.plain_layout(markdown):
         return markdown
     rendered = text.render_inline(markdown) if not has_rich(markdown) else _render(markdown, True, _profile.get())
     return html.escape(markdown, quote=False).strip() if _nested_too_deep(rendered) else rendered
@@ -140,7 +140,7 @@ def _nested_too_deep(rendered: str) -> bool:
 
 def plain_text(markdown: str) -> str:
     """The text a learner reads, without markup; math stays as its LaTeX between dollars, an image as its alt."""
-    if _SYNTAX_OR_RICH.search(markdown) is None and text._plain_layout(markdown):
+    if _SYNTAX_OR_RICH.search(markdown) is None and text.plain_layout(markdown):
         return markdown  # (renders as itself, with no & < to unescape or to keep from opening a tag)
     if "$" not in markdown and "![" not in markdown:
         return text.plain_text(markdown)
@@ -156,7 +156,7 @@ def plain_text(markdown: str) -> str:
                 parts.append(token.content)
             elif token.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
-    return text._TAG_OPENER.sub("\u2039", "".join(parts))  # (never a tag, as text.visible_text)
+    return text.TAG_OPENER.sub("\u2039", "".join(parts))  # (never a tag, as text.visible_text)
 
 
 def readable_text(markdown: str) -> str:
@@ -176,7 +176,7 @@ def readable_text(markdown: str) -> str:
                 parts.append(token.content)
             elif token.type in ("softbreak", "hardbreak"):
                 parts.append(" ")
-    return text._TAG_OPENER.sub("\u2039", " ".join("".join(parts).split()))
+    return text.TAG_OPENER.sub("\u2039", " ".join("".join(parts).split()))
 
 
 _SPACED_OPERATORS = frozenset("=+−-×·<>≤≥≈≠→")
@@ -217,8 +217,8 @@ def _markdown() -> MarkdownIt:
         # $5 and $6 stays money: no space inside the dollars, no digit right after the closing one.
         .use(dollarmath_plugin, allow_space=False, allow_digits=False, double_inline=True)
     )
-    md.add_render_rule("html_inline", text._html_inline)
-    md.add_render_rule("html_block", text._html_block)
+    md.add_render_rule("html_inline", text.render_html_inline)
+    md.add_render_rule("html_block", text.render_html_block)
     for name, rule in _RULES.items():
         md.add_render_rule(name, _method(rule))
     md.core.ruler.push("moe_hyphenated_math", _join_hyphenated)
@@ -275,12 +275,12 @@ def _render_cached(markdown: str, inline: bool, profile: Profile) -> str:
     md = _markdown()
     if inline:
         rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
-        return holes.fill(text._inline_cleaner.clean(rendered).strip())
+        return holes.fill(text.inline_cleaner.clean(rendered).strip())
     if text.one_paragraph(markdown):  # (as text._render_markdown does: no block parser for one paragraph)
         rendered = md.renderer.render(md.parseInline(markdown, env), md.options, env)
         return holes.fill(text.sanitize(f"<p>{rendered}</p>\n").strip())
     tokens = md.parse(markdown, env)
-    if text._too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
+    if text.too_deep(tokens):  # nested deeper than any real text: text.py keeps every word, as text
         return text.render_block(markdown)
     return holes.fill(text.sanitize(md.renderer.render(tokens, md.options, env)).strip())
 

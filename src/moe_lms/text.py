@@ -53,8 +53,8 @@ def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table").enable("strikethrough")
-    md.add_render_rule("html_inline", _html_inline)
-    md.add_render_rule("html_block", _html_block)
+    md.add_render_rule("html_inline", render_html_inline)
+    md.add_render_rule("html_block", render_html_block)
     md.add_render_rule("code_block", _code_block)
     return md
 
@@ -72,17 +72,19 @@ _LIST_NUMBER = re.compile(r"\d+[.)](?:[ \t]|$)")  # (a list number is followed b
 _START_MARKS = frozenset("-+=>\ufeff")  # (markdown-it drops a byte-order mark that starts inline text)
 
 
-def _renders_as_itself(markdown: str) -> bool:
-    """No Markdown syntax: no syntax character, no double space, nothing at the start or end that Markdown reads
+def has_no_markdown_syntax(markdown: str) -> bool:
+    """Whether the text renders as itself where ``$`` is not math (inline as the text, block as ``<p>text</p>``,
+    nothing to escape; exporters that write text into XML themselves ask it). No Markdown syntax: no syntax
+    character, no double space, nothing at the start or end that Markdown reads
     (a space, a list or heading marker, a quote mark, a list number).
 
     (One alternation regex did the same 3-6x slower: it tried the anchored alternatives at every position.)
     """
-    return _MARKDOWN_CHARACTERS.search(markdown) is None and _plain_layout(markdown)
+    return _MARKDOWN_CHARACTERS.search(markdown) is None and plain_layout(markdown)
 
 
-def _plain_layout(markdown: str) -> bool:
-    """The rest of :func:`_renders_as_itself`, for text with no syntax character: no double space, nothing at
+def plain_layout(markdown: str) -> bool:
+    """The rest of :func:`has_no_markdown_syntax`, for text with no syntax character: no double space, nothing at
     the start or end that Markdown reads."""
     first = markdown[:1]
     return not (
@@ -94,24 +96,19 @@ def _plain_layout(markdown: str) -> bool:
     )
 
 
-# Public for exporters that write text into XML themselves: such text is itself as inline HTML, and the one
-# paragraph <p>text</p> as block HTML, with nothing to escape.
-renders_as_itself = _renders_as_itself
-
-
 # The syntax characters and "$": text with none of them has no rich content either (each of richtext.py's marks holds
 # one), so one search tells both (the hot path of large banks: every plain string).
 _SYNTAX_OR_MATH_CHARACTERS = MARKDOWN_CHARACTERS + "$"
-_SYNTAX_OR_MATH = re.compile(f"[{re.escape(_SYNTAX_OR_MATH_CHARACTERS)}]")
+SYNTAX_OR_MATH = re.compile(f"[{re.escape(_SYNTAX_OR_MATH_CHARACTERS)}]")
 
 
 def renders_as_itself_everywhere(markdown: str) -> bool:
-    """:func:`renders_as_itself`, and no ``$`` (which a format may render as math): the text renders as itself in
-    every profile (rich.renders_as_itself)."""
-    return _SYNTAX_OR_MATH.search(markdown) is None and _plain_layout(markdown)
+    """:func:`has_no_markdown_syntax`, and no ``$`` (which a format may render as math): the text renders as itself in
+    every profile (rich.has_no_markdown_syntax)."""
+    return SYNTAX_OR_MATH.search(markdown) is None and plain_layout(markdown)
 
 
-# A text's edges that _plain_layout refuses, in a run of texts joined by NUL and framed by it: a mark, a space or a
+# A text's edges that plain_layout refuses, in a run of texts joined by NUL and framed by it: a mark, a space or a
 # list number first (after a NUL), a space last (before one). (\s is str.isspace's test, \d str.isdecimal's.)
 _BAD_EDGE = re.compile(r"\x00(?:(?<=\s\x00)|[-+=>\ufeff]|\s|\d+[.)](?:[ \t]|\x00))")
 
@@ -142,7 +139,7 @@ _cleaner = nh3.Cleaner(
 )
 
 
-_inline_cleaner = nh3.Cleaner(
+inline_cleaner = nh3.Cleaner(
     tags=set(INLINE_TAGS),
     attributes={k: set(v) for k, v in ALLOWED_ATTRIBUTES.items() if k == "*" or k in INLINE_TAGS},
     url_schemes=set(URL_SCHEMES),
@@ -210,16 +207,18 @@ def _raw_html(content: str) -> tuple[str, bool]:
     return HTML_TAG_RE.sub(tag, content), kept
 
 
-def _html_inline(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+def render_html_inline(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
     return _raw_html(tokens[idx].content)[0]
 
 
-def _html_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+def render_html_block(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     content, kept = _raw_html(tokens[idx].content)
     return content if kept else f"<p>{content.strip()}</p>\n"  # no markup left: a paragraph of text
 
 
-def _too_deep(tokens: Sequence[Token]) -> bool:
+def too_deep(tokens: Sequence[Token]) -> bool:
     """Whether Markdown nesting reached markdown-it's limit, past which it silently drops the rest of the text."""
     limit = int(_markdown().options.maxNesting)
     return any(t.nesting == 1 and t.level >= limit - 1 for t in tokens)
@@ -227,14 +226,14 @@ def _too_deep(tokens: Sequence[Token]) -> bool:
 
 def render_block(markdown: str) -> str:
     """Markdown to sanitised HTML block content (paragraphs, lists …), no trailing newline."""
-    if _MARKDOWN_CHARACTERS.search(markdown) is None and _plain_layout(markdown):  # (_renders_as_itself)
+    if _MARKDOWN_CHARACTERS.search(markdown) is None and plain_layout(markdown):  # (has_no_markdown_syntax)
         return f"<p>{markdown}</p>"  # (it has no & < >, so it needs no escaping either)
     return _render_markdown(markdown, False)
 
 
 def render_inline(markdown: str) -> str:
     """Markdown to sanitised inline HTML (no wrapping paragraph), for choices and titles."""
-    if _MARKDOWN_CHARACTERS.search(markdown) is None and _plain_layout(markdown):  # (_renders_as_itself)
+    if _MARKDOWN_CHARACTERS.search(markdown) is None and plain_layout(markdown):  # (has_no_markdown_syntax)
         return markdown
     return _render_markdown(markdown, True)
 
@@ -246,11 +245,11 @@ def _render_markdown(markdown: str, inline: bool) -> str:
     md = _markdown()
     env: EnvType = {}
     if inline:
-        return _inline_cleaner.clean(md.renderer.render(md.parseInline(markdown, env), md.options, env)).strip()
+        return inline_cleaner.clean(md.renderer.render(md.parseInline(markdown, env), md.options, env)).strip()
     if one_paragraph(markdown):  # (a third faster: the block parser would find the one paragraph)
         return sanitize(f"<p>{md.renderer.render(md.parseInline(markdown, env), md.options, env)}</p>\n").strip()
     tokens = md.parse(markdown, env)
-    if _too_deep(tokens):  # nested deeper than any real text: keep every word, as text
+    if too_deep(tokens):  # nested deeper than any real text: keep every word, as text
         return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
     return sanitize(md.renderer.render(tokens, md.options, env)).strip()
 
@@ -277,7 +276,7 @@ def one_paragraph(markdown: str) -> bool:
 
 # "<" that would open a tag (or a comment, a declaration, an end tag) in a plain-text place that an LMS shows as
 # HTML or strips tags from (a Moodle question name, a Canvas title). "‹" (U+2039) reads the same to a learner.
-_TAG_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+TAG_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 
 
 def plain_text(markdown: str) -> str:
@@ -299,7 +298,7 @@ def visible_text(rendered: str) -> str:
         rendered = html.unescape(rendered)
     else:
         return rendered
-    return _TAG_OPENER.sub("\u2039", rendered)
+    return TAG_OPENER.sub("\u2039", rendered)
 
 
 _TAG = re.compile(r"<[^>]*>")
@@ -322,7 +321,7 @@ def renders_blank(rendered: str) -> bool:
 def markdown_renders_blank(markdown: str, *, inline: bool = False) -> bool:
     """``renders_blank`` of ``markdown`` rendered (inline as render_inline, else as render_block), without building
     the rendering of text that renders as itself (most text of a large bank): that shows nothing only when empty."""
-    if _renders_as_itself(markdown):
+    if has_no_markdown_syntax(markdown):
         return not markdown
     return renders_blank(_render_markdown(markdown, inline))
 

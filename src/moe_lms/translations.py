@@ -10,7 +10,6 @@ where speed matters (locales.LocalizedView), by ordinal.
 from __future__ import annotations
 
 import difflib
-import re
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
@@ -145,14 +144,6 @@ def _question_paths(q: Question) -> list[tuple[str, str]]:
     return list(question_strings(q))
 
 
-# model.TEXT_ILLEGAL in UTF-8: C0 controls but tab and line breaks, DEL, the C1 controls (U+0080-U+009F, two bytes
-# from \xc2), U+FFFE and U+FFFF. (Surrogates cannot be in UTF-8 text: str.encode refuses them.) A lead byte can only
-# start a character, so a match is always aligned.
-XML_ILLEGAL_UTF8 = re.compile(
-    rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]|\xef\xbf[\xbe\xbf]|\xee\x80[\x80-\x83]"
-)
-
-
 class PackedCatalog(Mapping[str, Translation]):
     """A locale's translations of the strings of one bank (its ``index``), filled in by the loader."""
 
@@ -257,11 +248,6 @@ class PackedCatalog(Mapping[str, Translation]):
             if i >= 0 and position < starts[i] + self._length[present[i]]:
                 found[present[i]] = None
         return sorted(found)
-
-    def holds_xml_illegal(self) -> bool:
-        """Whether any translation holds a character XML 1.0 cannot carry (model.XML_ILLEGAL), answered by one
-        scan of the UTF-8 buffer: a writer that must refuse such text looks at no entry when none does."""
-        return XML_ILLEGAL_UTF8.search(self._text) is not None
 
     def state_counts(self) -> dict[int, int]:
         """How many strings are in each state (a state byte is a combination of the bits above)."""

@@ -38,7 +38,7 @@ def push() -> None:
     """Send a bank straight into an LMS."""
 
 
-def _canvas_token() -> str:
+def canvas_token() -> str:
     """CANVAS_TOKEN, else a hidden prompt on a terminal; never an option, so it stays out of argv and shell history."""
     token = os.environ.get("CANVAS_TOKEN", "").strip()
     if token:
@@ -242,7 +242,7 @@ def push_canvas(
             # The whole bank stays the whole bank's Canvas quiz (its marker), each variant pool a question group
             # (model.whole_bank_quiz); New Quizzes, which cannot draw, asks the first variant of each.
             bank, options = formats.concrete(bank, options, quizzes=False)
-        token = _canvas_token()
+        token = canvas_token()
         client = canvas_client.CanvasClient(
             base_url,
             token,

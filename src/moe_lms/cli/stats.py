@@ -207,9 +207,9 @@ def stats(
 
 
 def _token() -> str:
-    from .canvas import _canvas_token
+    from .canvas import canvas_token
 
-    return _canvas_token()
+    return canvas_token()
 
 
 def _canvas(quiz: str, base_url: str, token: str, bank: Bank, locale: str | None, report: bool) -> list[Attempt]:

@@ -56,7 +56,15 @@ from ..model import (
 )
 from ..numeric import number_text
 from ..problems import Problem, ProblemsFound
-from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import (
+    Profile,
+    latin_isolated,
+    plain_text,
+    render_block,
+    render_inline,
+    rendering,
+    renders_as_itself_everywhere,
+)
 from . import ExportOptions, Format, Guide, Held, Offer, ShelfEntry
 from .jsonlayout import Layout, Slot, Template, encode_string, fill, token
 from .qti12 import value_classes
@@ -419,7 +427,7 @@ class _Texts:
         n = len(texts)
         self.texts, self._view = texts, view
         # As itself: <p>text</p>, text. (``plain``: the view's question_plain of the texts, when they are a question's.)
-        self._plain = [renders_as_itself(r.text) for r in texts] if plain is None else plain
+        self._plain = [renders_as_itself_everywhere(r.text) for r in texts] if plain is None else plain
         self._blocks: list[tuple[str, bytes] | None] = [None] * n
         self._inlines: list[tuple[str, bytes] | None] = [None] * n
 

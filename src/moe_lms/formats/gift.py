@@ -24,7 +24,15 @@ from ..media import image_references
 from ..model import Bank, Kind, Question, resolve_quiz
 from ..numeric import number_text
 from ..problems import MoeLmsError, Problem, ProblemsFound, Severity
-from ..richtext import Profile, latin_isolated, plain_text, render_block, render_inline, rendering, renders_as_itself
+from ..richtext import (
+    Profile,
+    latin_isolated,
+    plain_text,
+    render_block,
+    render_inline,
+    rendering,
+    renders_as_itself_everywhere,
+)
 from . import ExportOptions, Format, Guide, Held, ShelfEntry
 
 # The escapes Moodle's GIFT reader undoes (qformat_gift::escapedchar_pre); a backslash before anything else is
@@ -115,7 +123,9 @@ class _Fields:
         """``plain``: whether the text renders as itself everywhere, when the caller knows (question_plain)."""
         text = resolved.text
         rtl = self._rtl[resolved.lang]
-        if renders_as_itself(text) if plain is None else plain:  # nearly every text: its own HTML, nothing to trim
+        if (
+            renders_as_itself_everywhere(text) if plain is None else plain
+        ):  # nearly every text: its own HTML, nothing to trim
             made = latin_isolated(f"<p>{text}</p>") if rtl else f"<p>{text}</p>"
             return self._div[resolved.lang] + _escape_characters(made) + "</div>"
         made = render_block(text)
@@ -123,7 +133,7 @@ class _Fields:
 
     def inline(self, resolved: Resolved, plain: int | None = None) -> str:
         text = resolved.text
-        made = text if (renders_as_itself(text) if plain is None else plain) else _lines(render_inline(text))
+        made = text if (renders_as_itself_everywhere(text) if plain is None else plain) else _lines(render_inline(text))
         return (
             self._span[resolved.lang]
             + _escape_characters(latin_isolated(made) if self._rtl[resolved.lang] else made)

@@ -43,7 +43,7 @@ from ..richtext import (
     render_block,
     render_inline,
     rendering,
-    renders_as_itself,
+    renders_as_itself_everywhere,
 )
 from ..skeleton import Skeleton, raw, slot
 from . import ExportOptions, Format, Guide, Held, ShelfEntry
@@ -272,7 +272,9 @@ class _Page:
         text, origin, lang = resolved
         key = (block, cls, bool(id), lang != self.lang, origin is Origin.FALLBACK)
         wrapper = self._wrappers.get(key) or self._wrapper(*key)
-        if renders_as_itself(text) if plain is None else plain:  # (no & < >: lxml writes it back as it stands)
+        if (
+            renders_as_itself_everywhere(text) if plain is None else plain
+        ):  # (no & < >: lxml writes it back as it stands)
             content = f"<p>{text}</p>" if block else text
         else:
             content = lxml_form(render_block(text) if block else render_inline(text))
@@ -380,7 +382,9 @@ class _Page:
 
     def question_html(self, number: int, q: Question, points: float | None = None) -> str:
         """:meth:`question` serialised, from one skeleton per shape of question (kind, which choices are right)
-        with each bank text put in from :meth:`bank_html`."""
+        with each bank text put in from :meth:`bank_html`. Measured in issue 29 (docs/design/speed.md): the 10k
+        bank's page 2.24 s of CPU this way, 8.07 s element by element; no floor covers HTML yet, so whether it
+        stays is open there."""
         if q.numerical:  # (of no shared shape: built element by element)
             return _serialise(self.numerical_question(number, q, points))
         shape = _shape(q)

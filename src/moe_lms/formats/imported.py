@@ -8,7 +8,7 @@ rest, so a package reads into the same bank whichever format carried it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -18,6 +18,7 @@ from ..locales import locale_info
 from ..model import ID_MAX_LENGTH, Bank, Kind, Question, Translation
 from ..numbers_in import finite_number
 from ..problems import Problem, ProblemsFound, Severity
+from ..text import plain_text
 
 
 class ImportedText(Protocol):
@@ -196,6 +197,40 @@ def translate(
     for path, source_text, text in pairs:
         if text is not None and same_lang(text.lang, lang):
             catalog[path] = Translation(text=text.markdown(), source=source_text)
+
+
+def assemble(
+    groups: dict[str, dict[str, ParsedItem[T]]],
+    source: str,
+    targets: list[str],
+    problems: list[Problem],
+    seen: Callable[[ParsedItem[T]], None] | None = None,
+) -> tuple[list[Question], dict[str, dict[str, Translation]]]:
+    """The bank's questions and each target locale's catalog from items grouped by question and locale (each
+    group's ``source`` item the question, the others its translations); ``seen`` is called with the source item of
+    every question kept."""
+    questions: list[Question] = []
+    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
+    for qid, versions in groups.items():
+        question = question_of(qid, versions, source, problems)
+        if question is None:
+            continue
+        questions.append(question)
+        if seen is not None:
+            seen(versions[source])
+        for locale, item in versions.items():
+            if locale != source:
+                translate(question, item, locale, translations[locale], problems)
+    return questions, translations
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown whose plain text is exactly ``text`` (titles are plain text in the packages), white space folded."""
+    text = " ".join(text.split())
+    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def validated_bank(

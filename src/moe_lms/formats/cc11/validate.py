@@ -18,11 +18,12 @@ from copy import deepcopy
 from lxml import etree
 
 from ...numbers_in import ascii_digits, finite_number
-from ...problems import Problem, Severity
+from ...problems import Problem, ProblemsFound, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
 from ..imported import number
+from ..ims.cp import open_package
 from ..qti12 import (
     CC_FIB,
     KIND_OF_TYPE,
@@ -108,12 +109,9 @@ def check_item(item: etree._Element, file: str, problems: list[Problem], *, cart
 def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package") -> list[Problem]:
     """Every check on a cartridge or Canvas QTI package; XSD validation when ``schemas`` is given."""
     try:
-        package = SafeZip(data)
-        if MANIFEST not in package.infos:
-            return [Problem(name, None, f"no {MANIFEST} at the root of the package")]
-        manifest = package.xml(MANIFEST)
-    except (UnsafePackage, UnsafeXmlError) as exc:
-        return [Problem(name, getattr(exc, "line", None), str(exc))]
+        package, manifest = open_package(data, name)
+    except ProblemsFound as exc:
+        return exc.problems
     place = f"{name}!/"
     problems: list[Problem] = []
     cartridge = is_cartridge(manifest)

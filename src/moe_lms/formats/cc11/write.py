@@ -30,6 +30,7 @@ from ...problems import Problem, ProblemsFound
 from ...richtext import plain_text, render_block, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
+from ..ims.cp import Packaging
 from ..qti12 import (
     QTI,
     Flavour,
@@ -83,20 +84,9 @@ def _title(markdown: str, limit: int = 1000) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _cp(
-    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
-) -> etree._Element:
-    element = etree.SubElement(parent, f"{{{CP}}}{tag}", attrib)
-    if text is not None:
-        element.text = text
-    return element
-
-
-def _lom(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
-    element = etree.SubElement(parent, f"{{{LOM_MANIFEST}}}{tag}", attrib)
-    if text is not None:
-        element.text = text
-    return element
+PACKAGING = Packaging(CP, LOM_MANIFEST)
+_cp = PACKAGING.sub
+_lom = PACKAGING.lom_sub
 
 
 def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Element:
@@ -108,16 +98,11 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView]) -> etree._Elemen
     meta = _cp(root, "metadata")
     _cp(meta, "schema", text="IMS Common Cartridge")
     _cp(meta, "schemaversion", text="1.1.0")
-    general = _lom(_lom(meta, "lom"), "general")
-    identifier = _lom(general, "identifier")
-    _lom(identifier, "catalog", LOM_CATALOG)
-    _lom(identifier, "entry", bank.id)
-    title = _lom(general, "title")
-    for view in views.values():
-        _lom(title, "string", _title(view.title.text), language=view.title.lang)
+    titles = [(view.title.lang, _title(view.title.text)) for view in views.values()]
+    general = PACKAGING.lom_general(meta, LOM_CATALOG, bank.id, titles)
     _lom(general, "language", locale_info(bank.source_locale).lang)
     for tag in bank.tags:
-        _lom(_lom(general, "keyword"), "string", tag, language=locale_info(bank.source_locale).lang)
+        PACKAGING.lom_string(general, "keyword", locale_info(bank.source_locale).lang, tag)
 
     organization = _cp(
         _cp(root, "organizations"), "organization", {"identifier": "ORGANIZATION", "structure": "rooted-hierarchy"}

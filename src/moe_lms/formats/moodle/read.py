@@ -42,20 +42,20 @@ from .. import Imported
 from ..imported import number
 from .files import MEDIA_FOLDER, bank_html, read_files
 from .shape import (
-    _TITLE,
     FEEDBACK_ELEMENTS,
     MULTILANG_SUFFIX,
     NO_EXPLANATION,
     QUESTION_BUDGET,
-    _bdi_wrapper,
-    _same_language,
-    _visible,
+    TITLE,
+    bdi_wrapper,
     locale_from_lang,
+    same_language,
     split_languages,
     unmark_multilang,
     unwrap,
+    visible_of,
 )
-from .validate import _single
+from .validate import single_answer
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ class _Importer:
             stem=_text(q, "questiontext"),
             explanation=_text(q, "generalfeedback", default_format),
             points=(q.findtext("defaultgrade") or "1").strip(),
-            single=qtype == "truefalse" or _single(q),
+            single=qtype == "truefalse" or single_answer(q),
             shuffle=(q.findtext("shuffleanswers") or "true").strip() not in ("false", "", "0"),
             numbering=(q.findtext("answernumbering") or "abc").strip(),
             answers=answers,
@@ -292,7 +292,7 @@ class _Importer:
                 bank_html(fragment), lambda f: markdown_from_html(f, inline=inline, tidy=not ours)
             )
             if markdown:
-                pieces[loc] = _Piece(markdown, lang is None or _same_language(lang, loc))
+                pieces[loc] = _Piece(markdown, lang is None or same_language(lang, loc))
         return pieces
 
     # Assembling the bank.
@@ -545,7 +545,7 @@ class _Importer:
         if title is None:
             title = _Piece(_plain_markdown(_root_category_name(self.categories) or "Imported questions"), True)
         values: dict[str, object] = {
-            "id": bank_id or _slug(_visible(render_inline(title.markdown))) or "imported-bank",
+            "id": bank_id or _slug(visible_of(render_inline(title.markdown))) or "imported-bank",
             "title": title.markdown,
             "source_locale": source,
             "target_locales": tuple(locales[1:]),
@@ -596,16 +596,16 @@ class _Importer:
                 else {category.locale or locales[0]: category.info.body}
             )
             for loc, info in infos.items():
-                match = _TITLE.match(info.strip())
+                match = TITLE.match(info.strip())
                 if match is None or loc in titles:
                     continue
                 lang, title_html = match.group(2), match.group(3)
-                marked = _bdi_wrapper(title_html) if split else None
+                marked = bdi_wrapper(title_html) if split else None
                 if marked is not None:
                     lang, title_html = marked
                 title = markdown_from_html(title_html, inline=True)
                 if title:
-                    titles[loc] = _Piece(title, lang is None or _same_language(lang, loc))
+                    titles[loc] = _Piece(title, lang is None or same_language(lang, loc))
                 rest = info.strip()[match.end() :]
                 if rest:
                     pieces = self.pieces(_Text(rest, "html"), loc, locales[0], False, True, multilang=bool(split))

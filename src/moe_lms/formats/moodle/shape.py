@@ -30,7 +30,7 @@ GRADES: tuple[str, ...] = (
     "100", "90", "83.33333", "80", "75", "70", "66.66667", "60", "50", "40", "33.33333", "30", "25", "20",
     "16.66667", "14.28571", "12.5", "11.11111", "10", "5",
 )  # fmt: skip
-_GRADE_TOLERANCE = Decimal("0.001")
+GRADE_TOLERANCE = Decimal("0.001")
 MULTILANG_SUFFIX = "multilang"
 FEEDBACK_ELEMENTS = {
     "correct": "correctfeedback",
@@ -41,8 +41,8 @@ FEEDBACK_ELEMENTS = {
 # 20 answers); Moodle XML carries HTML as escaped text, so nothing in it nests deeply.
 QUESTION_BUDGET = Budget(max_elements=5_000, max_depth=32)
 NO_EXPLANATION = "TODO: add an explanation (the imported file had none)."
-_NAME_LENGTH = 80
-_CATEGORY_NAME_LENGTH = 255  # question_categories.name
+NAME_LENGTH = 80
+CATEGORY_NAME_LENGTH = 255  # question_categories.name
 
 # Moodle's multilang filter, verbatim (filter/multilang/classes/text_filter.php): a run of two or more adjacent
 # spans whose only attributes are lang and class="multilang"; each span's text ends at the first </span>.
@@ -59,7 +59,7 @@ _WRAPPER_OPEN = re.compile(r'<div((?:\s+(?:dir|lang)="[^"<>]*"){1,2}(?:\s+style=
 _DIV_TAG = re.compile(r"<(/?)div\b[^>]*>", re.I)
 _LANG_ATTRIBUTE = re.compile(r'\blang="([^"]*)"')
 _TAG = re.compile(r"<[^>]*>")
-_TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)"(?: style="[^"<>]*")?>)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
+TITLE = re.compile(r'^(<div dir="(?:ltr|rtl)" lang="([^"]*)"(?: style="[^"<>]*")?>)?<h3>(.*?)</h3>(?(1)</div>)', re.S)
 
 
 def moodle_lang(locale: str) -> str:
@@ -81,14 +81,14 @@ def locale_from_lang(code: str) -> str:
     return "_".join(parts)
 
 
-def _same_language(lang: str, locale: str) -> bool:
+def same_language(lang: str, locale: str) -> bool:
     return locale_from_lang(lang) == locale_from_lang(locale)
 
 
 def on_grade_list(percent: Decimal) -> bool:
     """Whether Moodle's importer accepts this fraction (in percent, negative for penalties)."""
     magnitude = abs(percent)
-    return magnitude < _GRADE_TOLERANCE or any(abs(magnitude - Decimal(g)) < _GRADE_TOLERANCE for g in GRADES)
+    return magnitude < GRADE_TOLERANCE or any(abs(magnitude - Decimal(g)) < GRADE_TOLERANCE for g in GRADES)
 
 
 @cache
@@ -104,7 +104,7 @@ def grade_shares(count: int) -> tuple[str, ...] | None:
             if b > a:
                 continue
             for many in range(1, count + 1):
-                if abs(a * many + b * (count - many) - 100) <= _GRADE_TOLERANCE:
+                if abs(a * many + b * (count - many) - 100) <= GRADE_TOLERANCE:
                     key = (a - b, -many)
                     if best is None or key < best[0]:
                         best = (key, (high,) * many + (low,) * (count - many))
@@ -117,10 +117,10 @@ def answer_fractions(question: Question) -> tuple[str, ...]:
     Single-answer and true/false: 100 for the key, 0 otherwise. Multiple-answer: the correct choices share 100
     and the wrong ones share -100 (so ticking everything scores 0), all from Moodle's grade list.
     """
-    return _fractions(question.kind, tuple(c.correct for c in question.choices))
+    return key_fractions(question.kind, tuple(c.correct for c in question.choices))
 
 
-def _fractions(kind: Kind, key: tuple[bool, ...]) -> tuple[str, ...]:
+def key_fractions(kind: Kind, key: tuple[bool, ...]) -> tuple[str, ...]:
     """:func:`answer_fractions` of a question of this kind whose choices are correct or not as ``key`` says."""
     if kind is not Kind.MULTIPLE:
         return tuple("100" if correct else "0" for correct in key)
@@ -163,7 +163,7 @@ _BDI_WRAPPER = re.compile(r'<bdi dir="(ltr|rtl)" lang="([^"<>]*)">(.*)</bdi>', r
 _MARKER_BDI = re.compile(r"<bdi [^<>]*\blang=")
 
 
-def _simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
+def simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
     """``(tag, inline HTML)`` of each block of a rendered text made of paragraphs and headings only, else None."""
     blocks: list[tuple[str, str]] = []
     position = 0
@@ -180,7 +180,7 @@ def _simple_blocks(rendered: str) -> list[tuple[str, str]] | None:
     return blocks or None
 
 
-def _bdi_wrapper(inline: str) -> tuple[str, str] | None:
+def bdi_wrapper(inline: str) -> tuple[str, str] | None:
     """``(lang, inner HTML)`` when inline HTML is one <bdi> carrying only dir and lang (the multilang marker)."""
     match = _BDI_WRAPPER.fullmatch(inline)
     inner = match.group(3) if match is not None else ""
@@ -194,16 +194,16 @@ def unmark_multilang(fragment: str) -> tuple[str | None, str]:
     """One language's text as Moodle's multilang filter shows it, back as the export rendered it: without the
     empty blocks of the other languages, and without the <bdi> markers; with the language they said (None when
     unmarked). A fragment of another layout comes back as it is."""
-    blocks = _simple_blocks(fragment)
+    blocks = simple_blocks(fragment)
     if blocks is None:
-        wrapped = _bdi_wrapper(fragment.strip())
+        wrapped = bdi_wrapper(fragment.strip())
         return wrapped if wrapped is not None else (None, fragment)
     langs = set()
     parts = []
     for tag, inline in blocks:
         if not inline:
             continue
-        wrapped = _bdi_wrapper(inline)
+        wrapped = bdi_wrapper(inline)
         langs.add(wrapped[0] if wrapped else None)
         parts.append(f"<{tag}>{wrapped[1] if wrapped else inline}</{tag}>")
     if len(langs) != 1:
@@ -242,7 +242,7 @@ def split_languages(text: str) -> dict[str, str] | None:
     return {code: MULTILANG_RUN.sub(pick(code), text) for code in codes}
 
 
-def _multilang_problems(text: str) -> list[str]:
+def multilang_problems(text: str) -> list[str]:
     """What Moodle's multilang filter would mis-read in an HTML text."""
     found = []
     for span in _MULTILANG_SPAN.finditer(text):
@@ -272,7 +272,7 @@ def _multilang_problems(text: str) -> list[str]:
 _BLOCK_TAG = re.compile(r"<(p|div|h[1-6]|ul|ol|li|pre|blockquote|table|hr)\b", re.I)
 
 
-def _visible(rendered: str) -> str:
+def visible_of(rendered: str) -> str:
     """The text of rendered HTML, for plain-text fields. From the HTML, not the Markdown: an import keeps the HTML."""
     if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<") == 2:
         rendered = rendered[3:-4]  # the common case: one paragraph of text
@@ -290,7 +290,7 @@ def multilang_refusal(bank: Bank) -> str | None:
 
     def refused(path: str, text: str) -> bool:
         inline = path == "title" or path.endswith("/text")
-        return not inline and not one_paragraph(text) and _simple_blocks(render_block(text)) is None
+        return not inline and not one_paragraph(text) and simple_blocks(render_block(text)) is None
 
     for path, source in strings(bank):
         if refused(path, source):

@@ -2,7 +2,7 @@
 source's language) or for every locale at once as multilang spans (``<span lang class="multilang">``, a
 ``<bdi dir lang>`` inside each, blocks outside the spans).
 
-This module knows Moodle's multilang filter and HTML cleaning (see the comment in :class:`_Texts`), not the
+This module knows Moodle's multilang filter and HTML cleaning (see the comment in :class:`Texts`), not the
 question element around a text: that is :mod:`.write`.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from ...locales import LocaleInfo, LocalizedView, Resolved
 from ...richtext import direction_style, latin_isolated, render_block, render_inline
 from ...text import renders_blank
-from .shape import _simple_blocks, moodle_lang, unwrap
+from .shape import moodle_lang, simple_blocks
 
 
-class _Unwritable(Exception):
+class Unwritable(Exception):
     """A text Moodle would receive broken; carries the message of the problem."""
 
 
@@ -28,7 +28,7 @@ def _wrapper(info: LocaleInfo) -> str:
     return f'<div dir="{html.escape(info.direction)}" lang="{html.escape(info.lang)}">'
 
 
-class _Texts:
+class Texts:
     """The HTML of the texts of one category: one locale, or every locale as multilang spans."""
 
     def __init__(self, views: Sequence[LocalizedView]) -> None:
@@ -36,10 +36,9 @@ class _Texts:
         self.multilang = len(views) > 1
         self._langs = [v.info.lang for v in views]
         self._own = [_wrapper(v.info) for v in views]  # every text says its language (issue 10, item 3)
-        self._mark = [_wrapper(v.info) for v in views]
         self._fallback = [_wrapper(v.source_info) for v in views]
         self._spans = [f'<span lang="{html.escape(moodle_lang(v.locale))}" class="multilang">' for v in views]
-        self._first_lang, self._first_own, self._first_fallback = self._langs[0], self._own[0], self._fallback[0]
+        self._first_lang, self._first_fallback = self._langs[0], self._fallback[0]
 
     def html(
         self, what: str, resolved: Sequence[Resolved], render: Callable[[str], str], choice: str | None = None
@@ -49,23 +48,20 @@ class _Texts:
         if not self.multilang:  # the hot path of a per-locale export: _localized for one locale, inlined
             first = resolved[0]
             rendered = render(first.text)
-            if rendered:
-                if first.lang != self._first_lang:
-                    return self._first_fallback + rendered + "</div>"
-                if self._first_own is None and not rendered.startswith("<div"):
-                    return rendered
+            if rendered and first.lang != self._first_lang:
+                return self._first_fallback + rendered + "</div>"
             return self._localized(0, what, first, rendered, choice)
         rendered_texts = []
         for i, view in enumerate(self.views):
             rendered = render(resolved[i].text)
             if "<span" in rendered or "</lang" in rendered:
-                raise _Unwritable(
+                raise Unwritable(
                     f"{_label(what, choice)} ({view.locale}) contains a <span>; Moodle's multilang filter ends a "
                     "language at the first </span>, so it cannot go in a multilang export (use <em>, <strong> or "
                     "<bdi> instead)"
                 )
             if renders_blank(rendered):
-                raise _Unwritable(f"{_label(what, choice)} ({view.locale}) renders to no text at all")
+                raise Unwritable(f"{_label(what, choice)} ({view.locale}) renders to no text at all")
             rendered_texts.append(rendered)
         if render is render_inline:
             return self._run([self._marked(i, resolved[i], [r])[0] for i, r in enumerate(rendered_texts)])
@@ -99,9 +95,9 @@ class _Texts:
         paragraph each, the usual case), else each locale's blocks in turn with the other locales' spans empty."""
         layouts = []
         for i, text in enumerate(rendered):
-            blocks = _simple_blocks(text)
+            blocks = simple_blocks(text)
             if blocks is None:
-                raise _Unwritable(
+                raise Unwritable(
                     f"{_label(what, choice)} ({self.views[i].locale}) holds a list, a table, a quote or a code block: "
                     "a multilang span can hold only inline text (Moodle's content cleaning moves blocks out of the "
                     "spans, and learners then see every language); export one file per locale instead"
@@ -124,18 +120,12 @@ class _Texts:
     def _localized(self, i: int, what: str, resolved: Resolved, rendered: str, choice: str | None = None) -> str:
         """Rendered text as locale ``i`` shows it: marked when it fell back, direction set when right-to-left."""
         if renders_blank(rendered):
-            raise _Unwritable(f"{_label(what, choice)} ({self.views[i].locale}) renders to no text at all")
+            raise Unwritable(f"{_label(what, choice)} ({self.views[i].locale}) renders to no text at all")
         if resolved.lang != self._langs[i]:
             return self._fallback[i] + rendered + "</div>"
-        own = self._own[i]
-        if own is not None:
-            if self.views[i].info.rtl:
-                rendered = latin_isolated(rendered)
-            return own + rendered + "</div>"
-        if rendered.startswith("<div") and unwrap(rendered) is not None:
-            # A text that itself looks like our wrapper is wrapped once more, so the importer removes only ours.
-            return self._mark[i] + rendered + "</div>"
-        return rendered
+        if self.views[i].info.rtl:
+            rendered = latin_isolated(rendered)
+        return self._own[i] + rendered + "</div>"  # (a text that looks like our wrapper is so wrapped once more)
 
     def info(self) -> str:
         """Category description: the localized title as a heading, then the intro."""
@@ -144,7 +134,7 @@ class _Texts:
             rendered = [render_inline(title.text) for title in titles]
             for view, text in zip(self.views, rendered, strict=True):
                 if renders_blank(text) or "<span" in text:
-                    raise _Unwritable(f"the bank title ({view.locale}) renders to no text or holds a <span>")
+                    raise Unwritable(f"the bank title ({view.locale}) renders to no text or holds a <span>")
             marked = [
                 self._marked(i, title, [text])[0] for i, (title, text) in enumerate(zip(titles, rendered, strict=True))
             ]

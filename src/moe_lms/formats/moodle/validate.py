@@ -17,13 +17,13 @@ from lxml import etree
 from ...problems import Problem, Severity
 from ...xmlsafe import UnsafeXmlError, parse_untrusted
 from .files import missing_files
-from .shape import _GRADE_TOLERANCE, GRADES, _multilang_problems, on_grade_list
+from .shape import GRADE_TOLERANCE, GRADES, multilang_problems, on_grade_list
 
 if TYPE_CHECKING:
     from ...schemas import Schemas
 
 
-def _single(element: etree._Element) -> bool:
+def single_answer(element: etree._Element) -> bool:
     """Moodle's reading of <single>: absent means true; 'false', empty and '0' mean false."""
     value = element.findtext("single")
     return value is None or value.strip() not in ("false", "", "0")
@@ -85,7 +85,7 @@ def check_moodle_xml(data: bytes, *, file: str = "<moodle xml>") -> list[Problem
                 for message, line in _multichoice_problems(q):
                     add(message, line)
         for text in q.iter("text"):
-            for message in _multilang_problems(text.text or ""):
+            for message in multilang_problems(text.text or ""):
                 add(message, text.sourceline, Severity.WARNING)
             for message in missing_files(text):
                 add(message, text.sourceline)
@@ -114,8 +114,8 @@ def _multichoice_problems(q: etree._Element) -> Iterable[tuple[str, int | None]]
         fractions.append(value)
     if not fractions:
         return
-    if _single(q):
-        if max(fractions) < 100 - _GRADE_TOLERANCE:
+    if single_answer(q):
+        if max(fractions) < 100 - GRADE_TOLERANCE:
             yield (
                 "a single-answer multichoice without a 100% answer; Moodle imports it silently as a question "
                 "nobody can get right",

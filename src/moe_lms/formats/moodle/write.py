@@ -42,15 +42,15 @@ from ...richtext import Profile, render_block, render_inline, rendering
 from .. import ExportOptions
 from .files import attach_files, plugin_url
 from .shape import (
-    _CATEGORY_NAME_LENGTH,
-    _NAME_LENGTH,
+    CATEGORY_NAME_LENGTH,
     FEEDBACK_ELEMENTS,
     MULTILANG_SUFFIX,
-    _fractions,
-    _visible,
+    NAME_LENGTH,
+    key_fractions,
     on_grade_list,
+    visible_of,
 )
-from .texts import _Texts, _Unwritable
+from .texts import Texts, Unwritable
 
 
 def _set(node: etree._Element, value: str) -> None:
@@ -71,16 +71,16 @@ def _xml_char(ch: str) -> bool:
     return code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000
 
 
-def _not_xml(what: str, value: str) -> _Unwritable:
+def _not_xml(what: str, value: str) -> Unwritable:
     bad = next((ch for ch in value if not _xml_char(ch)), "?")
-    return _Unwritable(f"{what} contains U+{ord(bad):04X}, which XML 1.0 cannot carry")
+    return Unwritable(f"{what} contains U+{ord(bad):04X}, which XML 1.0 cannot carry")
 
 
 def _category_segment(name: str) -> str:
     """One category name in a Moodle path: '/' doubled, a space against a leading or trailing '/', 255 at most."""
     name = " ".join(name.split())
-    if len(name) > _CATEGORY_NAME_LENGTH:
-        name = name[: _CATEGORY_NAME_LENGTH - 1] + "…"
+    if len(name) > CATEGORY_NAME_LENGTH:
+        name = name[: CATEGORY_NAME_LENGTH - 1] + "…"
     escaped = name.replace("/", "//")
     if escaped.startswith("/"):
         escaped = " " + escaped
@@ -94,10 +94,10 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _category(bank: Bank, texts: _Texts, below: Sequence[tuple[str, str]] = ()) -> etree._Element:
+def _category(bank: Bank, texts: Texts, below: Sequence[tuple[str, str]] = ()) -> etree._Element:
     """The category of a locale's questions (or of every locale's, multilang); ``below``: (name, id) of the
     categories under it, a quiz's then a section's, which hold a section's pool (and say nothing of the bank)."""
-    path = "$course$/" + _category_segment(_visible(render_inline(bank.title)))
+    path = "$course$/" + _category_segment(visible_of(render_inline(bank.title)))
     if texts.multilang:
         idnumber = f"{bank.id}-{MULTILANG_SUFFIX}"
     else:
@@ -133,7 +133,7 @@ class _Questions:
     """Builds and writes the question elements of one category, each a copy of its shape's template filled in
     (:meth:`element`, :meth:`built`)."""
 
-    def __init__(self, bank: Bank, texts: _Texts) -> None:
+    def __init__(self, bank: Bank, texts: Texts) -> None:
         self.bank = bank
         self.texts = texts
         self.templates: dict[tuple[Kind, int, int], _Template] = {}
@@ -192,7 +192,7 @@ class _Questions:
         # Every string of the question in each locale, in model.question_strings order (stem, explanation, choices).
         columns = list(zip(*(view.question_texts(q) for view in texts.views), strict=True))
         values = [
-            f"{q.id}: {_short(_visible(render_block(columns[0][0].text)), _NAME_LENGTH)}",
+            f"{q.id}: {_short(visible_of(render_block(columns[0][0].text)), NAME_LENGTH)}",
             html("the stem", columns[0], render_block),
             html("the explanation", columns[1], render_block),
             f"{float(q.points):.7f}",
@@ -239,7 +239,7 @@ class _Questions:
         stem = [view.stem(q) for view in views]
         element = etree.Element("question", type="numerical")
         values = [
-            ("name", f"{q.id}: {_short(_visible(render_block(stem[0].text)), _NAME_LENGTH)}", None),
+            ("name", f"{q.id}: {_short(visible_of(render_block(stem[0].text)), NAME_LENGTH)}", None),
             ("questiontext", html("the stem", stem, render_block), "html"),
             ("generalfeedback", html("the explanation", [v.explanation(q) for v in views], render_block), "html"),
         ]
@@ -292,7 +292,7 @@ def _units(q: Question, views: Sequence[LocalizedView]) -> list[str]:
     for view in views:
         unit = view.unit(q)
         if unit is not None:
-            name = " ".join(_visible(render_inline(unit.text)).split())
+            name = " ".join(visible_of(render_inline(unit.text)).split())
             if name and name not in names:
                 names.append(name)
     return names
@@ -343,7 +343,7 @@ def _grading(kind: Kind, key: tuple[bool, ...]) -> tuple[tuple[str, ...] | None,
     if len(key) < 2:
         return None, (f"has {len(key)} choice(s); Moodle aborts the import mid-file below 2",)
     try:
-        values = _fractions(kind, key)
+        values = key_fractions(kind, key)
     except ValueError as exc:
         return None, (str(exc),)
     problems = []
@@ -369,7 +369,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         raise ProblemsFound(problems)
     locales = sorted(options.locales, key=bank.locales.index)  # source first, so the importer finds it first
     views = [resolve(bank, locale, include_drafts=options.include_drafts) for locale in locales]
-    groups = [_Texts(views)] if options.multilang and len(views) > 1 else [_Texts([v]) for v in views]
+    groups = [Texts(views)] if options.multilang and len(views) > 1 else [Texts([v]) for v in views]
     # Math as \(…\) and \[…\] for Moodle's MathJax filter; images embedded where they appear (moodle_files).
     # Code is highlighted with <span>s, which a multilang text cannot hold: there it stays plain.
     multilang = len(groups) == 1 and groups[0].multilang
@@ -381,18 +381,18 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
             file = "bank.yaml" if texts.multilang else _file_of(bank, texts.views[0].locale)
             try:
                 builder = _Questions(bank, texts)
-            except _Unwritable as exc:
+            except Unwritable as exc:
                 problems.append(Problem(file, None, str(exc), "the bank"))
                 continue
             for below, questions in _pools(bank, texts.views[0], options.quiz):
                 try:
                     out.write(etree.tostring(_category(bank, texts, below), encoding="UTF-8", pretty_print=True))
-                except _Unwritable as exc:
+                except Unwritable as exc:
                     problems.append(Problem(file, None, str(exc), "the bank"))
                 for q in questions:
                     try:
                         out.write(builder.built(q, fractions[q.id]))
-                    except _Unwritable as exc:
+                    except Unwritable as exc:
                         problems.append(Problem(file, None, str(exc), f"question {q.id!r}"))
         out.write(b"</quiz>")
     if problems:
@@ -408,11 +408,11 @@ def _pools(
     if quiz_id is None:
         return [([], bank.questions)]
     quiz = bank.quiz(quiz_id)
-    quiz_name = (_visible(render_inline(view.quiz_title(quiz).text)), quiz.id)
+    quiz_name = (visible_of(render_inline(view.quiz_title(quiz).text)), quiz.id)
     pools: list[tuple[list[tuple[str, str]], Sequence[Question]]] = []
     for drawn in resolve_quiz(bank, quiz):
         title = view.section_title(quiz, drawn.section)
-        name = _visible(render_inline(title.text)) if title is not None else drawn.id
+        name = visible_of(render_inline(title.text)) if title is not None else drawn.id
         pools.append(([quiz_name, (name, drawn.id)], drawn.scored()))
     return pools
 
@@ -421,7 +421,7 @@ def quiz_steps(bank: Bank, locale: str, quiz_id: str, include_drafts: bool = Fal
     """What to do in Moodle after importing a quiz's file, one line per section: Moodle XML holds each section's
     pool in a category, and the quiz itself (its draw) is made in Moodle with random questions."""
     view = resolve(bank, locale, include_drafts=include_drafts)
-    top = f"{_visible(render_inline(bank.title))}/{view.info.name}"
+    top = f"{visible_of(render_inline(bank.title))}/{view.info.name}"
     steps = []
     for below, questions in _pools(bank, view, quiz_id):
         category = "/".join([top, *(name for name, _ident in below)])

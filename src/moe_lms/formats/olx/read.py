@@ -364,7 +364,12 @@ def course_root(tar: SafeTar, name: str) -> str:
     return posixpath.dirname(found[0])
 
 
-def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
+def open_course(
+    data: bytes, name: str, problems: list[Problem]
+) -> tuple[SafeTar, str, Tree, etree._Element, etree._Element]:
+    """The archive, its course folder, its tree of files, course.xml's root and the ``<course>`` element (the run's
+    file where course.xml names a run, else that root); ProblemsFound with one problem where there is no course to
+    read. Reading and checking both start here."""
     try:
         tar = SafeTar(data)
         root = course_root(tar, name)
@@ -375,15 +380,8 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
         if run is not None and not len(pointer):  # course.xml names the run: course/<run>.xml holds the course
             file = tree.path(f"course/{run}.xml")
             if file not in tar.files:
-                raise ProblemsFound(
-                    [
-                        Problem(
-                            f"{name}!/{tree.path(COURSE_FILE)}",
-                            None,
-                            f"it names the run {run!r}, but {file} is not in the archive",
-                        )
-                    ]
-                )
+                message = f"it names the run {run!r}, but {file} is not in the archive"
+                raise ProblemsFound([Problem(f"{name}!/{tree.path(COURSE_FILE)}", None, message)])
             course = tar.xml(file)
     except (UnsafePackage, UnsafeXmlError) as exc:
         raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
@@ -391,6 +389,11 @@ def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
         raise ProblemsFound(
             [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
         )
+    return tar, root, tree, pointer, course
+
+
+def read_course(data: bytes, name: str, problems: list[Problem]) -> Course:
+    tar, _, tree, pointer, course = open_course(data, name, problems)
     language = course.get("language") or "en"
     locale = from_language_tag(language)
     if locale is None:

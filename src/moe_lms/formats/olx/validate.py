@@ -19,7 +19,7 @@ from ...problems import Problem, ProblemsFound, Severity
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import UnsafePackage
 from ..imported import number
-from .read import COURSE_FILE, SafeTar, Tree, course_root, tag_of
+from .read import SafeTar, open_course, tag_of
 from .write import STATIC
 
 _STATIC_SRC = re.compile(rf"^/{STATIC}/(.+)$")
@@ -100,25 +100,7 @@ def check_course(data: bytes, *, name: str = "course.tar.gz") -> list[Problem]:
     """Every check on one OLX course archive."""
     problems: list[Problem] = []
     try:
-        tar = SafeTar(data)
-        root = course_root(tar, name)
-        tree = Tree(tar, root, name, problems)
-        pointer = tar.xml(tree.path(COURSE_FILE))
-        course = pointer
-        run = pointer.get("url_name")
-        if run is not None and not len(pointer):
-            file = tree.path(f"course/{run}.xml")
-            if file not in tar.files:
-                return [
-                    Problem(
-                        f"{name}!/{tree.path(COURSE_FILE)}",
-                        None,
-                        f"it names the run {run!r}; {file} is not in the archive",
-                    )
-                ]
-            course = tar.xml(file)
-        if course.tag != "course":
-            return [Problem(name, course.sourceline, f"the course file's root is <{tag_of(course)}>, not <course>")]
+        tar, root, tree, _, course = open_course(data, name, problems)
         count = 0
         for block in tree.walk(course):
             if block.tag == "problem":

@@ -41,14 +41,12 @@ a multiple-answer question is graded all or nothing (capa's default for ``choice
 from __future__ import annotations
 
 import gzip
-import html
 import io
 import json
 import tarfile
 from collections.abc import Callable
 from typing import BinaryIO
 
-import lxml.html
 from lxml import etree
 
 from ...locales import LocalizedView, Resolved, locale_info, resolve
@@ -58,6 +56,7 @@ from ...numeric import number_text
 from ...problems import Problem, ProblemsFound
 from ...richtext import Profile, readable_text, render_block, render_inline, rendering
 from .. import ExportOptions
+from ..ims.xhtml import add_text, append_fragment
 
 ROOT = "course"  # the folder every entry is in (Studio finds course.xml in it)
 ORG = "moe-lms"
@@ -129,7 +128,7 @@ def run_name(locale: str) -> str:
 def _copy_html(source: etree._Element, parent: etree._Element) -> None:
     """Append a plain-XML copy of one parsed HTML element (no HtmlElement classes, comments dropped)."""
     if not isinstance(source.tag, str):
-        _add_text(parent, source.tail)
+        add_text(parent, source.tail)
         return
     element = etree.SubElement(parent, source.tag, dict(source.attrib))
     element.text = source.text
@@ -138,24 +137,9 @@ def _copy_html(source: etree._Element, parent: etree._Element) -> None:
     element.tail = source.tail
 
 
-def _add_text(parent: etree._Element, text: str | None) -> None:
-    if not text:
-        return
-    if len(parent):
-        parent[-1].tail = (parent[-1].tail or "") + text
-    else:
-        parent.text = (parent.text or "") + text
-
-
 def append_html(parent: etree._Element, fragment: str) -> None:
     """Append sanitised HTML (text.py's) to an OLX element; raises ValueError for characters XML cannot carry."""
-    if "<" not in fragment:
-        _add_text(parent, html.unescape(fragment))
-        return
-    holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
-    _add_text(parent, holder.text)
-    for child in holder:
-        _copy_html(child, parent)
+    append_fragment(parent, fragment, _copy_html, "p")
 
 
 def text_element(parent: etree._Element, tag: str, resolved: Resolved, render: Callable[[str], str]) -> etree._Element:

@@ -10,20 +10,18 @@ translations.
 from __future__ import annotations
 
 import posixpath
-import re
 from dataclasses import dataclass, field
 
 from lxml import etree
 
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
-from ...model import Bank, Question, Translation
+from ...model import Bank, Translation
 from ...numbers_in import MAX_ATTEMPTS, MAX_MINUTES, finite_number, whole_number
 from ...problems import Problem, ProblemsFound
-from ...text import plain_text
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import MAX_FILES, SafeZip, UnsafePackage
-from ..imported import ParsedItem, question_of, same_lang, slug, translate, validated_bank
+from ..imported import ParsedItem, assemble, plain_markdown, same_lang, slug, validated_bank
 from . import WEB_RESOURCES, Text, parse_item, q, text_of
 
 MANIFEST = "imsmanifest.xml"
@@ -206,7 +204,7 @@ def _quizzes(found: Found, source: str, bank_id: str | None, question_ids: dict[
             )
             section: dict[str, object] = {"id": section_id, "questions": list(dict.fromkeys(ids))}
             if part.title:
-                section["title"] = _plain_markdown(part.title)
+                section["title"] = plain_markdown(part.title)
             if part.draw is not None and 0 < part.draw < len(ids):
                 section["draw"] = part.draw
             shuffled = shuffled or (part.draw is not None and part.draw >= len(ids) > 1)
@@ -215,7 +213,7 @@ def _quizzes(found: Found, source: str, bank_id: str | None, question_ids: dict[
             sections.append(section)
         quiz: dict[str, object] = {
             "id": slug(ident) or f"quiz-{len(quizzes) + 1}",
-            "title": _plain_markdown(assessment.title or ident),
+            "title": plain_markdown(assessment.title or ident),
             "sections": sections,
         }
         if shuffled:
@@ -226,15 +224,6 @@ def _quizzes(found: Found, source: str, bank_id: str | None, question_ids: dict[
             quiz["attempts"] = assessment.attempts
         quizzes.append(quiz)
     return quizzes
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def _plain_markdown(text: str) -> str:
-    """Markdown whose plain text is exactly ``text`` (titles are plain text)."""
-    text = " ".join(text.split())
-    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple[Bank, list[Problem]]:
@@ -265,21 +254,12 @@ def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple
     source_lang = locale_info(source).lang
     targets = [loc for loc in present if loc != source]
 
-    questions: list[Question] = []
-    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
-    for qid, versions in groups.items():
-        question = question_of(qid, versions, source, problems)
-        if question is None:
-            continue
-        questions.append(question)
-        for locale, item in versions.items():
-            if locale != source:
-                translate(question, item, locale, translations[locale], problems)
+    questions, translations = assemble(groups, source, targets, problems)
 
     source_quiz = next((a for a in found.assessments if a.locale == source), None)
     titles = dict(reversed(found.titles))
     title_text = titles.get(source_lang) or (source_quiz.title if source_quiz else None) or posixpath.basename(name)
-    title = _plain_markdown(title_text)
+    title = plain_markdown(title_text)
     bank_id = found.bank_id or (source_quiz.ident.removesuffix(f"-{source}") if source_quiz else None)
     raw: dict[str, object] = {
         "id": slug(bank_id or posixpath.basename(name).split(".")[0]),
@@ -299,7 +279,7 @@ def build_bank(found: Found, name: str, package: SafeZip | None = None) -> tuple
         lang, catalog = locale_info(quiz.locale).lang, translations[quiz.locale]
         quiz_title = titles.get(lang) or quiz.title
         if quiz_title and quiz_title.strip() != title_text.strip():
-            catalog["title"] = Translation(text=_plain_markdown(quiz_title), source=title)
+            catalog["title"] = Translation(text=plain_markdown(quiz_title), source=title)
         if intro and quiz.intro is not None and same_lang(quiz.intro.lang, lang):
             catalog["intro"] = Translation(text=quiz.intro.markdown(), source=intro)
     quizzes = _quizzes(found, source, bank_id, {ident: item.qid for ident, item in found.items.items()})

@@ -1,5 +1,5 @@
 """``imsmanifest.xml`` of a QTI 2.1 package, both directions: written with LOM and QTI metadata per resource (items
-and tests per locale in bank order, then the stylesheet), and its resources read back (:func:`_resources`).
+and tests per locale in bank order, then the stylesheet); :data:`PACKAGING` reads its resources back.
 
 Canvas treats a package as QTI 2 only if the manifest root declares a QTI 2 namespace, and reads items only from
 resources whose type starts with ``imsqti_item_xmlv2p`` (canvas-lms qti/converter.rb).
@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from lxml import etree
@@ -22,8 +21,8 @@ from ...locales import LocalizedView, locale_info
 from ...media import image_references, media_of
 from ...model import Bank, MediaItem, Question, Quiz
 from ...skeleton import Skeleton, inner, raw, slot
-from ...text import renders_as_itself
-from ...zipsafe import resolve_href
+from ...text import has_no_markdown_syntax
+from ..ims.cp import Packaging
 from ..qti_item import item_identifier, plain_title, shorten, stem_title
 from .names import (
     CP,
@@ -32,7 +31,6 @@ from .names import (
     LOM,
     LOM_CATALOG,
     LOM_XSD_URL,
-    MANIFEST,
     MANIFEST_NSMAP,
     QTI_MD,
     QTI_MD_XSD_URL,
@@ -44,6 +42,8 @@ from .names import (
     item_path,
     test_path,
 )
+
+PACKAGING = Packaging(CP, LOM)
 
 
 def _leaf(parent: etree._Element, namespace: str, tag: str, text: str = "", **attrib: str) -> etree._Element:
@@ -63,13 +63,7 @@ def _add_lom(
 ) -> None:
     """LOM ``general``: identifier, title (one string per language), languages and keywords (tags, which are
     words of the bank's source language whatever the locale: ``keyword_language``)."""
-    general = etree.SubElement(etree.SubElement(parent, f"{{{LOM}}}lom"), f"{{{LOM}}}general")
-    identifier = etree.SubElement(general, f"{{{LOM}}}identifier")
-    _leaf(identifier, LOM, "catalog", LOM_CATALOG)
-    _leaf(identifier, LOM, "entry", entry)
-    title = etree.SubElement(general, f"{{{LOM}}}title")
-    for lang, text in titles:
-        _leaf(title, LOM, "string", text, language=lang)
+    general = PACKAGING.lom_general(parent, LOM_CATALOG, entry, titles)
     for language in languages:
         _leaf(general, LOM, "language", language)
     for keyword in keywords:
@@ -208,7 +202,7 @@ class _ManifestWriter:
             item_path(q.id, view.locale),
             q.id,
             stem.lang,
-            shorten(stem.text, 80) if renders_as_itself(stem.text) else stem_title(stem.text),
+            shorten(stem.text, 80) if has_no_markdown_syntax(stem.text) else stem_title(stem.text),
             view.info.lang,
             view.source_info.lang,  # tags are words of the bank's source language
             *q.tags,
@@ -238,7 +232,7 @@ def item_media(view: LocalizedView, q: Question) -> list[str]:
     return sorted(found)
 
 
-def _package_url(item: MediaItem) -> str:
+def package_url(item: MediaItem) -> str:
     """An image's URL from an item (items/ is one folder down from the package root, where media/ is)."""
     return f"../{item.path}"
 
@@ -246,7 +240,7 @@ def _package_url(item: MediaItem) -> str:
 _IMAGE_FROM_ITEM = re.compile(r'(<img\b[^>]*\bsrc=")\.\./')
 
 
-def _bank_paths(fragment: str) -> str:
+def bank_paths(fragment: str) -> str:
     """An item's image URLs (``../media/x.png``) as the bank writes them (``media/x.png``)."""
     return _IMAGE_FROM_ITEM.sub(r"\1", fragment) if "../" in fragment else fragment
 
@@ -255,7 +249,7 @@ def _item_resource_id(question_id: str, locale: str) -> str:
     return f"ITEM-{item_identifier(question_id, locale)}"
 
 
-def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable, quiz: Quiz | None = None) -> None:
+def write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writable, quiz: Quiz | None = None) -> None:
     """Tests and items per locale in bank order, then the stylesheet; LOM and QTI metadata on each. (A quiz's
     package: ``bank`` holds the quiz's questions alone, and its test is the quiz's.)"""
     writer = _ManifestWriter(stream)
@@ -268,32 +262,3 @@ def _write_manifest(bank: Bank, views: dict[str, LocalizedView], stream: _Writab
     writer.stylesheet()
     writer.write(tail)
     writer.flush()
-
-
-def _cp(tag: str) -> str:
-    return f"{{{CP}}}{tag}"
-
-
-def _lom(tag: str) -> str:
-    return f"{{{LOM}}}{tag}"
-
-
-@dataclass(frozen=True)
-class _Resource:
-    identifier: str
-    kind: str
-    path: str | None  # the resource's main file
-    files: tuple[str | None, ...]
-    dependencies: tuple[str, ...]
-    element: etree._Element
-
-
-def _resources(manifest: etree._Element) -> list[_Resource]:
-    found = []
-    for res in manifest.iterfind(f"{_cp('resources')}/{_cp('resource')}"):
-        files = tuple(resolve_href(MANIFEST, f.get("href", "")) for f in res.iterfind(_cp("file")))
-        href = res.get("href")
-        path = resolve_href(MANIFEST, href) if href else (files[0] if files else None)
-        deps = tuple(d.get("identifierref", "") for d in res.iterfind(_cp("dependency")))
-        found.append(_Resource(res.get("identifier", ""), res.get("type", ""), path, files, deps, res))
-    return found

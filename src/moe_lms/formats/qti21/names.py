@@ -1,6 +1,6 @@
 """The names of a QTI 2.1 package: namespaces and schema locations, resource types, the paths of items, tests and
 the stylesheet inside the package, the limits on what parsing one member may build, and the helpers that make
-structural QTI 2.1 elements (:func:`_sub`).
+structural QTI 2.1 elements (:func:`qti_sub`).
 
 This module must not know a question or a bank's text beyond their ids.
 """
@@ -75,25 +75,25 @@ math[display="block"] { display: block; overflow-x: auto; max-width: 100%; paddi
 """
 
 
-def _q(tag: str) -> str:
+def qname(tag: str) -> str:
     return f"{{{QTI}}}{tag}"
 
 
-def _sub(
+def qti_sub(
     parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
 ) -> etree._Element:
     """A structural QTI element on a line of its own, for people reading the XML. Text from Markdown never
     goes through here (see :func:`append_html`), so it is left exactly as rendered."""
     if parent.text is None and not len(parent):
         parent.text = "\n"
-    element = etree.SubElement(parent, _q(tag), attrib)
+    element = etree.SubElement(parent, qname(tag), attrib)
     element.tail = "\n"
     if text is not None:
         element.text = text
     return element
 
 
-def _tag(element: etree._Element) -> str:
+def tag_name(element: etree._Element) -> str:
     return etree.QName(element).text
 
 
@@ -106,5 +106,5 @@ def test_path(bank: Bank, locale: str, quiz: Quiz | None = None) -> str:
     return f"tests/{bank.id}-{locale}.xml" if quiz is None else f"tests/{bank.id}-{quiz.id}-{locale}.xml"
 
 
-def _direction(lang: str) -> str:
+def direction_of(lang: str) -> str:
     return locale_info(lang.replace("-", "_")).direction

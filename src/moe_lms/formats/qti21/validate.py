@@ -13,20 +13,30 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from ...problems import Problem, Severity
+from ...problems import Problem, ProblemsFound, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
-from .manifest import _cp, _Resource, _resources
-from .names import ITEM_TYPE_PREFIX, MANIFEST, MAX_ITEM_ELEMENTS, MAX_TEST_ELEMENTS, QTI, TEST_TYPE_PREFIX, _q, _tag
+from ..ims.cp import Resource, open_package
+from .manifest import PACKAGING
+from .names import (
+    ITEM_TYPE_PREFIX,
+    MANIFEST,
+    MAX_ITEM_ELEMENTS,
+    MAX_TEST_ELEMENTS,
+    QTI,
+    TEST_TYPE_PREFIX,
+    qname,
+    tag_name,
+)
 
 _BUILT_IN_VARIABLES = frozenset({"completionStatus", "duration", "numAttempts"})
 _TEMPLATES_SETTING_SCORE = ("match_correct", "map_response", "map_response_point")
-_FEEDBACK_TAGS = tuple(_q(t) for t in ("modalFeedback", "feedbackInline", "feedbackBlock"))
+FEEDBACK_TAGS = tuple(qname(t) for t in ("modalFeedback", "feedbackInline", "feedbackBlock"))
 
 
 @dataclass
-class _Report:
+class Report:
     file: str
     where: str | None = None
     problems: list[Problem] = field(default_factory=list)
@@ -43,10 +53,10 @@ class _Report:
             self.add(None, str(exc))
 
 
-def _check_item(root: etree._Element, report: _Report) -> None:
+def _check_item(root: etree._Element, report: Report) -> None:
     declared: dict[str, str] = {}
     for kind in ("responseDeclaration", "outcomeDeclaration", "templateDeclaration"):
-        for declaration in root.iterfind(_q(kind)):
+        for declaration in root.iterfind(qname(kind)):
             identifier = declaration.get("identifier", "")
             if identifier in declared:
                 report.add(declaration, f"identifier {identifier!r} is declared twice")
@@ -61,22 +71,22 @@ def _check_item(root: etree._Element, report: _Report) -> None:
             )
 
     everything = set(declared)
-    for element in root.iter(_q("variable"), _q("default")):
+    for element in root.iter(qname("variable"), qname("default")):
         need(element, element.get("identifier"), everything, "variable")
-    for element in root.iter(_q("correct"), _q("mapResponse"), _q("mapResponsePoint")):
+    for element in root.iter(qname("correct"), qname("mapResponse"), qname("mapResponsePoint")):
         need(element, element.get("identifier"), responses, "response")
-    for element in root.iter(_q("setOutcomeValue"), _q("lookupOutcomeValue")):
+    for element in root.iter(qname("setOutcomeValue"), qname("lookupOutcomeValue")):
         need(element, element.get("identifier"), outcomes, "outcome")
-    for element in root.iter(*_FEEDBACK_TAGS):
+    for element in root.iter(*FEEDBACK_TAGS):
         need(element, element.get("outcomeIdentifier"), outcomes, "outcome")
     for element in root.iter():
         if isinstance(element.tag, str) and element.tag.endswith("Interaction"):
             need(element, element.get("responseIdentifier"), responses, "response")
 
-    feedback = {f.get("identifier") for f in root.iter(*_FEEDBACK_TAGS)}
-    for interaction in root.iter(_q("choiceInteraction")):
+    feedback = {f.get("identifier") for f in root.iter(*FEEDBACK_TAGS)}
+    for interaction in root.iter(qname("choiceInteraction")):
         choices: dict[str, etree._Element] = {}
-        for choice in interaction.iterfind(_q("simpleChoice")):
+        for choice in interaction.iterfind(qname("simpleChoice")):
             identifier = choice.get("identifier", "")
             if identifier in choices:
                 report.add(choice, f"choice identifier {identifier!r} is used twice")
@@ -88,23 +98,23 @@ def _check_item(root: etree._Element, report: _Report) -> None:
                     f" (modalFeedback or feedbackInline with identifier {identifier!r})",
                 )
         response_id = interaction.get("responseIdentifier")
-        for declaration in root.iterfind(_q("responseDeclaration")):
+        for declaration in root.iterfind(qname("responseDeclaration")):
             if declaration.get("identifier") != response_id:
                 continue
-            for value in declaration.iterfind(f"{_q('correctResponse')}/{_q('value')}"):
+            for value in declaration.iterfind(f"{qname('correctResponse')}/{qname('value')}"):
                 if (value.text or "").strip() not in choices:
                     report.add(value, f"correctResponse names {value.text!r}, which is not a choice of the interaction")
-            for entry in declaration.iterfind(f"{_q('mapping')}/{_q('mapEntry')}"):
+            for entry in declaration.iterfind(f"{qname('mapping')}/{qname('mapEntry')}"):
                 if entry.get("mapKey") not in choices:
                     report.add(
                         entry, f"mapping names {entry.get('mapKey')!r}, which is not a choice of the interaction"
                     )
 
-    processing = root.find(_q("responseProcessing"))
-    set_outcomes = {e.get("identifier") for e in root.iter(_q("setOutcomeValue"))}
+    processing = root.find(qname("responseProcessing"))
+    set_outcomes = {e.get("identifier") for e in root.iter(qname("setOutcomeValue"))}
     if processing is not None and any(t in (processing.get("template") or "") for t in _TEMPLATES_SETTING_SCORE):
         set_outcomes.add("SCORE")
-    for element in root.iter(*_FEEDBACK_TAGS):
+    for element in root.iter(*FEEDBACK_TAGS):
         outcome = element.get("outcomeIdentifier")
         if outcome in outcomes and outcome not in set_outcomes:
             report.add(
@@ -114,10 +124,10 @@ def _check_item(root: etree._Element, report: _Report) -> None:
             )
 
 
-def _check_references(root: etree._Element, path: str, package: SafeZip, report: _Report) -> None:
+def _check_references(root: etree._Element, path: str, package: SafeZip, report: Report) -> None:
     """Every image an item or test shows (``img src``, ``object data``) is a file of the package."""
-    for element in root.iter(_q("img"), _q("object")):
-        href = element.get("src") if element.tag == _q("img") else element.get("data")
+    for element in root.iter(qname("img"), qname("object")):
+        href = element.get("src") if element.tag == qname("img") else element.get("data")
         if not href or href.startswith("data:"):
             continue
         target = resolve_href(path, href)
@@ -127,26 +137,26 @@ def _check_references(root: etree._Element, path: str, package: SafeZip, report:
             report.add(element, f"{href!r} refers to {target!r}, which is not in the package")
 
 
-def _check_test(root: etree._Element, path: str, items: set[str], report: _Report) -> None:
+def _check_test(root: etree._Element, path: str, items: set[str], report: Report) -> None:
     seen: set[str] = set()
-    for element in root.iter(_q("testPart"), _q("assessmentSection"), _q("assessmentItemRef")):
+    for element in root.iter(qname("testPart"), qname("assessmentSection"), qname("assessmentItemRef")):
         identifier = element.get("identifier", "")
         if identifier in seen:
             report.add(element, f"identifier {identifier!r} is used twice in the test")
         seen.add(identifier)
-    for ref in root.iter(_q("assessmentItemRef")):
+    for ref in root.iter(qname("assessmentItemRef")):
         target = resolve_href(path, ref.get("href", ""))
         if target is None or target not in items:
             report.add(ref, f"assessmentItemRef href {ref.get('href')!r} does not name an item of the package")
-    outcomes = {d.get("identifier") for d in root.iterfind(_q("outcomeDeclaration"))}
-    for element in root.iter(_q("setOutcomeValue")):
+    outcomes = {d.get("identifier") for d in root.iterfind(qname("outcomeDeclaration"))}
+    for element in root.iter(qname("setOutcomeValue")):
         if element.get("identifier") not in outcomes:
             report.add(
                 element, f"setOutcomeValue refers to outcome {element.get('identifier')!r}, which is not declared"
             )
 
 
-def _xsd(schema: etree.XMLSchema, root: etree._Element, report: _Report, limit: int = 20) -> None:
+def _xsd(schema: etree.XMLSchema, root: etree._Element, report: Report, limit: int = 20) -> None:
     if schema.validate(root):
         return
     errors = list(schema.error_log)
@@ -163,20 +173,14 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     identifiers unique, referenced outcomes declared, correctResponse names a choice, every choice has its
     feedback, the manifest and the zip agree, Canvas's QTI 2 detection."""
     try:
-        package = SafeZip(data)
-    except UnsafePackage as exc:
-        return [Problem(name, None, str(exc))]
+        package, manifest = open_package(data, name)
+    except ProblemsFound as exc:
+        return exc.problems
     place = f"{name}!/"
-    manifest_report = _Report(place + MANIFEST)
-    if MANIFEST not in package.infos:
-        return [Problem(name, None, f"no {MANIFEST} at the root of the package")]
-    try:
-        manifest = package.xml(MANIFEST)
-    except (UnsafeXmlError, UnsafePackage) as exc:
-        return [Problem(manifest_report.file, getattr(exc, "line", None), str(exc))]
+    manifest_report = Report(place + MANIFEST)
     problems = manifest_report.problems
-    if manifest.tag != _cp("manifest"):
-        manifest_report.add(manifest, f"the root element is {_tag(manifest)}, not an IMS CP 1.1 manifest")
+    if manifest.tag != PACKAGING.cp_tag("manifest"):
+        manifest_report.add(manifest, f"the root element is {tag_name(manifest)}, not an IMS CP 1.1 manifest")
         return problems
     if schemas is not None:
         _xsd(schemas.manifest(), manifest, manifest_report)
@@ -185,14 +189,14 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
             manifest, f"the manifest does not declare the QTI 2.1 namespace {QTI}; Canvas will not read it as QTI 2"
         )
 
-    resources = _resources(manifest)
-    by_id: dict[str, _Resource] = {}
+    resources = PACKAGING.resources(manifest)
+    by_id: dict[str, Resource] = {}
     listed: set[str] = {MANIFEST}
     for res in resources:
         if res.identifier in by_id:
             manifest_report.add(res.element, f"resource identifier {res.identifier!r} is used twice")
         by_id[res.identifier] = res
-        for f, element in zip(res.files, res.element.iterfind(_cp("file")), strict=True):
+        for f, element in zip(res.files, res.element.iterfind(PACKAGING.cp_tag("file")), strict=True):
             if f is None:
                 manifest_report.add(element, f"file href {element.get('href')!r} leaves the package or is not a path")
             elif f not in package.infos:
@@ -215,7 +219,7 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
     tests = {r.path for r in resources if r.path and r.kind.startswith(TEST_TYPE_PREFIX) and r.path in package.infos}
     item_identifiers: dict[str, str] = {}
     for path in sorted(items | tests):
-        report = _Report(place + path)
+        report = Report(place + path)
         try:
             root = package.xml(path, max_elements=MAX_TEST_ELEMENTS if path in tests else MAX_ITEM_ELEMENTS)
         except (UnsafeXmlError, UnsafePackage) as exc:
@@ -225,17 +229,17 @@ def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package"
         if schemas is not None:
             _xsd(schemas.qti(), root, report)
         _check_references(root, path, package, report)
-        if root.tag == _q("assessmentItem"):
+        if root.tag == qname("assessmentItem"):
             identifier = root.get("identifier", "")
             report.where = f"item {identifier!r}"
             if identifier in item_identifiers:
                 report.add(root, f"item identifier {identifier!r} is also used by {item_identifiers[identifier]}")
             item_identifiers.setdefault(identifier, path)
             _check_item(root, report)
-        elif root.tag == _q("assessmentTest"):
+        elif root.tag == qname("assessmentTest"):
             report.where = f"test {root.get('identifier', '')!r}"
             _check_test(root, path, items, report)
         else:
-            report.add(root, f"expected a QTI 2.1 assessmentItem or assessmentTest, found {_tag(root)}")
+            report.add(root, f"expected a QTI 2.1 assessmentItem or assessmentTest, found {tag_name(root)}")
         problems.extend(report.problems)
     return problems

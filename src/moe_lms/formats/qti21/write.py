@@ -34,7 +34,6 @@ from ...richtext import (
     rendering,
 )
 from ...skeleton import Skeleton, inner, raw, slot
-from ...translations import PackedCatalog
 from ...zipout import ZipStream
 from .. import ExportOptions
 from ..qti_item import (
@@ -67,7 +66,7 @@ from ..qti_item import (
     shorten,
     stem_title,
 )
-from .manifest import _package_url, _write_manifest, item_media
+from .manifest import item_media, package_url, write_manifest
 from .names import (
     ITEM_STYLESHEET_HREF,
     MANIFEST,
@@ -80,10 +79,10 @@ from .names import (
     TRUE_FALSE_CLASS,
     XML_LANG,
     XSI,
-    _direction,
-    _q,
-    _sub,
+    direction_of,
     item_path,
+    qname,
+    qti_sub,
     test_path,
 )
 from .xhtml import append_html
@@ -101,12 +100,12 @@ def _content(
 def _in_direction(lang: str, rendered: str) -> str:
     """Rendered text of language ``lang``: in a right-to-left one, a Latin-only text (the choice "64 KiB") as an LTR
     isolate (a span of class moe-bdi moe-ltr in QTI 2.1's XHTML; "KiB 64" else)."""
-    return latin_isolated(rendered) if _direction(lang) == "rtl" else rendered
+    return latin_isolated(rendered) if direction_of(lang) == "rtl" else rendered
 
 
 def _mark_language(element: etree._Element, lang: str, context_lang: str, *, always: bool) -> None:
     if always or lang != context_lang:
-        element.set("class", f"moe-{_direction(lang)}")
+        element.set("class", f"moe-{direction_of(lang)}")
         if lang != context_lang:
             element.set(XML_LANG, lang)
 
@@ -115,7 +114,7 @@ def _response_processing(item: etree._Element, kind: Kind, choice_ids: Sequence[
     """Scoring, then one condition per choice setting FEEDBACK: choosing an answer scores it and shows that
     choice's explanation and the general one (``match_correct`` would set SCORE only, and no feedback shows)."""
     multiple = kind is Kind.MULTIPLE
-    processing = _sub(item, "responseProcessing")
+    processing = qti_sub(item, "responseProcessing")
     processing.append(_copy(_template("scoring-multiple" if multiple else "scoring-single")))
     for choice_id in choice_ids:
         condition = _copy(_template("choice-multiple" if multiple else "choice-single"))
@@ -134,25 +133,25 @@ def _copy(element: etree._Element) -> etree._Element:
 @cache
 def _template(name: str) -> etree._Element:
     """Parts items share, built once and deep-copied (in C) into each item."""
-    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    holder = etree.Element(qname("holder"), nsmap={None: QTI})
     if name == "SCORE":
         _outcome(holder, "SCORE", "single", "float", "0")
     elif name == "FEEDBACK":
         _outcome(holder, "FEEDBACK", "multiple", "identifier", None)
     elif name == "stylesheet":
-        _sub(holder, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+        qti_sub(holder, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
     elif name.startswith("scoring-"):
-        scoring(_sub, holder, multiple=name.endswith("multiple"))
+        scoring(qti_sub, holder, multiple=name.endswith("multiple"))
     else:
-        choice_feedback(_sub, holder, multiple=name.endswith("multiple"))
+        choice_feedback(qti_sub, holder, multiple=name.endswith("multiple"))
     return holder[0]
 
 
 def _outcome(item: etree._Element, identifier: str, cardinality: str, base_type: str, default: str | None) -> None:
-    declaration = _sub(item, "outcomeDeclaration", {"identifier": identifier, "cardinality": cardinality})
+    declaration = qti_sub(item, "outcomeDeclaration", {"identifier": identifier, "cardinality": cardinality})
     declaration.set("baseType", base_type)
     if default is not None:
-        _sub(_sub(declaration, "defaultValue"), "value", text=default)
+        qti_sub(qti_sub(declaration, "defaultValue"), "value", text=default)
 
 
 def _item_element(shape: ItemShape, values: Sequence[str], content: ContentMaker) -> etree._Element:
@@ -161,7 +160,7 @@ def _item_element(shape: ItemShape, values: Sequence[str], content: ContentMaker
     ids = values[FIXED : FIXED + n]
     correct_ids = values[FIXED + n : FIXED + n + k]
     mapped = values[FIXED + n + k : FIXED + 2 * n + k]
-    item = etree.Element(_q("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
+    item = etree.Element(qname("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
     item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     item.set("identifier", values[IDENTIFIER])
     item.set("title", values[TITLE])
@@ -172,23 +171,23 @@ def _item_element(shape: ItemShape, values: Sequence[str], content: ContentMaker
     item.set("toolVersion", __version__)
 
     multiple = shape.kind is Kind.MULTIPLE
-    response = _sub(item, "responseDeclaration", {"identifier": "RESPONSE"})
+    response = qti_sub(item, "responseDeclaration", {"identifier": "RESPONSE"})
     response.set("cardinality", "multiple" if multiple else "single")
     response.set("baseType", "identifier")
-    correct = _sub(response, "correctResponse")
+    correct = qti_sub(response, "correctResponse")
     for choice_id in correct_ids:
-        _sub(correct, "value", text=choice_id)
+        qti_sub(correct, "value", text=choice_id)
     if multiple:
-        mapping = _sub(response, "mapping", {"lowerBound": "0", "upperBound": values[POINTS], "defaultValue": "0"})
+        mapping = qti_sub(response, "mapping", {"lowerBound": "0", "upperBound": values[POINTS], "defaultValue": "0"})
         for choice_id, value in zip(ids, mapped, strict=True):
-            _sub(mapping, "mapEntry", {"mapKey": choice_id, "mappedValue": value})
+            qti_sub(mapping, "mapEntry", {"mapKey": choice_id, "mappedValue": value})
     item.append(_copy(_template("SCORE")))
     _outcome(item, "MAXSCORE", "single", "float", values[POINTS])
     item.append(_copy(_template("FEEDBACK")))
     item.append(_copy(_template("stylesheet")))
 
-    body = _sub(item, "itemBody", {"class": values[BODY_CLASS]})
-    interaction = _sub(body, "choiceInteraction", {"responseIdentifier": "RESPONSE"})
+    body = qti_sub(item, "itemBody", {"class": values[BODY_CLASS]})
+    interaction = qti_sub(body, "choiceInteraction", {"responseIdentifier": "RESPONSE"})
     interaction.set("shuffle", values[SHUFFLE])
     interaction.set("maxChoices", values[MAX_CHOICES])
     if shape.kind is Kind.TRUE_FALSE:
@@ -199,7 +198,7 @@ def _item_element(shape: ItemShape, values: Sequence[str], content: ContentMaker
 
     _response_processing(item, shape.kind, ids)
     for j, choice_id in enumerate([*ids, GENERAL_FEEDBACK]):
-        modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
+        modal = qti_sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
         modal.set("identifier", choice_id)
         content(modal, "div", {}, 1 + n + j)
     return item
@@ -215,7 +214,7 @@ def build_item(question: Question, view: LocalizedView) -> etree._Element:
     lang = view.info.lang
 
     def content(parent: etree._Element, tag: str, attributes: dict[str, str], index: int) -> None:
-        element = _sub(parent, tag, attributes)
+        element = qti_sub(parent, tag, attributes)
         _content(element, contents[index], lang, renderer(shape, index), always=always_marked(shape, index))
 
     return _item_element(shape, values, content)
@@ -226,7 +225,7 @@ def build_numerical_item(q: Question, view: LocalizedView) -> etree._Element:
     stem, then a ``textEntryInteraction`` followed by the unit; response processing per value
     (qti_item.numerical_scoring) and a ``modalFeedback`` per value and one for the general explanation."""
     lang = view.info.lang
-    item = etree.Element(_q("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
+    item = etree.Element(qname("assessmentItem"), nsmap={None: QTI, "xsi": XSI})
     item.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     item.set("identifier", item_identifier(q.id, view.locale))
     stem = view.stem(q)
@@ -236,36 +235,36 @@ def build_numerical_item(q: Question, view: LocalizedView) -> etree._Element:
     item.set(XML_LANG, lang)
     item.set("toolName", TOOL_NAME)
     item.set("toolVersion", __version__)
-    response = _sub(item, "responseDeclaration", {"identifier": "RESPONSE", "cardinality": "single"})
+    response = qti_sub(item, "responseDeclaration", {"identifier": "RESPONSE", "cardinality": "single"})
     response.set("baseType", "float")
-    _sub(_sub(response, "correctResponse"), "value", text=number_text(q.value_of(q.correct_choices[0])))
+    qti_sub(qti_sub(response, "correctResponse"), "value", text=number_text(q.value_of(q.correct_choices[0])))
     item.append(_copy(_template("SCORE")))
     _outcome(item, "MAXSCORE", "single", "float", qti_number(q.points))
     item.append(_copy(_template("FEEDBACK")))
     item.append(_copy(_template("stylesheet")))
-    body = _sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
-    _content(_sub(body, "div"), stem, lang, render_block, always=False)
-    answer = _sub(body, "p", {"class": "moe-numerical"})
-    entry = _sub(answer, "textEntryInteraction", {"responseIdentifier": "RESPONSE", "expectedLength": "12"})
+    body = qti_sub(item, "itemBody", {"class": f"moe-lms moe-{view.info.direction}"})
+    _content(qti_sub(body, "div"), stem, lang, render_block, always=False)
+    answer = qti_sub(body, "p", {"class": "moe-numerical"})
+    entry = qti_sub(answer, "textEntryInteraction", {"responseIdentifier": "RESPONSE", "expectedLength": "12"})
     unit = view.unit(q)
     if unit is not None:
         entry.tail = " "
-        unit_span = _sub(answer, "span")
+        unit_span = qti_sub(answer, "span")
         _content(unit_span, unit, lang, render_inline, always=False)
         unit_span.set("class", " ".join(filter(None, ["moe-unit", unit_span.get("class")])))
-    processing = _sub(item, "responseProcessing")
+    processing = qti_sub(item, "responseProcessing")
     numerical_scoring(
-        _sub,
+        qti_sub,
         processing,
         q,
-        lambda branch, choice_id: None if choice_id is None else add_to_feedback(_sub, branch, choice_id),
-        lambda answered: add_to_feedback(_sub, answered, GENERAL_FEEDBACK),
+        lambda branch, choice_id: None if choice_id is None else add_to_feedback(qti_sub, branch, choice_id),
+        lambda answered: add_to_feedback(qti_sub, answered, GENERAL_FEEDBACK),
     )
     feedback = [(c.id, view.choice_explanation(q, c)) for c in q.choices] + [(GENERAL_FEEDBACK, view.explanation(q))]
     for identifier, text in feedback:
-        modal = _sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
+        modal = qti_sub(item, "modalFeedback", {"outcomeIdentifier": "FEEDBACK", "showHide": "show"})
         modal.set("identifier", identifier)
-        _content(_sub(modal, "div"), text, lang, render_block, always=True)
+        _content(qti_sub(modal, "div"), text, lang, render_block, always=True)
     return item
 
 
@@ -290,7 +289,7 @@ def _form(rendered: str) -> tuple[int, str]:
 
 def _markup(rendered: str) -> str:
     """Rendered HTML as the serialised content of a QTI element (see :func:`append_html`)."""
-    holder = etree.Element(_q("holder"), nsmap={None: QTI})
+    holder = etree.Element(qname("holder"), nsmap={None: QTI})
     append_html(holder, rendered)
     return inner(holder)
 
@@ -303,7 +302,7 @@ class _Items:
     (tests/test_qti21_skeleton.py). Why not element by element (issue 19, docs/design/speed.md): on the 10k bank
     ``moe-lms export --format qti21`` took 9.03 s of CPU that way against 3.53 s from skeletons, with text2qti at
     39.97 s: 4.4x, under the floor of 8x, where skeletons give 11.3x (medians of 3 alternating runs, loaded machine).
-    Building ~50 elements per item in Python (``_sub``) and serialising each is what costs.
+    Building ~50 elements per item in Python (``qti_sub``) and serialising each is what costs.
     """
 
     # Distinct skeletons kept; a bank whose items are more varied than that builds the rest as it goes.
@@ -316,7 +315,7 @@ class _Items:
         base = FIXED + 2 * shape.choices + shape.correct  # values before the contents
 
         def content(parent: etree._Element, tag: str, attributes: dict[str, str], index: int) -> None:
-            element = _sub(parent, tag, attributes)
+            element = qti_sub(parent, tag, attributes)
             content_lang, form = forms[index]
             _mark_language(element, content_lang, lang, always=always_marked(shape, index))
             if form == _BARE:
@@ -341,7 +340,7 @@ class _Items:
             text = resolved.text
             inline = 1 <= index <= shape.choices
             # nearly every text: its own HTML (but in a right-to-left language, which isolates a Latin-only one)
-            if text and plain[index] and _direction(resolved.lang) != "rtl":
+            if text and plain[index] and direction_of(resolved.lang) != "rtl":
                 form = _BARE if inline else _PARAGRAPH
                 if index == 0:
                     values[TITLE] = shorten(text, 80)  # (what stem_title gives for such text)
@@ -369,7 +368,7 @@ def build_test(bank: Bank, view: LocalizedView) -> etree._Element:
 
     def references(section: etree._Element) -> None:
         for q in bank.questions:
-            _sub(section, "assessmentItemRef", _item_reference(q, view))
+            qti_sub(section, "assessmentItemRef", _item_reference(q, view))
 
     return _test_element(bank, view, references)
 
@@ -379,7 +378,7 @@ def _item_reference(q: Question, view: LocalizedView) -> dict[str, str]:
 
 
 def _test_element(bank: Bank, view: LocalizedView, references: Callable[[etree._Element], None]) -> etree._Element:
-    test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
+    test = etree.Element(qname("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
     test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     test.set("identifier", f"{bank.id}-{view.locale}")
     title = plain_title(view.title.text)
@@ -388,20 +387,22 @@ def _test_element(bank: Bank, view: LocalizedView, references: Callable[[etree._
     test.set("toolVersion", __version__)
     _outcome(test, "SCORE", "single", "float", "0")
     _outcome(test, "MAXSCORE", "single", "float", "0")
-    _sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
-    part = _sub(test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"})
-    _sub(part, "itemSessionControl", {"showFeedback": "true"})
-    section = _sub(part, "assessmentSection", {"identifier": "section", "title": title, "visible": "true"})
+    qti_sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    part = qti_sub(
+        test, "testPart", {"identifier": "part", "navigationMode": "nonlinear", "submissionMode": "individual"}
+    )
+    qti_sub(part, "itemSessionControl", {"showFeedback": "true"})
+    section = qti_sub(part, "assessmentSection", {"identifier": "section", "title": title, "visible": "true"})
     intro = view.intro
     if intro is not None:
-        rubric = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
+        rubric = qti_sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{direction_of(intro.lang)}"})
         rubric.set(XML_LANG, intro.lang)
         append_html(rubric, render_block(intro.text))
     references(section)
-    processing = _sub(test, "outcomeProcessing")
+    processing = qti_sub(test, "outcomeProcessing")
     for identifier in ("SCORE", "MAXSCORE"):
-        total = _sub(set_outcome(_sub, processing, identifier), "sum")
-        expression(_sub, total, "testVariables", variableIdentifier=identifier)
+        total = qti_sub(set_outcome(qti_sub, processing, identifier), "sum")
+        expression(qti_sub, total, "testVariables", variableIdentifier=identifier)
     return test
 
 
@@ -410,7 +411,7 @@ def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Eleme
     ``itemSessionControl maxAttempts``, 0 unlimited), and one ``assessmentSection`` per section, each with its draw
     (``selection select``) and, when the quiz shuffles, ``ordering shuffle``. Canvas's importer reads these into a
     quiz with question groups (gems/plugins/qti_exporter/lib/qti/assessment_test_converter.rb)."""
-    test = etree.Element(_q("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
+    test = etree.Element(qname("assessmentTest"), nsmap={None: QTI, "xsi": XSI})
     test.set(SCHEMA_LOCATION, f"{QTI} {QTI_XSD_URL}")
     test.set("identifier", f"{bank.id}-{quiz.id}-{view.locale}")
     test.set("title", plain_title(view.quiz_title(quiz).text))
@@ -418,19 +419,19 @@ def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Eleme
     test.set("toolVersion", __version__)
     _outcome(test, "SCORE", "single", "float", "0")
     _outcome(test, "MAXSCORE", "single", "float", "0")
-    quiz_controls(_sub, test, quiz)
-    _sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
+    quiz_controls(qti_sub, test, quiz)
+    qti_sub(test, "stylesheet", {"href": ITEM_STYLESHEET_HREF, "type": "text/css"})
 
     def rubric(section: etree._Element, intro: Resolved) -> None:
-        block = _sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{_direction(intro.lang)}"})
+        block = qti_sub(section, "rubricBlock", {"view": "candidate", "class": f"moe-{direction_of(intro.lang)}"})
         block.set(XML_LANG, intro.lang)
         append_html(block, render_block(intro.text))
 
-    quiz_part(_sub, test, bank, view, quiz, lambda q: _item_reference(q, view), rubric)
-    processing = _sub(test, "outcomeProcessing")
+    quiz_part(qti_sub, test, bank, view, quiz, lambda q: _item_reference(q, view), rubric)
+    processing = qti_sub(test, "outcomeProcessing")
     for identifier in ("SCORE", "MAXSCORE"):
-        total = _sub(set_outcome(_sub, processing, identifier), "sum")
-        expression(_sub, total, "testVariables", variableIdentifier=identifier)
+        total = qti_sub(set_outcome(qti_sub, processing, identifier), "sum")
+        expression(qti_sub, total, "testVariables", variableIdentifier=identifier)
     return test
 
 
@@ -439,10 +440,7 @@ def _check_text(bank: Bank, locales: Iterable[str]) -> None:
     (The bank's own text was checked when it was loaded; translations come from PO files.)"""
     problems = []
     for locale in locales:
-        catalog = bank.translations.get(locale, {})
-        if isinstance(catalog, PackedCatalog) and not catalog.holds_xml_illegal():
-            continue  # (one scan of its UTF-8 text answers for every entry)
-        for path, translation in catalog.items():
+        for path, translation in bank.translations.get(locale, {}).items():
             bad = XML_ILLEGAL.search(translation.text)
             if bad:
                 question, _, what = path.partition("/")
@@ -472,7 +470,7 @@ def _in_name_order(bank: Bank, locales: Iterable[str]) -> Iterator[tuple[Questio
 def package_profile(bank: Bank) -> Profile:
     """How the package renders rich content: math as MathML 2 (with its LaTeX as an annotation), images packaged
     under media/, code plain (no style attribute in QTI's XHTML)."""
-    return Profile(math="mathml", image_url=_package_url, media=bank.media, highlight="none", styles=False)
+    return Profile(math="mathml", image_url=package_url, media=bank.media, highlight="none", styles=False)
 
 
 def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
@@ -490,7 +488,7 @@ def write(bank: Bank, options: ExportOptions, out: BinaryIO) -> None:
         rendering(package_profile(bank)),
     ):  # (gc: nothing here makes cycles; the collector would only rescan)
         with package.open(MANIFEST) as entry:
-            _write_manifest(bank, views, entry, quiz)
+            write_manifest(bank, views, entry, quiz)
         for q, loc in _in_name_order(bank, views):
             name = item_path(q.id, loc)
             try:

@@ -22,19 +22,28 @@ from lxml import etree
 
 from ...locales import from_language_tag, locale_info
 from ...media import bank_texts, packaged_media
-from ...model import Bank, Kind, Question, Translation
-from ...numbers_in import MAX_ATTEMPTS, whole_number
+from ...model import Bank, Kind, Translation
 from ...problems import Problem, ProblemsFound, Severity
 from ...richtext import MATHML_NS, TEX_ANNOTATION, markdown_from_rich_html
 from ...text import plain_text
 from ...unrender import markdown_from_html
 from ...xmlsafe import UnsafeXmlError
-from ...zipsafe import MAX_FILES, MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
-from ..imported import ParsedChoice, ParsedItem, number, question_of, same_lang, slug, translate, validated_bank
-from ..qti21.read import ParsedSection, ParsedTest, quizzes_of
+from ...zipsafe import MAX_ITEM_BYTES, SafeZip, UnsafePackage, resolve_href
+from ..imported import (
+    ParsedChoice,
+    ParsedItem,
+    assemble,
+    number,
+    plain_markdown,
+    same_lang,
+    slug,
+    validated_bank,
+)
+from ..ims.assessment import ParsedTest, Spelling, quizzes_of, read_parts
+from ..ims.cp import open_package
+from ..ims.xhtml import FROM_SPAN, VOID, add_text
 from ..qti_item import read_numerical_rules
 from .write import (
-    AS_SPAN,
     CP,
     ITEM_TYPE,
     LOM,
@@ -50,8 +59,6 @@ from .write import (
 
 MAX_ITEM_ELEMENTS = 5_000
 GENERAL_NAMES = ("general_explanation", "general")
-_FROM_SPAN = {v: k for k, v in AS_SPAN.items()}
-_VOID = frozenset({"br", "hr", "img"})
 
 
 def q(tag: str) -> str:
@@ -65,15 +72,6 @@ def local(element: etree._Element) -> str:
 # --- QTI 3 XHTML back to HTML ------------------------------------------------------------------------------------
 
 
-def _add_text(parent: etree._Element, text: str | None) -> None:
-    if not text:
-        return
-    if len(parent):
-        parent[-1].tail = (parent[-1].tail or "") + text
-    else:
-        parent.text = (parent.text or "") + text
-
-
 def _plain(element: etree._Element) -> etree._Element | str:
     """A no-namespace HTML copy of a QTI XHTML element; a formula becomes its LaTeX between \\( \\) or \\[ \\]."""
     tag = local(element)
@@ -82,7 +80,7 @@ def _plain(element: etree._Element) -> etree._Element | str:
         latex = annotation.text if annotation is not None and annotation.text else "".join(element.itertext())
         return f"\\[{latex}\\]" if element.get("display") == "block" else f"\\({latex}\\)"
     classes = (element.get("class") or "").split()
-    tag = next((_FROM_SPAN[c] for c in classes if tag == "span" and c in _FROM_SPAN), tag)
+    tag = next((FROM_SPAN[c] for c in classes if tag == "span" and c in FROM_SPAN), tag)
     out = etree.Element(tag)
     for name, value in element.attrib.items():
         if name == XML_LANG:
@@ -92,14 +90,14 @@ def _plain(element: etree._Element) -> etree._Element | str:
     kept = [c for c in classes if c.startswith("language-") and tag == "code"]
     if kept:
         out.set("class", " ".join(kept))
-    out.text = element.text if element.text or tag in _VOID else ""  # "" keeps <li></li> from becoming <li/>
+    out.text = element.text if element.text or tag in VOID else ""  # "" keeps <li></li> from becoming <li/>
     for child in element:
         if not isinstance(child.tag, str):
-            _add_text(out, child.tail)
+            add_text(out, child.tail)
             continue
         made = _plain(child)
         if isinstance(made, str):
-            _add_text(out, made + (child.tail or ""))
+            add_text(out, made + (child.tail or ""))
         else:
             made.tail = child.tail
             out.append(made)
@@ -334,13 +332,7 @@ def _keywords(general: etree._Element | None) -> tuple[str, ...]:
 
 def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, list[Problem]]:
     """A bank from a QTI 3 package; raises ProblemsFound with every error, else returns it with warnings."""
-    try:
-        package = SafeZip(data)
-        if MANIFEST not in package.infos:
-            raise ProblemsFound([Problem(name, None, f"no {MANIFEST} at the root of the package")])
-        manifest = package.xml(MANIFEST)
-    except (UnsafePackage, UnsafeXmlError) as exc:
-        raise ProblemsFound([Problem(name, getattr(exc, "line", None), str(exc))]) from None
+    package, manifest = open_package(data, name)
     if manifest.tag != f"{{{CP}}}manifest":
         message = f"the root element is {etree.QName(manifest).text}, not a QTI 3 package manifest ({CP})"
         raise ProblemsFound([Problem(f"{name}!/{MANIFEST}", manifest.sourceline, message)])
@@ -404,43 +396,15 @@ def read_package(data: bytes, *, name: str = "package.qti3.zip") -> tuple[Bank, 
     return _bank(found, name, package, bank_id, titles, languages, _keywords(general))
 
 
+_SPELLING = Spelling(element=lambda name: q(f"qti-{kebab(name)}"), attribute=kebab)
+
+
 def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTest:
     """A ``qti-assessment-test``'s sections (their items, ``qti-selection select``, ``qti-ordering shuffle``), time
     limit (``qti-time-limits max-time``) and the tries at each item (the first part's ``qti-item-session-control
-    max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..qti21.read.quizzes_of` makes
-    the quizzes)."""
-    sections = []
-    for section in root.iter(q("qti-assessment-section")):  # (a section's own items: nested sections have theirs)
-        own = [resolve_href(path, r.get("href", "")) for r in section.iterfind(q("qti-assessment-item-ref"))]
-        selection = section.find(q("qti-selection"))
-        select = (
-            whole_number(
-                selection.get("select"), low=0, high=MAX_FILES, file=place or path, line=selection.sourceline,
-                what="<qti-selection select>",
-            )
-            if selection is not None
-            else None
-        )  # fmt: skip
-        ordering = section.find(q("qti-ordering"))
-        sections.append(
-            ParsedSection(
-                section.get("identifier", ""),
-                section.get("title"),
-                [r for r in own if r],
-                select,
-                ordering is not None and ordering.get("shuffle") == "true",
-            )
-        )
-    limits = root.find(q("qti-time-limits"))
-    control = root.find(f"{q('qti-test-part')}/{q('qti-item-session-control')}")
-    attempts = (
-        whole_number(
-            control.get("max-attempts"), low=0, high=MAX_ATTEMPTS, file=place or path, line=control.sourceline,
-            what="<qti-item-session-control max-attempts>",
-        )
-        if control is not None
-        else None
-    )  # fmt: skip
+    max-attempts``, not the quiz's attempts): QTI 2.1's reading of a quiz (:func:`..ims.assessment.quizzes_of`
+    makes the quizzes)."""
+    parts = read_parts(root, path, _SPELLING, file=place or path)
     identifier = root.get("identifier", "")
     test_locale = identifier.rpartition("-")[2]  # (ours: BANK-QUIZ-LOCALE)
     return ParsedTest(
@@ -448,20 +412,11 @@ def parse_quiz(root: etree._Element, path: str, *, place: str = "") -> ParsedTes
         locale=from_language_tag(test_locale) if test_locale else None,
         title=root.get("title"),
         intro=None,
-        items=[i for s in sections for i in s.items],
-        sections=[s for s in sections if s.items],
-        max_time=number(limits.get("max-time")) if limits is not None else None,
-        max_attempts=attempts,
+        items=[i for s in parts.sections for i in s.items],
+        sections=parts.sections,
+        max_time=parts.max_time,
+        max_attempts=parts.max_attempts,
     )
-
-
-_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def _plain_markdown(text: str) -> str:
-    """Markdown whose plain text is exactly ``text`` (titles are plain text)."""
-    text = " ".join(text.split())
-    return text if plain_text(text) == text else _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
 
 
 def _bank(
@@ -487,26 +442,17 @@ def _bank(
     declared = from_language_tag(languages[0]) if languages else None
     source = declared if declared in present else present[0]
     targets = [loc for loc in present if loc != source]
-    questions: list[Question] = []
-    translations: dict[str, dict[str, Translation]] = {loc: {} for loc in targets}
-    for qid, versions in groups.items():
-        question = question_of(qid, versions, source, problems)
-        if question is None:
-            continue
-        questions.append(question)
-        for locale, item in versions.items():
-            if locale != source:
-                translate(question, item, locale, translations[locale], problems)
+    questions, translations = assemble(groups, source, targets, problems)
     source_lang = locale_info(source).lang
     source_test = found.tests.get(source)
     title_text = titles.get(source_lang) or (source_test[0] if source_test else "") or posixpath.basename(name)
-    title = _plain_markdown(title_text)
+    title = plain_markdown(title_text)
     intro = source_test[1].markdown() if source_test is not None and source_test[1] is not None else None
     for locale in targets:
         lang, catalog = locale_info(locale).lang, translations[locale]
         other = titles.get(lang) or (found.tests[locale][0] if locale in found.tests else None)
         if other and other.strip() != title_text.strip():
-            catalog["title"] = Translation(text=_plain_markdown(other), source=title)
+            catalog["title"] = Translation(text=plain_markdown(other), source=title)
         test = found.tests.get(locale)
         if intro and test is not None and test[1] is not None and same_lang(test[1].lang, lang):
             catalog["intro"] = Translation(text=test[1].markdown(), source=intro)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from lxml import etree
 
-from ...problems import Problem, Severity
+from ...problems import Problem, ProblemsFound, Severity
 from ...schemas import Schemas
 from ...xmlsafe import UnsafeXmlError
 from ...zipsafe import SafeZip, UnsafePackage, resolve_href
+from ..ims.cp import open_package
 from .read import MAX_ITEM_ELEMENTS, local, q
 from .write import CP, ITEM_TYPE, MANIFEST, TEST_TYPE
 
@@ -102,12 +103,9 @@ def check_item(root: etree._Element, file: str, problems: list[Problem]) -> None
 def check_package(data: bytes, schemas: Schemas | None, *, name: str = "package") -> list[Problem]:
     """Every check on a QTI 3 package; XSD validation when ``schemas`` is given (and has the QTI 3 schemas)."""
     try:
-        package = SafeZip(data)
-        if MANIFEST not in package.infos:
-            return [Problem(name, None, f"no {MANIFEST} at the root of the package")]
-        manifest = package.xml(MANIFEST)
-    except (UnsafePackage, UnsafeXmlError) as exc:
-        return [Problem(name, getattr(exc, "line", None), str(exc))]
+        package, manifest = open_package(data, name)
+    except ProblemsFound as exc:
+        return exc.problems
     place = f"{name}!/"
     problems: list[Problem] = []
     if manifest.tag != f"{{{CP}}}manifest":

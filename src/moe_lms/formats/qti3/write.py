@@ -37,12 +37,10 @@ item's direction.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from typing import BinaryIO
 
-import lxml.html
 from lxml import etree
 
 from ... import __version__
@@ -50,9 +48,11 @@ from ...locales import LocalizedView, Resolved, locale_info, resolve
 from ...media import image_references, media_of, shown_media
 from ...model import Bank, Kind, MediaItem, Question, Quiz, quiz_bank
 from ...problems import Problem, ProblemsFound
-from ...richtext import Profile, mathml, render_block, render_inline, rendering
+from ...richtext import Profile, render_block, render_inline, rendering
 from ...zipout import ZipStream
 from .. import ExportOptions
+from ..ims.cp import Packaging
+from ..ims.xhtml import QtiXhtml
 from ..qti_item import (
     FIXED,
     IDENTIFIER,
@@ -148,90 +148,9 @@ def package_profile(bank: Bank) -> Profile:
     return Profile(math="mathml", image_url=package_url, media=bank.media, highlight="none")
 
 
-# --- HTML into QTI 3's XHTML ------------------------------------------------------------------------------------
+# --- HTML into QTI 3's XHTML (the shared converter; QTI 3 keeps dir) -------------------------------------------
 
-# text.py's allow-list, less what QTI 3 lacks: u, s, bdi, bdo become spans with a class; lang becomes xml:lang; dir
-# stays.
-_QTI_HTML = frozenset(
-    {
-        "p", "br", "strong", "em", "b", "i", "sub", "sup", "code", "pre", "kbd", "blockquote", "ul", "ol", "li",
-        "a", "span", "div", "table", "thead", "tbody", "tr", "th", "td", "hr", "h3", "h4", "h5", "h6", "img",
-    }
-)  # fmt: skip
-# bdi and bdo too: the QTI 3 profile lets them hold text only, and richtext isolates math in a bdi (top-$k$).
-AS_SPAN = {"u": "moe-u", "s": "moe-s", "bdi": "moe-bdi", "bdo": "moe-bdo"}
-_LENGTH = re.compile(r"^[0-9]+%?$")
-_INTEGER = re.compile(r"^[0-9]+$")
-_LANGUAGE = re.compile(r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$")
-_ATTRIBUTES: dict[str, tuple[tuple[str, re.Pattern[str] | None], ...]] = {
-    "a": (("href", None),),
-    "img": (("src", None), ("alt", None), ("width", _LENGTH), ("height", _LENGTH)),
-    "td": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
-    "th": (("colspan", _INTEGER), ("rowspan", _INTEGER)),
-}
-
-
-def add_text(parent: etree._Element, text: str | None) -> None:
-    if not text:
-        return
-    if len(parent):
-        parent[-1].tail = (parent[-1].tail or "") + text
-    else:
-        parent.text = (parent.text or "") + text
-
-
-def _convert(source: etree._Element, parent: etree._Element) -> None:
-    """Append a copy of one parsed HTML element (and what it holds) to ``parent`` as QTI 3 XHTML."""
-    tag = source.tag if isinstance(source.tag, str) else ""
-    if not tag:  # a comment or processing instruction: keep only the text after it
-        add_text(parent, source.tail)
-        return
-    if tag == "math":  # rich.mathml's own formula: made again from its LaTeX, in the MathML namespace
-        annotation = source.find(".//annotation")
-        latex = annotation.text if annotation is not None and annotation.text else ""
-        formula = etree.fromstring(mathml(latex, display=source.get("display") == "block"))
-        formula.tail = source.tail
-        parent.append(formula)
-        return
-    classes = []
-    if tag in AS_SPAN:
-        classes.append(AS_SPAN[tag])
-        tag = "span"
-    elif tag not in _QTI_HTML or (tag == "a" and not source.get("href")):
-        tag = "span"
-    element = etree.SubElement(parent, q(tag))
-    for name, pattern in _ATTRIBUTES.get(tag, ()):
-        value = source.get(name)
-        if name == "alt" and value is None:
-            value = ""  # QTI requires alt
-        if value is not None and (pattern is None or pattern.match(value)):
-            element.set(name, value)
-    lang = source.get("lang")
-    if lang and _LANGUAGE.match(lang):
-        element.set(XML_LANG, lang)
-    direction = source.get("dir")
-    if direction in ("rtl", "ltr"):
-        element.set("dir", direction)
-    language = source.get("class") or ""
-    if tag == "code" and re.fullmatch(r"language-[\w+#.-]+", language):  # a fenced block's language (rich.py)
-        classes.append(language)
-    if classes:
-        element.set("class", " ".join(classes))
-    element.text = source.text
-    for child in source:
-        _convert(child, element)
-    element.tail = source.tail
-
-
-def append_html(parent: etree._Element, fragment: str) -> None:
-    """Append sanitised HTML (text.py's, rich.py's) to a QTI element; ValueError for characters XML cannot carry."""
-    if "<" not in fragment:
-        add_text(parent, html.unescape(fragment))
-        return
-    holder = lxml.html.fragment_fromstring(fragment, create_parent="div")
-    add_text(parent, holder.text)
-    for child in holder:
-        _convert(child, parent)
+append_html = QtiXhtml(QTI, direction_as_class=False).append
 
 
 def content(
@@ -453,24 +372,10 @@ def build_quiz_test(bank: Bank, view: LocalizedView, quiz: Quiz) -> etree._Eleme
 # --- the manifest -----------------------------------------------------------------------------------------------
 
 
-def _cp(
-    parent: etree._Element, tag: str, attrib: dict[str, str] | None = None, text: str | None = None
-) -> etree._Element:
-    element = etree.SubElement(parent, f"{{{CP}}}{tag}", attrib)
-    if text is not None:
-        element.text = text
-    return element
-
-
-def _lom(parent: etree._Element, tag: str, text: str | None = None, **attrib: str) -> etree._Element:
-    element = etree.SubElement(parent, f"{{{LOM}}}{tag}", attrib)
-    if text is not None:
-        element.text = text
-    return element
-
-
-def _lom_string(parent: etree._Element, tag: str, language: str, text: str) -> None:
-    _lom(_lom(parent, tag), "string", text, language=language)
+PACKAGING = Packaging(CP, LOM)
+_cp = PACKAGING.sub
+_lom = PACKAGING.lom_sub
+_lom_string = PACKAGING.lom_string
 
 
 def build_manifest(bank: Bank, views: dict[str, LocalizedView], quiz: Quiz | None = None) -> etree._Element:
@@ -480,13 +385,8 @@ def build_manifest(bank: Bank, views: dict[str, LocalizedView], quiz: Quiz | Non
     metadata = _cp(manifest, "metadata")
     _cp(metadata, "schema", text="QTI Package")
     _cp(metadata, "schemaversion", text="3.0.0")
-    general = _lom(_lom(metadata, "lom"), "general")
-    identifier = _lom(general, "identifier")
-    _lom(identifier, "catalog", LOM_CATALOG)
-    _lom(identifier, "entry", bank.id)
-    title = _lom(general, "title")
-    for view in views.values():
-        _lom(title, "string", plain_title(view.title.text, 1000), language=view.title.lang)
+    titles = [(view.title.lang, plain_title(view.title.text, 1000)) for view in views.values()]
+    general = PACKAGING.lom_general(metadata, LOM_CATALOG, bank.id, titles)
     source = locale_info(bank.source_locale).lang
     for language in dict.fromkeys([source, *(v.info.lang for v in views.values())]):
         _lom(general, "language", language)
