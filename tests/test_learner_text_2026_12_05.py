@@ -96,8 +96,9 @@ NATIVE = [
     (ARITH, "ur", "local-share-true-false/explanation", "بڑے ڈیپلائمنٹس", "بڑی ڈیپلائمنٹس"),  # U2-2
     (ARITH, "ur", "smallest-ep-degree/choices/d/explanation", "راؤنڈ کیا جائے", "راؤنڈ کرنے سے 32 ملتا ہے"),  # U2-3
     (ARITH, "ur", "all-to-all-bytes/explanation", "ڈسپیچ بھی", "اس کے علاوہ"),  # U2-4
-    (ARITH, "ur", "straggler-step-time/stem", "1000 ٹوکنز", "1000 ٹوکن"),  # U2-5
-    (ARITH, "ur", "straggler-step-time/explanation", "8800 ٹوکنز", "8800 ٹوکن"),  # U2-5
+    # (issue 31 made straggler-step-time a template: its numbers are the placeholders {n} and {7 * n + s})
+    (ARITH, "ur", "straggler-step-time/stem", "{n} ٹوکنز", "{n} ٹوکن"),  # U2-5
+    (ARITH, "ur", "straggler-step-time/explanation", "{7 * n + s} ٹوکنز", "{7 * n + s} ٹوکن"),  # U2-5
     (ARITH, "vi", "straggler-step-time/stem", "ưa chuộng", "được chọn nhiều"),  # V2-1
     (ARITH, "vi", "straggler-step-time/explanation", "ưa chuộng", "được chọn nhiều"),  # V2-1
     (ARITH, "vi", "expert-capacity/stem", "dung lượng", "sức chứa (capacity)"),  # V2-2
