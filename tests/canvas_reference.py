@@ -95,7 +95,8 @@ def classic_numerical(view: LocalizedView, q: Question) -> tuple[str, dict[str, 
         tolerance = q.tolerance_of(c)
         shown = number_text(q.value_of(c)) + (f" ± {number_text(tolerance)}" if tolerance else "")
         classes = f"moe-choice-{c.id} moe-value-{number_text(q.value_of(c))} moe-tolerance-{number_text(tolerance)}"
-        listed += f'<li class="{classes}"><span dir="ltr">{shown}</span>: {_block(view.choice_explanation(q, c))}</li>'
+        value = f'<span dir="ltr" style="white-space:nowrap">{shown}</span>'  # (a short isolate stays on one line)
+        listed += f'<li class="{classes}">{value}: {_block(view.choice_explanation(q, c))}</li>'
         plain_listed.append(f"{shown}: {plain_text(view.choice_explanation(q, c).text)}")
     fields: dict[str, Any] = {
         "question_type": "numerical_question",

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from lxml import html as lxml_html
 
+from moe_lms import variants
 from moe_lms.formats import ExportOptions, get
 from moe_lms.loader import load_bank
 from moe_lms.locales import LocalizedView, resolve
@@ -313,6 +314,8 @@ def bank_of(path: Path) -> tuple[Bank, list[str]]:
     (the quiz's questions, each at its points in the quiz)."""
     bank_id, second, third = path.name.split(".")[:3]
     bank = load_bank(SHIPPED[bank_id])
+    if variants.has_variants(bank):  # (a file carries each parameterised question's variants, issue 31)
+        bank = variants.expand(bank)
     quiz = next((q for q in bank.quizzes if q.id == second), None)
     locale = second if quiz is None else third
     if quiz is not None:
@@ -336,6 +339,9 @@ def test_moodle_imports_each_shelf_gift_file_as_the_bank(moodle: Path, path: Pat
 @pytest.mark.parametrize("path", shelf_files(".imscc"), ids=lambda p: p.name)
 def test_moodle_restores_each_shelf_cartridge_as_a_quiz_of_the_bank(moodle: Path, path: Path) -> None:
     bank, locales = bank_of(path)
+    # A cartridge cannot draw: its quiz asks the first variant of each parameterised question (issue 31).
+    asked = tuple(q for q in bank.questions if "~" not in q.id or q.id.endswith("~1"))
+    bank = bank.model_copy(update={"questions": asked})
     result = check_restore(moodle, bank, path, locales, FIGURES.setdefault("shelf imscc", Figures()))
     (quiz,) = result["quizzes"]
     # Moodle's defects, not the cartridge's (backup/cc/sheets/course_modules_mod_quiz.xml writes these constants):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from moe_lms import variants
 from moe_lms.formats import ExportOptions, canvas_qti, cc11, qti12
 from moe_lms.loader import load_bank
 from moe_lms.locales import resolve
@@ -78,7 +79,19 @@ def test_markdown_fallbacks_and_right_to_left_text_are_unchanged(
 @pytest.mark.parametrize("format_name", FORMATS)
 @pytest.mark.parametrize("bank_dir", SHIPPED, ids=lambda path: path.name)
 def test_the_shipped_banks_math_images_and_code_are_unchanged(format_name: str, bank_dir: Path) -> None:
-    assert_written_element_by_element(format_name, load_bank(bank_dir))
+    bank = load_bank(bank_dir)
+    if not variants.has_variants(bank):
+        assert_written_element_by_element(format_name, bank)
+        return
+    # The writers see a parameterised question's variants, expanded before them (issue 31). A cartridge's quizzes
+    # then ask the first variant of each, which the element-by-element reference does not know: its question bank
+    # is compared, and every member of the other formats.
+    expanded = variants.expand(bank)
+    package = members(export(format_name, expanded))
+    expected = element_by_element(format_name, expanded, False)
+    if format_name == "cc11":
+        expected = {name: data for name, data in expected.items() if not name.startswith("quiz-")}
+    assert expected and {name: package[name] for name in expected} == expected
 
 
 @pytest.mark.parametrize("format_name", FORMATS)

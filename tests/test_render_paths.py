@@ -21,7 +21,11 @@ def thorough(markdown: str, inline: bool) -> str:
     """richtext.render_block / render_inline as they were written before the shared shortcut: text.py's path unless
     the text may hold rich content."""
     if not richtext.has_rich(markdown):
-        return text.render_inline(markdown) if inline else text.render_block(markdown)
+        if inline:
+            return text.render_inline(markdown)
+        block = text.render_block(markdown)  # (an indented code block takes code_block's line height: issue 33)
+        style = f'<pre dir="ltr" style="{richtext.PLAIN_CODE_STYLE}"><code'
+        return block.replace('<pre dir="ltr"><code', style) if richtext._profile.get().highlight == "inline" else block
     return richtext._render(markdown, inline, richtext._profile.get())
 
 

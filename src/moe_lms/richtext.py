@@ -102,6 +102,8 @@ def render_block(markdown: str) -> str:
     if _SYNTAX_OR_RICH.search(markdown) is None and text.plain_layout(markdown):
         return f"<p>{markdown}</p>"
     rendered = text.render_block(markdown) if not has_rich(markdown) else _render(markdown, False, _profile.get())
+    if "<pre" in rendered and _profile.get().highlight == "inline":  # an indented block, as code_block writes one
+        rendered = rendered.replace('<pre dir="ltr"><code', f'<pre dir="ltr" style="{PLAIN_CODE_STYLE}"><code')
     if _nested_too_deep(rendered):  # kept, every word, as text.py keeps Markdown nested past markdown-it's limit
         return "<p>" + html.escape(markdown, quote=False).strip().replace("\n", "<br>") + "</p>"
     return rendered

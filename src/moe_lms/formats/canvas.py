@@ -57,6 +57,7 @@ from ..model import (
 from ..numeric import number_text
 from ..problems import Problem, ProblemsFound
 from ..richtext import (
+    NOWRAP_STYLE,
     Profile,
     latin_isolated,
     plain_text,
@@ -683,7 +684,8 @@ class QuizStream:
             tokens[f"plain_comment{j}"] = t.plain(string_offset(q, "explanation", q.choices.index(c)))[1]
             check(q, f"choice '{c.id}' explanation", comment, MAX_TEXT)
         listed = "".join(
-            f'<li class="{value_classes(c.id, q.value_of(c), q.tolerance_of(c))}"><span dir="ltr">{_value_text(q, c)}'
+            f'<li class="{value_classes(c.id, q.value_of(c), q.tolerance_of(c))}">'
+            f'<span dir="ltr" style="{NOWRAP_STYLE}">{_value_text(q, c)}'
             f"</span>: {t.block(string_offset(q, 'explanation', j))[0]}</li>"
             for j, c in enumerate(q.choices)
             if not c.correct

@@ -50,6 +50,7 @@ from ...locales import LocalizedView, Origin, Resolved, from_language_tag, local
 from ...model import Kind, MediaItem, Question
 from ...problems import Problem, Severity
 from ...richtext import (
+    NOWRAP_STYLE,
     Profile,
     direction_style,
     latin_isolated,
@@ -613,7 +614,7 @@ def build_numerical_item(question: Question, view: LocalizedView, flavour: Flavo
             explanation = view.choice_explanation(question, c)
             listed += (
                 f'<li class="{value_classes(c.id, value, tolerance)}">'
-                f'<span dir="ltr">{shown}</span>: {wrapped_html(explanation, render_block)}</li>'
+                f'<span dir="ltr" style="{NOWRAP_STYLE}">{shown}</span>: {wrapped_html(explanation, render_block)}</li>'
             )
         with_list = (
             (lambda text: render_block(text) + f'<ul class="{NUMERICAL_LIST}">{listed}</ul>') if listed else render
